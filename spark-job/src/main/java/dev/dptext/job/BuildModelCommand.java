@@ -1,0 +1,58 @@
+package dev.dptext.job;
+
+import dev.dptext.mechanism.SanTextPlus;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.spark.ModelLoader;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code build-model}: read embeddings once, precompute neighbour tables, save a versioned artifact. */
+@Command(name = "build-model", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Build a dptext model artifact from embeddings, so scheduled runs load it instead of rebuilding.")
+final class BuildModelCommand implements Callable<Integer> {
+  @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+      description = "Properties file of option defaults (keys = long option names).")
+  Path config;
+
+  @Mixin ModelOptions modelOptions;
+
+  @Option(names = "--output", required = true, paramLabel = "PATH", description = "Where to write the model artifact.")
+  String output;
+
+  @Option(names = "--santext-plus-w", paramLabel = "W", split = ",", defaultValue = "0.9",
+      description = "SanText+ sensitive fractions to precompute neighbour tables for (comma-separated). Default: ${DEFAULT-VALUE}.")
+  List<Double> sensitiveFractions;
+
+  @Override
+  public Integer call() {
+    long t0 = System.nanoTime();
+    SparkSession spark = JobSession.get();
+    DpTextModel model;
+    try {
+      model = ModelLoader.load(spark, modelOptions.model, modelOptions.vocabSize, modelOptions.neighbours);
+    } catch (IllegalArgumentException e) {
+      throw new JobException(ExitCode.INPUT, e.getMessage());
+    }
+    int n = model.embeddings().size();
+    model.neighbours(0);
+    for (double w : sensitiveFractions) {
+      try {
+        model.neighbours(SanTextPlus.sensitiveStart(n, w));
+      } catch (IllegalArgumentException e) {
+        throw new JobException(ExitCode.USAGE, e.getMessage());
+      }
+    }
+    ModelLoader.save(spark, model, output);
+    System.out.printf(Locale.ROOT,
+        "dptext model written to %s: %,d words × %d dims, K=%d, %d neighbour table(s), sha256 %s, %.1f s%n",
+        output, n, model.embeddings().dim(), model.neighbourCount(), model.tables().size(), model.hash(),
+        (System.nanoTime() - t0) / 1e9);
+    return 0;
+  }
+}

@@ -1,0 +1,71 @@
+package dev.dptext.job;
+
+import java.nio.file.Path;
+import java.util.List;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The dptext job: {@code sanitize} and {@code build-model}. Run it with spark-submit (the shaded jar)
+ * or locally with {@code scripts/dptext}. Exit codes: see {@link ExitCode}.
+ */
+@Command(name = "dptext", mixinStandardHelpOptions = true, version = "dptext 0.1.0",
+    subcommands = {SanitizeCommand.class, BuildModelCommand.class},
+    description = "Differentially private text sanitization on Spark.")
+public final class DpTextJob implements Runnable {
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(new CommandLine(this), "Name a command: sanitize or build-model");
+  }
+
+  public static void main(String[] args) {
+    int code = execute(args);
+    System.exit(code);
+  }
+
+  /** Runs the job and returns its exit code (the Spark session is left for the caller). */
+  public static int execute(String... args) {
+    CommandLine cli = new CommandLine(new DpTextJob());
+    cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+      if (e instanceof JobException je) {
+        cmd.getErr().println("dptext: " + je.getMessage());
+        return je.exitCode.code;
+      }
+      cmd.getErr().println("dptext: failed: " + e.getClass().getName() + ": "
+          + SanitizeCommand.firstLine(e.getMessage()));
+      throw e;
+    });
+    cli.setExitCodeExceptionMapper(e -> e instanceof JobException je ? je.exitCode.code : ExitCode.FAILURE.code);
+    try {
+      applyConfigFile(cli, args);
+    } catch (JobException e) {
+      cli.getErr().println("dptext: " + e.getMessage());
+      return e.exitCode.code;
+    }
+    return cli.execute(args);
+  }
+
+  /** Finds the subcommand and its --config file in the arguments and installs it as defaults. */
+  private static void applyConfigFile(CommandLine cli, String[] args) {
+    List<String> a = List.of(args);
+    if (a.isEmpty() || !cli.getSubcommands().containsKey(a.get(0))) {
+      return;
+    }
+    CommandLine sub = cli.getSubcommands().get(a.get(0));
+    for (int i = 1; i < a.size(); i++) {
+      String arg = a.get(i);
+      String value = null;
+      if ((arg.equals("-c") || arg.equals("--config")) && i + 1 < a.size()) {
+        value = a.get(i + 1);
+      } else if (arg.startsWith("--config=")) {
+        value = arg.substring("--config=".length());
+      }
+      if (value != null) {
+        ConfigFile file = ConfigFile.load(Path.of(value));
+        file.validateAgainst(sub.getCommandSpec());
+        sub.setDefaultValueProvider(file);
+      }
+    }
+  }
+}

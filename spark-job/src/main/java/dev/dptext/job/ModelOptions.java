@@ -1,0 +1,23 @@
+package dev.dptext.job;
+
+import dev.dptext.model.DpTextModel;
+import picocli.CommandLine.Option;
+
+/** Where the model comes from; shared by {@code sanitize} and {@code build-model}. */
+final class ModelOptions {
+  @Option(names = "--model", paramLabel = "PATH",
+      description = "A dptext model artifact (from build-model), a GloVe / word2vec / fastText .vec "
+          + "embeddings file (.gz allowed), or 'default' for the embedded GloVe subset. Default: ${DEFAULT-VALUE}.",
+      defaultValue = "default")
+  String model;
+
+  @Option(names = "--vocab-size", paramLabel = "N",
+      description = "Keep only the N most frequent words of an embeddings file (0 = all). Default: ${DEFAULT-VALUE}.",
+      defaultValue = "0")
+  int vocabSize;
+
+  @Option(names = "--neighbours", paramLabel = "K",
+      description = "Neighbours per word in the sampler tables (memory |V|·K). Default: ${DEFAULT-VALUE}.",
+      defaultValue = "" + DpTextModel.DEFAULT_NEIGHBOURS)
+  int neighbours;
+}

@@ -1,0 +1,264 @@
+package dev.dptext.job;
+
+import dev.dptext.model.DpTextModel;
+import dev.dptext.spark.DpText;
+import dev.dptext.spark.DpTextOptions;
+import dev.dptext.spark.IdMode;
+import dev.dptext.spark.ModelLoader;
+import dev.dptext.spark.TokenAccumulators;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code sanitize}: read a table, rewrite its text column with a DP mechanism, write Delta or Parquet. */
+@Command(name = "sanitize", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Sanitize the text column of a table with a differentially private mechanism.")
+final class SanitizeCommand implements Callable<Integer> {
+  @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+      description = "Properties file of option defaults (keys = long option names); command-line options override it.")
+  Path config;
+
+  @Option(names = "--input", required = true, paramLabel = "PATH", description = "Input path (any Hadoop file system).")
+  String input;
+
+  @Option(names = "--input-format", paramLabel = "FORMAT",
+      description = "csv, json, parquet, text or delta. Default: guessed from the extension; delta for a Delta table.")
+  String inputFormat;
+
+  @Option(names = "--input-option", paramLabel = "KEY=VALUE",
+      description = "A Spark reader option, e.g. header=true for CSV; repeatable.")
+  Map<String, String> inputOptions = new LinkedHashMap<>();
+
+  @Option(names = "--output", required = true, paramLabel = "PATH", description = "Output path.")
+  String output;
+
+  @Option(names = "--output-format", paramLabel = "FORMAT", defaultValue = "delta",
+      description = "delta or parquet. Default: ${DEFAULT-VALUE}.")
+  String outputFormat;
+
+  @Option(names = "--mode", paramLabel = "MODE", defaultValue = "errorifexists",
+      description = "errorifexists, overwrite or append. Default: ${DEFAULT-VALUE}.")
+  String mode;
+
+  @Option(names = "--text-column", paramLabel = "NAME", defaultValue = "text",
+      description = "The string column to sanitize. Default: ${DEFAULT-VALUE} ('value' for text input).")
+  String textColumn;
+
+  @Option(names = "--output-column", paramLabel = "NAME",
+      description = "Where the sanitized text goes. Default: replace the text column.")
+  String outputColumn;
+
+  @Option(names = "--id-column", paramLabel = "NAME",
+      description = "A stable, unique row id that keys each row's randomness (recommended).")
+  String idColumn;
+
+  @Option(names = "--id-mode", paramLabel = "MODE",
+      description = "column (default when --id-column is given), content-hash (equal texts get equal "
+          + "outputs) or fresh (not reproducible). Required when there is no id column.")
+  String idMode;
+
+  @Option(names = "--mechanism", paramLabel = "NAME", defaultValue = "santext+",
+      description = "santext or santext+. Default: ${DEFAULT-VALUE}.")
+  String mechanism;
+
+  @Option(names = "--epsilon", paramLabel = "ε", defaultValue = "3", description = "Privacy parameter ε > 0. Default: ${DEFAULT-VALUE}.")
+  double epsilon;
+
+  @Option(names = "--w", paramLabel = "W", defaultValue = "0.9",
+      description = "SanText+: fraction of least frequent words that are sensitive. Default: ${DEFAULT-VALUE}.")
+  double w;
+
+  @Option(names = "--p", paramLabel = "P", defaultValue = "0.3",
+      description = "SanText+: probability of replacing a non-sensitive word. Default: ${DEFAULT-VALUE}.")
+  double p;
+
+  @Mixin ModelOptions modelOptions;
+
+  @Option(names = "--oov", paramLabel = "POLICY", defaultValue = "random",
+      description = "Out-of-vocabulary tokens: random (default; a uniform vocabulary word), placeholder, "
+          + "or keep (UNSAFE: emitted verbatim).")
+  String oov;
+
+  @Option(names = "--oov-placeholder", paramLabel = "TOKEN", defaultValue = "<unk>",
+      description = "The placeholder for --oov placeholder. Default: ${DEFAULT-VALUE}.")
+  String oovPlaceholder;
+
+  @Option(names = "--case", paramLabel = "POLICY", defaultValue = "vocabulary",
+      description = "vocabulary (default; output spelled as in the vocabulary) or restore (copies the "
+          + "input's capitalisation: outside the guarantee).")
+  String casePolicy;
+
+  @Option(names = "--purpose", paramLabel = "LABEL", defaultValue = "dptext",
+      description = "Separates the random streams of different uses of the same rows. Default: ${DEFAULT-VALUE}.")
+  String purpose;
+
+  @Option(names = "--key-env", paramLabel = "VAR", defaultValue = DpTextOptions.DEFAULT_KEY_ENV,
+      description = "Environment variable holding the RNG key. Default: ${DEFAULT-VALUE}.")
+  String keyEnv;
+
+  @Option(names = "--key-file", paramLabel = "FILE", description = "File holding the RNG key (instead of --key-env).")
+  String keyFile;
+
+  @Option(names = "--fresh-randomness",
+      description = "Run without a key, with fresh randomness: re-runs and retried tasks give different output.")
+  boolean freshRandomness;
+
+  @Option(names = "--show", paramLabel = "N", defaultValue = "0",
+      description = "Print N rows of the output after the run (for demos). Default: ${DEFAULT-VALUE}.")
+  int show;
+
+  @Override
+  public Integer call() {
+    long start = System.nanoTime();
+    SparkSession spark = JobSession.get();
+    Dataset<Row> in = readInput(spark);
+    String text = textColumn;
+    if (resolvedInputFormat() == DataFormat.TEXT && text.equals("text") && !hasColumn(in, "text")) {
+      text = "value";
+    }
+    String out = outputColumn == null ? text : outputColumn;
+    DpText.Builder builder = sanitizer(spark);
+    try {
+      if (idModeValue() == IdMode.COLUMN) {
+        builder.idColumn(idColumn);
+      } else if (idModeValue() == IdMode.CONTENT_HASH) {
+        builder.seedByContent();
+      } else {
+        builder.freshRandomness();
+      }
+      builder.validate(in.schema(), text);
+    } catch (IllegalArgumentException e) {
+      throw new JobException(ExitCode.INPUT, e.getMessage());
+    }
+    TokenAccumulators counters = new TokenAccumulators(spark.sparkContext());
+    builder.countTokens(counters);
+    long rowsIn = in.count();
+    Dataset<Row> result;
+    try {
+      result = builder.transform(in, text, out);
+    } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
+      throw new JobException(ExitCode.INPUT, e.getMessage());
+    }
+    OutputFormat.write(result, output, outputFormat, mode);
+    long rowsOut = OutputFormat.countWritten(spark, output, outputFormat, mode, rowsIn);
+    double seconds = (System.nanoTime() - start) / 1e9;
+    RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, counters, seconds,
+        modelHash(spark));
+    System.out.println(summary.render());
+    if (show > 0) {
+      OutputFormat.read(spark, output, outputFormat).select(out).show(show, false);
+    }
+    if (rowsOut != rowsIn) {
+      throw new JobException(ExitCode.INTEGRITY,
+          "Rows out (" + rowsOut + ") differ from rows in (" + rowsIn + "); do not use " + output);
+    }
+    return 0;
+  }
+
+  private String modelHash(SparkSession spark) {
+    DpTextModel m = ModelLoader.load(spark, modelOptions.model, modelOptions.vocabSize, modelOptions.neighbours);
+    return m.hash();
+  }
+
+  private IdMode idModeValue() {
+    if (idMode != null) {
+      IdMode m = IdMode.parse(idMode);
+      if (m == IdMode.COLUMN && idColumn == null) {
+        throw new JobException(ExitCode.USAGE, "--id-mode column needs --id-column NAME");
+      }
+      if (m != IdMode.COLUMN && idColumn != null) {
+        throw new JobException(ExitCode.USAGE,
+            "--id-column is given but --id-mode is " + idMode + "; drop one of them");
+      }
+      return m;
+    }
+    if (idColumn != null) {
+      return IdMode.COLUMN;
+    }
+    throw new JobException(ExitCode.USAGE,
+        "No --id-column. Name a stable, unique id column (recommended), or choose explicitly with "
+            + "--id-mode content-hash (reproducible; equal texts get equal outputs) or --id-mode fresh "
+            + "(not reproducible); see README 'Randomness'");
+  }
+
+  DpText.Builder sanitizer(SparkSession spark) {
+    Map<String, String> conf = new LinkedHashMap<>();
+    conf.put(DpTextOptions.MODEL, modelOptions.model);
+    conf.put(DpTextOptions.VOCAB_SIZE, Integer.toString(modelOptions.vocabSize));
+    conf.put(DpTextOptions.NEIGHBOURS, Integer.toString(modelOptions.neighbours));
+    conf.put(DpTextOptions.MECHANISM, mechanism);
+    conf.put(DpTextOptions.EPSILON, Double.toString(epsilon));
+    conf.put(DpTextOptions.W, Double.toString(w));
+    conf.put(DpTextOptions.P, Double.toString(p));
+    conf.put(DpTextOptions.OOV, oov);
+    conf.put(DpTextOptions.OOV_PLACEHOLDER, oovPlaceholder);
+    conf.put(DpTextOptions.CASE, casePolicy);
+    conf.put(DpTextOptions.PURPOSE, purpose);
+    conf.put(DpTextOptions.SECRET_ENV, keyEnv);
+    if (keyFile != null) {
+      conf.put(DpTextOptions.SECRET_FILE, keyFile);
+    }
+    conf.put(DpTextOptions.FRESH, Boolean.toString(freshRandomness));
+    // A key in Spark conf (spark.dptext.rng.secret, redacted by Spark) takes precedence.
+    spark.conf().getOption(DpTextOptions.SECRET).foreach(v -> conf.put(DpTextOptions.SECRET, v));
+    DpTextOptions options;
+    try {
+      options = DpTextOptions.fromMap(conf);
+      options.resolveKey(); // fail before reading any data
+    } catch (IllegalArgumentException e) {
+      throw new JobException(ExitCode.USAGE, e.getMessage());
+    }
+    return DpText.sanitizer(options);
+  }
+
+  private DataFormat resolvedInputFormat() {
+    if (inputFormat != null) {
+      return DataFormat.parse(inputFormat);
+    }
+    DataFormat g = DataFormat.guess(input);
+    if (g != null) {
+      return g;
+    }
+    if (OutputFormat.isDeltaTable(JobSession.get(), input)) {
+      return DataFormat.DELTA;
+    }
+    throw new JobException(ExitCode.USAGE,
+        "Cannot tell the format of " + input + " from its name; pass --input-format csv|json|parquet|text|delta");
+  }
+
+  private Dataset<Row> readInput(SparkSession spark) {
+    DataFormat format = resolvedInputFormat();
+    try {
+      Dataset<Row> df = spark.read().format(format.sparkName()).options(inputOptions).load(input);
+      df.schema(); // resolve now: a missing path fails here with a clear message
+      return df;
+    } catch (Exception e) {
+      if (e.getClass().getSimpleName().equals("AnalysisException")) {
+        throw new JobException(ExitCode.INPUT,
+            "Cannot read " + format.sparkName() + " input " + input + ": " + firstLine(e.getMessage())
+                + "; check --input and --input-format");
+      }
+      throw e;
+    }
+  }
+
+  private static boolean hasColumn(Dataset<Row> df, String name) {
+    return Arrays.asList(df.columns()).contains(name);
+  }
+
+  static String firstLine(String s) {
+    if (s == null) {
+      return "";
+    }
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+}

@@ -1,0 +1,178 @@
+package dev.dptext.embedding;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Reads word embeddings from text: GloVe ({@code word v1 … vm} per line) or word2vec / fastText
+ * {@code .vec} (the same, after a header line {@code count dim}). A {@code .gz} file is decompressed.
+ *
+ * <p>The words must come most frequent first, as they do in GloVe, word2vec and fastText files: the
+ * line order becomes the public frequency rank. Every defect is an {@link EmbeddingFormatException}
+ * naming the file and line: a malformed number, a line with the wrong number of values, a duplicate
+ * word, NaN or infinity, a header that disagrees with the body, bytes that are not UTF-8.
+ */
+public final class EmbeddingReader {
+  private final int maxWords;
+
+  private EmbeddingReader(int maxWords) {
+    this.maxWords = maxWords;
+  }
+
+  /** A reader of every word in the file. */
+  public static EmbeddingReader all() {
+    return new EmbeddingReader(Integer.MAX_VALUE);
+  }
+
+  /** A reader of the {@code maxWords} most frequent words (the first lines) only. */
+  public static EmbeddingReader top(int maxWords) {
+    if (maxWords <= 0) {
+      throw new IllegalArgumentException("maxWords must be positive, got " + maxWords);
+    }
+    return new EmbeddingReader(maxWords);
+  }
+
+  /** Reads a file; {@code .gz} files are decompressed. */
+  public Embeddings read(Path file) {
+    try (InputStream raw = Files.newInputStream(file)) {
+      InputStream in = file.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
+      return read(in, file.toString());
+    } catch (NoSuchFileException e) {
+      throw new EmbeddingFormatException(
+          "Embedding file " + file + " does not exist; pass the path of a GloVe or .vec file");
+    } catch (IOException e) {
+      throw new EmbeddingFormatException(
+          "Cannot read embedding file " + file + ": " + e.getClass().getSimpleName() + " "
+              + e.getMessage(), e);
+    }
+  }
+
+  /** Reads from a stream; {@code name} is used in error messages. The caller closes the stream. */
+  public Embeddings read(InputStream in, String name) throws IOException {
+    BufferedReader reader =
+        new BufferedReader(
+            new InputStreamReader(
+                in,
+                StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)),
+            1 << 16);
+    List<String> words = new ArrayList<>();
+    Map<String, Integer> firstLine = new HashMap<>();
+    FloatBuffer values = new FloatBuffer();
+    int dim = -1;
+    long declaredCount = -1;
+    int lineNo = 0;
+    String line;
+    try {
+      while (words.size() < maxWords && (line = reader.readLine()) != null) {
+        lineNo++;
+        if (line.isBlank()) {
+          continue;
+        }
+        String[] parts = line.strip().split(" ");
+        if (lineNo == 1 && parts.length == 2 && isInteger(parts[0]) && isInteger(parts[1])) {
+          declaredCount = Long.parseLong(parts[0]);
+          dim = Integer.parseInt(parts[1]);
+          if (dim <= 0) {
+            throw error(name, lineNo, "the .vec header declares dimension " + dim);
+          }
+          continue;
+        }
+        if (dim < 0) {
+          dim = parts.length - 1;
+          if (dim <= 0) {
+            throw error(name, lineNo, "a word without values; expected 'word v1 ... vm'");
+          }
+        }
+        if (parts.length - 1 != dim) {
+          throw error(
+              name,
+              lineNo,
+              "expected " + dim + " values after the word, found " + (parts.length - 1)
+                  + " (a truncated line, or a word containing a space?)");
+        }
+        String word = parts[0];
+        Integer previous = firstLine.putIfAbsent(word, lineNo);
+        if (previous != null) {
+          throw error(name, lineNo, "duplicate word '" + word + "', first defined at line " + previous);
+        }
+        for (int k = 1; k <= dim; k++) {
+          float v;
+          try {
+            v = Float.parseFloat(parts[k]);
+          } catch (NumberFormatException e) {
+            throw error(name, lineNo, "value " + k + " ('" + abbreviate(parts[k]) + "') is not a number");
+          }
+          if (!Float.isFinite(v)) {
+            throw error(name, lineNo, "value " + k + " is " + v + "; embeddings must be finite");
+          }
+          values.add(v);
+        }
+        words.add(word);
+      }
+    } catch (CharacterCodingException e) {
+      throw error(name, lineNo + 1, "the file is not valid UTF-8");
+    }
+    if (words.isEmpty()) {
+      throw new EmbeddingFormatException("Embedding file " + name + " contains no words");
+    }
+    if (declaredCount >= 0 && maxWords == Integer.MAX_VALUE && declaredCount != words.size()) {
+      throw new EmbeddingFormatException(
+          "Embedding file " + name + ": the .vec header declares " + declaredCount
+              + " words but the file has " + words.size() + "; fix the header or the file");
+    }
+    return new Embeddings(words.toArray(new String[0]), values.toArray(), dim);
+  }
+
+  private static boolean isInteger(String s) {
+    if (s.isEmpty() || s.length() > 18) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      if (!Character.isDigit(s.charAt(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= 20 ? s : s.substring(0, 20) + "…";
+  }
+
+  private static EmbeddingFormatException error(String name, int line, String problem) {
+    return new EmbeddingFormatException("Embedding file " + name + " line " + line + ": " + problem);
+  }
+
+  /** A growable float array, to avoid boxing millions of values. */
+  private static final class FloatBuffer {
+    private float[] data = new float[1 << 16];
+    private int size;
+
+    void add(float v) {
+      if (size == data.length) {
+        data = java.util.Arrays.copyOf(data, data.length * 2);
+      }
+      data[size++] = v;
+    }
+
+    float[] toArray() {
+      return java.util.Arrays.copyOf(data, size);
+    }
+  }
+}

@@ -1,0 +1,183 @@
+package dev.dptext.embedding;
+
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.Serializable;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A vocabulary with its word embeddings φ: V → R^m, in public frequency order.
+ *
+ * <p>Word {@code i} is the i-th word of the embedding file. GloVe, word2vec and fastText files list
+ * words most frequent first, so the index is the word's public frequency rank: rank 0 is the most
+ * frequent word. SanText+ uses that rank to choose its sensitive set without looking at private text.
+ *
+ * <p>Vectors are stored row-major in one {@code float[]} (memory |V|·m·4 bytes). Distances are
+ * computed by {@link #distance(int, int)}, in double precision in a fixed order, so every JVM and
+ * every executor computes bit-identical distances and so draws identical outputs from one seed.
+ */
+public final class Embeddings implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final String[] words;
+  private final float[] vectors;
+  private final int dim;
+  private transient Map<String, Integer> index;
+
+  /**
+   * @param words the vocabulary in frequency order, no duplicates
+   * @param vectors row-major, {@code words.length * dim} finite values
+   * @param dim the embedding dimension m
+   */
+  public Embeddings(String[] words, float[] vectors, int dim) {
+    if (dim <= 0) {
+      throw new IllegalArgumentException("dim must be positive, got " + dim);
+    }
+    if (words.length == 0) {
+      throw new IllegalArgumentException("the vocabulary is empty");
+    }
+    if ((long) words.length * dim != vectors.length) {
+      throw new IllegalArgumentException(
+          "vectors has " + vectors.length + " values; expected " + words.length + " words × " + dim);
+    }
+    this.words = words;
+    this.vectors = vectors;
+    this.dim = dim;
+    this.index = buildIndex(words);
+  }
+
+  private static Map<String, Integer> buildIndex(String[] words) {
+    Map<String, Integer> index = new HashMap<>(words.length * 2);
+    for (int i = 0; i < words.length; i++) {
+      Integer previous = index.putIfAbsent(words[i], i);
+      if (previous != null) {
+        throw new IllegalArgumentException(
+            "duplicate word '" + words[i] + "' at ranks " + previous + " and " + i);
+      }
+    }
+    return index;
+  }
+
+  private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+    in.defaultReadObject();
+    index = buildIndex(words);
+  }
+
+  /** |V|. */
+  public int size() {
+    return words.length;
+  }
+
+  /** The dimension m. */
+  public int dim() {
+    return dim;
+  }
+
+  /** The word of rank {@code i}. */
+  public String word(int i) {
+    return words[i];
+  }
+
+  /** The rank of {@code word}, or -1 if it is not in the vocabulary. */
+  public int indexOf(String word) {
+    Integer i = index.get(word);
+    return i == null ? -1 : i;
+  }
+
+  /** The backing row-major vector array; callers must not modify it. */
+  public float[] rawVectors() {
+    return vectors;
+  }
+
+  /** The words in rank order; callers must not modify the array. */
+  public String[] rawWords() {
+    return words;
+  }
+
+  /** Euclidean distance between words {@code i} and {@code j}, computed exactly as described above. */
+  public double distance(int i, int j) {
+    return Math.sqrt(squaredDistance(vectors, i * dim, vectors, j * dim, dim));
+  }
+
+  /**
+   * The squared Euclidean distance of two float vectors, accumulated in double in a fixed order.
+   * Four independent accumulators keep the CPU busy; the order is part of the contract (Java does not
+   * reassociate floating-point sums), so results are identical on every JVM.
+   */
+  public static double squaredDistance(float[] a, int aOffset, float[] b, int bOffset, int dim) {
+    double s0 = 0;
+    double s1 = 0;
+    double s2 = 0;
+    double s3 = 0;
+    int k = 0;
+    for (; k + 3 < dim; k += 4) {
+      double d0 = (double) a[aOffset + k] - b[bOffset + k];
+      double d1 = (double) a[aOffset + k + 1] - b[bOffset + k + 1];
+      double d2 = (double) a[aOffset + k + 2] - b[bOffset + k + 2];
+      double d3 = (double) a[aOffset + k + 3] - b[bOffset + k + 3];
+      s0 += d0 * d0;
+      s1 += d1 * d1;
+      s2 += d2 * d2;
+      s3 += d3 * d3;
+    }
+    for (; k < dim; k++) {
+      double d = (double) a[aOffset + k] - b[bOffset + k];
+      s0 += d * d;
+    }
+    return (s0 + s1) + (s2 + s3);
+  }
+
+  /**
+   * The squared distance of words {@code i} and {@code j} if it is below {@code limit}; otherwise some
+   * value ≥ {@code limit}, possibly computed from a prefix of the dimensions. The sum is accumulated
+   * exactly as in {@link #squaredDistance}: partial sums of non-negative terms only grow under
+   * rounding, so stopping early never changes a comparison with {@code limit}, and when no early
+   * stop happens the result is bit-identical to {@code squaredDistance}.
+   */
+  public double squaredDistanceBelow(int i, int j, double limit) {
+    float[] a = vectors;
+    int ao = i * dim;
+    int bo = j * dim;
+    double s0 = 0;
+    double s1 = 0;
+    double s2 = 0;
+    double s3 = 0;
+    int k = 0;
+    while (k + 3 < dim) {
+      int stop = Math.min(dim - 3, k + 24);
+      for (; k < stop; k += 4) {
+        double d0 = (double) a[ao + k] - a[bo + k];
+        double d1 = (double) a[ao + k + 1] - a[bo + k + 1];
+        double d2 = (double) a[ao + k + 2] - a[bo + k + 2];
+        double d3 = (double) a[ao + k + 3] - a[bo + k + 3];
+        s0 += d0 * d0;
+        s1 += d1 * d1;
+        s2 += d2 * d2;
+        s3 += d3 * d3;
+      }
+      double partial = (s0 + s1) + (s2 + s3);
+      if (partial >= limit) {
+        return partial;
+      }
+    }
+    for (; k < dim; k++) {
+      double d = (double) a[ao + k] - a[bo + k];
+      s0 += d * d;
+    }
+    return (s0 + s1) + (s2 + s3);
+  }
+
+  /** The embeddings of the {@code n} most frequent words (a prefix of the rank order). */
+  public Embeddings topWords(int n) {
+    if (n <= 0 || n > words.length) {
+      throw new IllegalArgumentException(
+          "cannot keep the top " + n + " words of a vocabulary of " + words.length);
+    }
+    if (n == words.length) {
+      return this;
+    }
+    return new Embeddings(
+        java.util.Arrays.copyOf(words, n), java.util.Arrays.copyOf(vectors, n * dim), dim);
+  }
+}

@@ -1,0 +1,181 @@
+package dev.dptext.knn;
+
+import dev.ludovic.netlib.blas.BLAS;
+import dev.dptext.embedding.Embeddings;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import java.util.stream.IntStream;
+
+/**
+ * Exact all-pairs K-nearest-neighbour search: for every word, its K nearest words in a target rank
+ * range, and a certified lower bound on the distance to all the others.
+ *
+ * <p>Distances come from a matrix product, ‖x−y‖² = ‖x‖² + ‖y‖² − 2·x·y, computed block by block with
+ * single-precision GEMM (native BLAS when {@code libblas.so.3} loads, else netlib's Java fallback).
+ * Float rounding must not decide the result, so the search keeps K+{@value #SLACK} candidates per
+ * word, recomputes their distances exactly with {@link Embeddings#distance(int, int)} and keeps the
+ * exact top K (ties by rank). The bound for the words never considered comes from the float scores
+ * less a rounding margin: |fl(x·y) − x·y| ≤ m·2^-23·‖x‖·‖y‖ (a generous form of the standard
+ * dot-product error bound), so the bound holds whatever BLAS computed the products.
+ *
+ * <p>Cost O(|V|·|T|·m) time, O(block) extra memory; parallel over the query words.
+ */
+public final class NeighbourSearch {
+  private static final Logger LOG = LoggerFactory.getLogger(NeighbourSearch.class);
+
+  /** Extra float candidates per word, re-ranked exactly. */
+  static final int SLACK = 16;
+
+  private static final int QUERY_BLOCK = 512;
+  private static final int TARGET_BLOCK = 2048;
+
+  private NeighbourSearch() {}
+
+  /**
+   * Computes the table for all words of {@code embeddings} against the target ranks
+   * {@code [targetStart, size)}.
+   */
+  public static NeighbourTable compute(Embeddings embeddings, int targetStart, int k) {
+    int n = embeddings.size();
+    if (targetStart < 0 || targetStart >= n) {
+      throw new IllegalArgumentException(
+          "targetStart must be in [0, " + n + "), got " + targetStart);
+    }
+    if (k <= 0) {
+      throw new IllegalArgumentException("k must be positive, got " + k);
+    }
+    int targets = n - targetStart;
+    int kk = Math.min(k, targets);
+    int candidates = Math.min(kk + SLACK, targets);
+    int dim = embeddings.dim();
+    float[] v = embeddings.rawVectors();
+    double[] norms2 = new double[n];
+    double maxNorm = 0;
+    for (int i = 0; i < n; i++) {
+      double s = 0;
+      for (int d = 0; d < dim; d++) {
+        s += (double) v[i * dim + d] * v[i * dim + d];
+      }
+      norms2[i] = s;
+      maxNorm = Math.max(maxNorm, Math.sqrt(s));
+    }
+    int[] neighbours = new int[n * kk];
+    double[] bounds = new double[n];
+    BLAS blas = BLAS.getInstance();
+    LOG.debug("neighbour search with " + blas.getClass().getSimpleName());
+    double maxNormFinal = maxNorm;
+    int blocks = (n + QUERY_BLOCK - 1) / QUERY_BLOCK;
+    AtomicInteger done = new AtomicInteger();
+    IntStream.range(0, blocks)
+        .parallel()
+        .forEach(
+            b -> {
+              int q0 = b * QUERY_BLOCK;
+              int q1 = Math.min(n, q0 + QUERY_BLOCK);
+              searchBlock(
+                  embeddings, blas, norms2, maxNormFinal, targetStart, kk, candidates, q0, q1,
+                  neighbours, bounds);
+              done.incrementAndGet();
+            });
+    return new NeighbourTable(targetStart, kk, neighbours, bounds);
+  }
+
+  private static void searchBlock(
+      Embeddings e, BLAS blas, double[] norms2, double maxNorm, int targetStart, int kk,
+      int candidates, int q0, int q1, int[] neighbours, double[] bounds) {
+    int n = e.size();
+    int dim = e.dim();
+    float[] v = e.rawVectors();
+    int qn = q1 - q0;
+    // Per query: a max-heap of the `candidates` smallest approximate squared distances.
+    double[][] heapD = new double[qn][candidates];
+    int[][] heapI = new int[qn][candidates];
+    int[] heapSize = new int[qn];
+    float[] scores = new float[TARGET_BLOCK * qn];
+    for (int t0 = targetStart; t0 < n; t0 += TARGET_BLOCK) {
+      int tn = Math.min(TARGET_BLOCK, n - t0);
+      // Column-major C (tn × qn) = T · Qᵀ, i.e. scores[j + i*tn] = y_{t0+j} · x_{q0+i}.
+      blas.sgemm("T", "N", tn, qn, dim, 1.0f, v, t0 * dim, dim, v, q0 * dim, dim, 0.0f, scores, 0, tn);
+      for (int i = 0; i < qn; i++) {
+        double xn = norms2[q0 + i];
+        double[] hd = heapD[i];
+        int[] hi = heapI[i];
+        int size = heapSize[i];
+        int base = i * tn;
+        for (int j = 0; j < tn; j++) {
+          double d2 = xn + norms2[t0 + j] - 2.0 * scores[base + j];
+          if (size < candidates) {
+            siftUp(hd, hi, size++, d2, t0 + j);
+          } else if (d2 < hd[0]) {
+            replaceTop(hd, hi, size, d2, t0 + j);
+          }
+        }
+        heapSize[i] = size;
+      }
+    }
+    for (int i = 0; i < qn; i++) {
+      int x = q0 + i;
+      int size = heapSize[i];
+      int[] ids = Arrays.copyOf(heapI[i], size);
+      double[] exact = new double[size];
+      for (int c = 0; c < size; c++) {
+        exact[c] = e.distance(x, ids[c]);
+      }
+      Integer[] order = new Integer[size];
+      for (int c = 0; c < size; c++) {
+        order[c] = c;
+      }
+      Arrays.sort(order, (a, b) -> exact[a] != exact[b] ? Double.compare(exact[a], exact[b]) : Integer.compare(ids[a], ids[b]));
+      for (int c = 0; c < kk; c++) {
+        neighbours[x * kk + c] = ids[order[c]];
+      }
+      double bound;
+      if (size == n - targetStart) {
+        // Every target word was a candidate: the bound is the nearest word left out of the row.
+        bound = size > kk ? exact[order[kk]] : Double.POSITIVE_INFINITY;
+      } else {
+        // Words never considered have approximate d² ≥ the heap's maximum; allow for float rounding.
+        double margin = 8.0 * dim * 0x1.0p-23 * Math.sqrt(norms2[x]) * maxNorm + 1e-9;
+        double rest = Math.sqrt(Math.max(0.0, heapD[i][0] - margin));
+        bound = Math.min(exact[order[kk]], rest);
+      }
+      bounds[x] = bound;
+    }
+  }
+
+  private static void siftUp(double[] d, int[] id, int pos, double value, int index) {
+    while (pos > 0) {
+      int parent = (pos - 1) >>> 1;
+      if (d[parent] >= value) {
+        break;
+      }
+      d[pos] = d[parent];
+      id[pos] = id[parent];
+      pos = parent;
+    }
+    d[pos] = value;
+    id[pos] = index;
+  }
+
+  private static void replaceTop(double[] d, int[] id, int size, double value, int index) {
+    int pos = 0;
+    while (true) {
+      int left = 2 * pos + 1;
+      if (left >= size) {
+        break;
+      }
+      int right = left + 1;
+      int larger = right < size && d[right] > d[left] ? right : left;
+      if (d[larger] <= value) {
+        break;
+      }
+      d[pos] = d[larger];
+      id[pos] = id[larger];
+      pos = larger;
+    }
+    d[pos] = value;
+    id[pos] = index;
+  }
+}

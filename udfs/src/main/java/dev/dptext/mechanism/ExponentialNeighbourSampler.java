@@ -1,0 +1,140 @@
+package dev.dptext.mechanism;
+
+import dev.dptext.embedding.Embeddings;
+import dev.dptext.knn.NeighbourTable;
+import dev.dptext.random.RandomStream;
+import java.io.Serializable;
+
+/**
+ * Exact sampling from the exponential mechanism over a target rank range T = [t, |V|):
+ *
+ * <pre>  P(y | x) = exp(−ε·d(x,y)/2) / Σ_{y'∈T} exp(−ε·d(x,y')/2),   y ∈ T</pre>
+ *
+ * with d the Euclidean distance of {@link Embeddings#distance(int, int)}.
+ *
+ * <h2>Method: rejection sampling with a neighbour envelope</h2>
+ *
+ * Write w(y) = exp(−ε·d(x,y)/2). A {@link NeighbourTable} gives x's K nearest target words H_x and a
+ * bound b_x ≤ d(x,y) for every target y ∉ H_x, so w(y) ≤ g_out = exp(−ε·b_x/2) there. The envelope
+ * g(y) = max(w(y), g_out) ≥ w(y) splits into a flat part g_out on all of T plus an "excess"
+ * max(0, w(y) − g_out) on H_x. One round draws from g — a uniform y ∈ T with probability
+ * |T|·g_out / G, else y ∈ H_x with probability ∝ excess(y), G being the total — and accepts y with
+ * probability w(y)/g(y): always for an excess draw (there g = w), and
+ * min(1, exp(−ε·(d(x,y) − b_x)/2)) for a uniform draw (tested as d &lt; b_x − 2·ln(u)/ε, which lets the
+ * distance computation stop early, see {@link Embeddings#squaredDistanceBelow}). Accepted draws follow P(y | x) exactly. The
+ * expected number of rounds is G / Σ_T w; the per-ε tables take O(|V|·K) memory, never O(|V|²).
+ *
+ * <h2>Numerics</h2>
+ *
+ * Weights are taken relative to the largest one and every test against a small probability is made
+ * in log space with {@link RandomStream#nextLogUniform()}, so no output with a positive probability
+ * representable in double precision is lost to underflow.
+ */
+final class ExponentialNeighbourSampler implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final Embeddings embeddings;
+  private final NeighbourTable table;
+  private final double epsilon;
+  private final int targetStart;
+  private final int targetSize;
+  private final int k;
+  /** Per word, the cumulative excess weights of its neighbours, normalised to end at 1. */
+  private final double[] cumulativeExcess;
+  /** Per word, log P(uniform branch); −∞ when H_x is the whole target set. */
+  private final double[] logUniformBranch;
+
+  ExponentialNeighbourSampler(Embeddings embeddings, NeighbourTable table, double epsilon) {
+    if (!(epsilon > 0) || Double.isInfinite(epsilon)) {
+      throw new IllegalArgumentException("epsilon must be positive and finite, got " + epsilon);
+    }
+    if (table.size() != embeddings.size()) {
+      throw new IllegalArgumentException(
+          "the neighbour table has " + table.size() + " rows for " + embeddings.size() + " words");
+    }
+    this.embeddings = embeddings;
+    this.table = table;
+    this.epsilon = epsilon;
+    this.targetStart = table.targetStart();
+    this.targetSize = embeddings.size() - targetStart;
+    this.k = table.k();
+    int n = embeddings.size();
+    this.cumulativeExcess = new double[n * k];
+    this.logUniformBranch = new double[n];
+    double[] d = new double[k];
+    for (int x = 0; x < n; x++) {
+      for (int j = 0; j < k; j++) {
+        d[j] = embeddings.distance(x, table.neighbour(x, j));
+      }
+      double bound = table.outsideBound(x);
+      double reference = Math.min(d[0], bound); // the largest weight is exp(−ε·reference/2)
+      double logFlat = -0.5 * epsilon * (bound - reference); // log(g_out), relative
+      double flat = Math.exp(logFlat);
+      double total = 0;
+      for (int j = 0; j < k; j++) {
+        double w = Math.exp(-0.5 * epsilon * (d[j] - reference));
+        total += Math.max(0.0, w - flat);
+        cumulativeExcess[x * k + j] = total;
+      }
+      for (int j = 0; j < k; j++) {
+        cumulativeExcess[x * k + j] /= total > 0 ? total : 1;
+      }
+      double logUniform = Math.log(targetSize) + logFlat; // log(|T|·g_out)
+      if (total == 0) {
+        logUniformBranch[x] = 0.0;
+      } else if (logUniform == Double.NEGATIVE_INFINITY) {
+        logUniformBranch[x] = Double.NEGATIVE_INFINITY;
+      } else {
+        // log(U / (U + E)) = −log(1 + E/U), computed stably on either side.
+        double logExcess = Math.log(total);
+        logUniformBranch[x] =
+            logUniform >= logExcess
+                ? -Math.log1p(Math.exp(logExcess - logUniform))
+                : (logUniform - logExcess) - Math.log1p(Math.exp(logUniform - logExcess));
+      }
+    }
+  }
+
+  double epsilon() {
+    return epsilon;
+  }
+
+  int targetStart() {
+    return targetStart;
+  }
+
+  /** Draws y ∈ T with P(y | x) ∝ exp(−ε·d(x,y)/2). */
+  int sample(int x, RandomStream random) {
+    double logUniform = logUniformBranch[x];
+    double bound = table.outsideBound(x);
+    while (true) {
+      if (logUniform == 0.0 || random.nextLogUniform() < logUniform) {
+        int y = targetStart + random.nextInt(targetSize);
+        // Accept iff log u < −ε·(d − b)/2, i.e. d < b − 2·log(u)/ε: drawing u first lets the distance
+        // computation stop as soon as its partial sum passes that threshold.
+        double threshold = bound - 2.0 * random.nextLogUniform() / epsilon;
+        double limit = threshold * threshold;
+        if (embeddings.squaredDistanceBelow(x, y, limit) < limit) {
+          return y;
+        }
+      } else {
+        return table.neighbour(x, pickExcess(x, random.nextDouble()));
+      }
+    }
+  }
+
+  /** The first neighbour index j with cumulative excess > u (binary search over K entries). */
+  private int pickExcess(int x, double u) {
+    int lo = x * k;
+    int hi = lo + k - 1;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (cumulativeExcess[mid] > u) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo - x * k;
+  }
+}

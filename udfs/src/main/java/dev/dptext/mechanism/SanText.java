@@ -1,0 +1,75 @@
+package dev.dptext.mechanism;
+
+import dev.dptext.embedding.Embeddings;
+import dev.dptext.knn.NeighbourTable;
+import dev.dptext.random.RandomStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * SanText (Yue et al., "Differential Privacy for Text Analytics via Natural Text Sanitization",
+ * Findings of ACL 2021): every word x is replaced by y ∈ V drawn with
+ *
+ * <pre>  P(y | x) = exp(−ε·d(x,y)/2) / Σ_{y'∈V} exp(−ε·d(x,y')/2)</pre>
+ *
+ * where d is the Euclidean distance between the words' embeddings. The output may be x itself.
+ *
+ * <p><b>Guarantee.</b> ε·d-metric local differential privacy (ε-d_χ-privacy) per token: for any two
+ * words x, x' and any output y, P(y | x) ≤ exp(ε·d(x, x'))·P(y | x'). Words far apart in the
+ * embedding space are less protected than near ones; the guarantee is per token, so a text of n
+ * tokens differing in every token has a bound that adds up. <b>Not covered:</b> the number and
+ * positions of tokens and the whitespace layout; tokens emitted verbatim by an explicit opt-in
+ * (out-of-vocabulary policy {@code keep}, case restoration); the choice of the embedding and the
+ * vocabulary, which are public.
+ *
+ * <p>Sampling is exact and takes expected O(1) distance evaluations per token (see
+ * {@link ExponentialNeighbourSampler}).
+ */
+public final class SanText implements WordMechanism {
+  private static final long serialVersionUID = 1L;
+
+  private final ExponentialNeighbourSampler sampler;
+
+  /**
+   * @param embeddings the vocabulary
+   * @param neighbours a neighbour table over the whole vocabulary (target start 0)
+   * @param epsilon the privacy parameter ε &gt; 0
+   */
+  public SanText(Embeddings embeddings, NeighbourTable neighbours, double epsilon) {
+    if (neighbours.targetStart() != 0) {
+      throw new IllegalArgumentException(
+          "SanText needs neighbours over the whole vocabulary (target start 0), got target start "
+              + neighbours.targetStart());
+    }
+    this.sampler = new ExponentialNeighbourSampler(embeddings, neighbours, epsilon);
+  }
+
+  @Override
+  public int sanitize(int word, RandomStream random) {
+    return sampler.sample(word, random);
+  }
+
+  @Override
+  public int outputStart() {
+    return 0;
+  }
+
+  @Override
+  public String name() {
+    return "santext";
+  }
+
+  @Override
+  public Map<String, Object> parameters() {
+    Map<String, Object> p = new LinkedHashMap<>();
+    p.put("epsilon", sampler.epsilon());
+    return p;
+  }
+
+  @Override
+  public String guarantee() {
+    return "SanText: " + sampler.epsilon() + "·d_Euclidean metric local DP per token over the "
+        + "embedding space (exponential mechanism, exp(-ε·d/2)); token count, layout and verbatim "
+        + "opt-ins are not covered";
+  }
+}

@@ -1,0 +1,37 @@
+package dev.dptext.mechanism;
+
+import dev.dptext.random.RandomStream;
+import java.io.Serializable;
+import java.util.Map;
+
+/**
+ * A differentially private map from one vocabulary word to another.
+ *
+ * <p>Implementations are immutable, hold everything they need (they are broadcast to executors as
+ * they are) and draw all their randomness from the {@link RandomStream} they are given, so a seeded
+ * stream reproduces their output exactly.
+ */
+public interface WordMechanism extends Serializable {
+
+  /**
+   * Draws the output word for the input word of rank {@code word}.
+   *
+   * @return the rank of the output word
+   */
+  int sanitize(int word, RandomStream random);
+
+  /**
+   * The first rank of the output vocabulary: outputs are always in {@code [outputStart(), |V|)}.
+   * The text layer draws replacements for out-of-vocabulary tokens from the same range.
+   */
+  int outputStart();
+
+  /** A short name, e.g. {@code santext+}. */
+  String name();
+
+  /** The privacy parameters, for run summaries and audit logs (never includes a key). */
+  Map<String, Object> parameters();
+
+  /** One sentence stating the guarantee: ε, the metric and what is not covered. */
+  String guarantee();
+}

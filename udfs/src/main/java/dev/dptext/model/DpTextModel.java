@@ -1,0 +1,90 @@
+package dev.dptext.model;
+
+import dev.dptext.embedding.Embeddings;
+import dev.dptext.knn.NeighbourSearch;
+import dev.dptext.knn.NeighbourTable;
+import java.io.Serializable;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Everything the mechanisms need that does not depend on ε: the embeddings (vocabulary in public
+ * frequency order) and neighbour tables, one per target set, keyed by the target set's first rank.
+ *
+ * <p>Built once on the driver (or read from an artifact, see {@link ModelArtifact}) and broadcast
+ * inside the mechanisms; memory O(|V|·(m + K)). A neighbour table missing from the artifact is
+ * computed on first use — on the driver, where the mechanisms are built, never on executors.
+ */
+public final class DpTextModel implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** The artifact format this code writes and reads. */
+  public static final int FORMAT_VERSION = 1;
+
+  /** Neighbours per word unless configured otherwise. */
+  public static final int DEFAULT_NEIGHBOURS = 64;
+
+  private final Embeddings embeddings;
+  private final int neighbours;
+  private final Map<Integer, NeighbourTable> tables;
+  private final Map<String, String> metadata;
+  private final String embeddingsHash;
+
+  DpTextModel(
+      Embeddings embeddings, int neighbours, Map<Integer, NeighbourTable> tables,
+      Map<String, String> metadata, String embeddingsHash) {
+    if (neighbours <= 0) {
+      throw new IllegalArgumentException("neighbours must be positive, got " + neighbours);
+    }
+    this.embeddings = embeddings;
+    this.neighbours = neighbours;
+    this.tables = new ConcurrentHashMap<>(tables);
+    this.metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
+    this.embeddingsHash = embeddingsHash;
+  }
+
+  /** A model over these embeddings with no precomputed tables. */
+  public static DpTextModel of(Embeddings embeddings, String source, int neighbours) {
+    Map<String, String> meta = new LinkedHashMap<>();
+    meta.put("source", source);
+    return new DpTextModel(embeddings, neighbours, Map.of(), meta, EmbeddingsHash.of(embeddings));
+  }
+
+  public Embeddings embeddings() {
+    return embeddings;
+  }
+
+  /** K, the number of neighbours per word in each table. */
+  public int neighbourCount() {
+    return neighbours;
+  }
+
+  /** SHA-256 of the vocabulary and vectors, hex: identifies the model in audit logs. */
+  public String hash() {
+    return embeddingsHash;
+  }
+
+  /** Free-form build information (source file, build time, dptext version). */
+  public Map<String, String> metadata() {
+    return metadata;
+  }
+
+  /** The neighbour table for target ranks {@code [targetStart, |V|)}, computing it if needed. */
+  public NeighbourTable neighbours(int targetStart) {
+    return tables.computeIfAbsent(
+        targetStart, t -> NeighbourSearch.compute(embeddings, t, neighbours));
+  }
+
+  /** Whether the table for this target set is already present. */
+  public boolean hasNeighbours(int targetStart) {
+    return tables.containsKey(targetStart);
+  }
+
+  /** The tables present, by target start. */
+  public Map<Integer, NeighbourTable> tables() {
+    return Collections.unmodifiableMap(new TreeMap<>(tables));
+  }
+}

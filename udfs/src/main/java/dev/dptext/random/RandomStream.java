@@ -1,0 +1,114 @@
+package dev.dptext.random;
+
+/**
+ * A fast, deterministic pseudo-random stream: xoshiro256++ (Blackman and Vigna, 2019).
+ *
+ * <p>The algorithm is fixed here rather than taken from {@code java.util.Random} or
+ * {@code SplittableRandom} so that the same seed yields the same output on every JVM and every
+ * executor, whatever its version. It is not cryptographic: its unpredictability comes entirely from
+ * the seed, which {@link RowSeeder} derives from the secret key with HMAC-SHA256.
+ *
+ * <p>Not thread-safe; one instance drives one row.
+ */
+public final class RandomStream {
+  private static final double TWO_POW_MINUS_53 = 0x1.0p-53;
+  private static final double LN_2 = Math.log(2.0);
+
+  private long s0;
+  private long s1;
+  private long s2;
+  private long s3;
+
+  /** Seeds the stream with 256 bits; an all-zero state (probability 2^-256) is replaced. */
+  public RandomStream(long a, long b, long c, long d) {
+    reseed(a, b, c, d);
+  }
+
+  /** Seeds from one 64-bit value expanded with SplitMix64; for tests and non-keyed uses. */
+  public static RandomStream fromSeed(long seed) {
+    long z0 = splitMix(seed += 0x9E3779B97F4A7C15L);
+    long z1 = splitMix(seed += 0x9E3779B97F4A7C15L);
+    long z2 = splitMix(seed += 0x9E3779B97F4A7C15L);
+    long z3 = splitMix(seed + 0x9E3779B97F4A7C15L);
+    return new RandomStream(z0, z1, z2, z3);
+  }
+
+  void reseed(long a, long b, long c, long d) {
+    if ((a | b | c | d) == 0) {
+      a = 0x9E3779B97F4A7C15L;
+    }
+    s0 = a;
+    s1 = b;
+    s2 = c;
+    s3 = d;
+  }
+
+  private static long splitMix(long z) {
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  /** The next 64 uniformly random bits. */
+  public long nextLong() {
+    long result = Long.rotateLeft(s0 + s3, 23) + s0;
+    long t = s1 << 17;
+    s2 ^= s0;
+    s3 ^= s1;
+    s1 ^= s2;
+    s0 ^= s3;
+    s2 ^= t;
+    s3 = Long.rotateLeft(s3, 45);
+    return result;
+  }
+
+  /** Uniform on [0, 1) with 53 random bits. */
+  public double nextDouble() {
+    return (nextLong() >>> 11) * TWO_POW_MINUS_53;
+  }
+
+  /** Uniform on [0, bound) without modulo bias (Lemire's multiply-and-reject). */
+  public int nextInt(int bound) {
+    if (bound <= 0) {
+      throw new IllegalArgumentException("bound must be positive, got " + bound);
+    }
+    long m = (nextLong() >>> 32) * bound;
+    long low = m & 0xFFFFFFFFL;
+    if (low < bound) {
+      long threshold = (0x1_0000_0000L - bound) % bound;
+      while (low < threshold) {
+        m = (nextLong() >>> 32) * bound;
+        low = m & 0xFFFFFFFFL;
+      }
+    }
+    return (int) (m >>> 32);
+  }
+
+  /**
+   * The natural logarithm of a uniform variate on (0, 1), exact down to the smallest doubles.
+   *
+   * <p>A plain 53-bit uniform cannot fall below 2^-53, so a test "u &lt; p" would treat every
+   * probability below that as 0. Here leading zero bits are drawn 64 at a time (a geometric
+   * exponent) and 53 more bits form the mantissa, so log-space tests {@code logU < log p} are exact
+   * for every p a double can hold. Costs one {@link #nextLong()} except with probability 2^-11.
+   */
+  public double nextLogUniform() {
+    long bits = nextLong();
+    int exponent = 0;
+    // Use the top 11 bits as the first exponent bits; the low 53 bits as the mantissa.
+    long top = bits >>> 53;
+    long mantissa = (bits & ((1L << 53) - 1)) | (1L << 53); // 1.xxx in [2^53, 2^54)
+    if (top != 0) {
+      exponent = Long.numberOfLeadingZeros(top) - 53; // zeros among the 11 top bits
+    } else {
+      exponent = 11;
+      long more;
+      while ((more = nextLong()) == 0 && exponent < 1100) {
+        exponent += 64;
+      }
+      exponent += Long.numberOfLeadingZeros(more);
+    }
+    // u = 2^-(exponent+1) * (mantissa / 2^53), mantissa/2^53 in [1, 2): u uniform in its binade.
+    return Math.log(mantissa * 0x1.0p-53) - (exponent + 1) * LN_2;
+  }
+}

@@ -1,0 +1,128 @@
+package dev.dptext.random;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.Locale;
+
+/**
+ * The secret that keys every row's random stream.
+ *
+ * <p>Whoever knows the key and a row's id can recompute the noise the mechanism added to that row and
+ * so undo it: treat the key like a password. This class never prints its material: {@link #toString()}
+ * is redacted and every error message describes the <em>shape</em> of a bad key, never its value.
+ *
+ * <p>Accepted encodings: at least 32 hexadecimal digits (128 bits), or {@code base64:} followed by at
+ * least 16 bytes in standard Base64. Generate one with {@code openssl rand -hex 32}.
+ */
+public final class SecretKey implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** Minimum key length in bytes (128 bits). */
+  public static final int MIN_BYTES = 16;
+
+  /** How a key can be generated; quoted in error messages. */
+  public static final String HOW_TO_GENERATE = "generate one with `openssl rand -hex 32`";
+
+  private final byte[] material;
+  private final String source;
+
+  private SecretKey(byte[] material, String source) {
+    this.material = material;
+    this.source = source;
+  }
+
+  /**
+   * Parses an encoded key.
+   *
+   * @param encoded hex (≥ 32 digits) or {@code base64:...} (≥ 16 bytes)
+   * @param source where the key came from, for messages (e.g. "environment variable DPTEXT_KEY");
+   *     never the key itself
+   * @throws IllegalArgumentException naming the source and the expected shape, never the value
+   */
+  public static SecretKey parse(String encoded, String source) {
+    if (encoded == null) {
+      throw new IllegalArgumentException("No RNG key in " + source + "; " + HOW_TO_GENERATE);
+    }
+    String s = encoded.strip();
+    byte[] bytes;
+    if (s.regionMatches(true, 0, "base64:", 0, 7)) {
+      try {
+        bytes = Base64.getDecoder().decode(s.substring(7));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "The RNG key in " + source + " starts with 'base64:' but is not valid Base64; "
+                + HOW_TO_GENERATE);
+      }
+    } else if (s.length() % 2 == 0 && s.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+      bytes = HexFormat.of().parseHex(s.toLowerCase(Locale.ROOT));
+    } else {
+      throw new IllegalArgumentException(
+          "The RNG key in " + source + " is neither hex nor 'base64:...' (a key of "
+              + s.length() + " characters); " + HOW_TO_GENERATE);
+    }
+    if (bytes.length < MIN_BYTES) {
+      throw new IllegalArgumentException(
+          "The RNG key in " + source + " has " + (bytes.length * 8) + " bits; at least "
+              + (MIN_BYTES * 8) + " are needed; " + HOW_TO_GENERATE);
+    }
+    return new SecretKey(bytes, source);
+  }
+
+  /** Reads the key from an environment variable. */
+  public static SecretKey fromEnv(String variable) {
+    return parse(System.getenv(variable), "environment variable " + variable);
+  }
+
+  /** Reads the key from a file (its whole content, surrounding whitespace ignored). */
+  public static SecretKey fromFile(Path file) {
+    try {
+      return parse(Files.readString(file, StandardCharsets.UTF_8), "key file " + file);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "Cannot read the RNG key file " + file + " (" + e.getClass().getSimpleName()
+              + "); check the path and its permissions", e);
+    }
+  }
+
+  /**
+   * A fresh random key, for runs whose output need not be reproducible. Re-running such a job gives
+   * different output.
+   */
+  public static SecretKey fresh() {
+    byte[] b = new byte[32];
+    new SecureRandom().nextBytes(b);
+    return new SecretKey(b, "a fresh random key (not reproducible)");
+  }
+
+  /** Where this key came from, e.g. "environment variable DPTEXT_KEY". Safe to log. */
+  public String source() {
+    return source;
+  }
+
+  /** A copy of the key bytes, for the PRF only. */
+  byte[] material() {
+    return material.clone();
+  }
+
+  @Override
+  public String toString() {
+    return "SecretKey[redacted, from " + source + "]";
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof SecretKey k && java.security.MessageDigest.isEqual(material, k.material);
+  }
+
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(material);
+  }
+}

@@ -1,0 +1,94 @@
+package dev.dptext.spark;
+
+import dev.dptext.embedding.EmbeddingReader;
+import dev.dptext.embedding.Embeddings;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.model.EmbeddedDefault;
+import dev.dptext.model.ModelArtifact;
+import java.io.BufferedInputStream;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.zip.GZIPInputStream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Loads a model on the driver from any Hadoop file system (local, HDFS, S3, DBFS, ABFS…): a dptext
+ * model artifact, a GloVe / .vec embedding file (optionally .gz), or {@code default} for the
+ * embedded embeddings. Loaded models are cached per JVM so that SQL calls and repeated jobs in one
+ * session share them.
+ */
+public final class ModelLoader {
+  private static final Map<String, DpTextModel> CACHE = new ConcurrentHashMap<>();
+  private static final byte[] ARTIFACT_MAGIC = "DPTEXT-MODEL".getBytes(StandardCharsets.US_ASCII);
+
+  private ModelLoader() {}
+
+  /**
+   * @param source {@code default}, a model artifact path, or an embeddings file path
+   * @param vocabularySize for embedding files, keep only the most frequent words (0 = all)
+   * @param neighbours K for neighbour tables computed from embeddings
+   */
+  public static DpTextModel load(SparkSession spark, String source, int vocabularySize, int neighbours) {
+    String cacheKey = source + "|" + vocabularySize + "|" + neighbours;
+    return CACHE.computeIfAbsent(cacheKey, k -> loadUncached(spark.sparkContext().hadoopConfiguration(), source, vocabularySize, neighbours));
+  }
+
+  static DpTextModel loadUncached(Configuration conf, String source, int vocabularySize, int neighbours) {
+    if (source == null || source.isBlank() || source.equals(EmbeddedDefault.NAME)) {
+      DpTextModel m = EmbeddedDefault.model();
+      return vocabularySize > 0 && vocabularySize < m.embeddings().size()
+          ? DpTextModel.of(m.embeddings().topWords(vocabularySize), m.metadata().get("source"), neighbours)
+          : DpTextModel.of(m.embeddings(), m.metadata().get("source"), neighbours);
+    }
+    Path path = new Path(source);
+    try {
+      FileSystem fs = path.getFileSystem(conf);
+      try (InputStream raw = new BufferedInputStream(fs.open(path), 1 << 16)) {
+        raw.mark(ARTIFACT_MAGIC.length);
+        byte[] head = raw.readNBytes(ARTIFACT_MAGIC.length);
+        raw.reset();
+        if (Arrays.equals(head, ARTIFACT_MAGIC)) {
+          if (vocabularySize > 0) {
+            throw new IllegalArgumentException(
+                "vocabulary size " + vocabularySize + " was given with the model artifact " + source
+                    + "; a built model's vocabulary is fixed: drop the vocabulary size or rebuild the model");
+          }
+          return ModelArtifact.read(raw, source);
+        }
+        InputStream in = source.endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
+        EmbeddingReader reader = vocabularySize > 0 ? EmbeddingReader.top(vocabularySize) : EmbeddingReader.all();
+        Embeddings e = reader.read(in, source);
+        return DpTextModel.of(e, source, neighbours);
+      }
+    } catch (FileNotFoundException e) {
+      throw new IllegalArgumentException(
+          "Model or embeddings path " + source + " does not exist; give a dptext model, a GloVe/.vec "
+              + "file, or 'default'", e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read model or embeddings " + source + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Saves a model artifact to any Hadoop file system path, replacing an existing file. */
+  public static void save(SparkSession spark, DpTextModel model, String target) {
+    Path path = new Path(target);
+    try {
+      FileSystem fs = path.getFileSystem(spark.sparkContext().hadoopConfiguration());
+      try (OutputStream out = fs.create(path, true)) {
+        ModelArtifact.write(model, out);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write model artifact " + target + ": " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,15 @@
+package dev.dptext.spark;
+
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import scala.jdk.javaapi.CollectionConverters;
+
+/** Reads a session's {@code spark.dptext.*} settings into {@link DpTextOptions}. */
+final class SessionConf {
+  private SessionConf() {}
+
+  static DpTextOptions options(SparkSession spark) {
+    Map<String, String> all = CollectionConverters.asJava(spark.conf().getAll());
+    return DpTextOptions.fromConf(all::get, all.keySet());
+  }
+}

@@ -1,0 +1,178 @@
+package dev.dptext.text;
+
+import dev.dptext.embedding.Embeddings;
+import dev.dptext.mechanism.WordMechanism;
+import dev.dptext.random.RandomStream;
+import java.io.Serializable;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Rewrites a text token by token with a {@link WordMechanism}, keeping its whitespace layout.
+ *
+ * <p>Per text: split into whitespace and non-whitespace runs; tokenize each run with
+ * {@link Tokenizer}; replace every vocabulary token by the mechanism's draw (spelled as in the
+ * vocabulary unless {@link CasePolicy#RESTORE}) and every out-of-vocabulary token according to the
+ * {@link OovPolicy}; copy whitespace verbatim. Tokens of one run stay adjacent in the output, except
+ * that a space separates two outputs that would otherwise fuse into one word (a punctuation token
+ * replaced by a word, e.g. {@code "late."} → {@code "late stadium"}).
+ *
+ * <p>Privacy: each vocabulary token gets the mechanism's guarantee; the count of tokens, their
+ * grouping into runs and the whitespace are public. With the defaults nothing from the input is
+ * emitted verbatim except whitespace.
+ */
+public final class TextSanitizer implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final Embeddings embeddings;
+  private final WordMechanism mechanism;
+  private final OovPolicy oovPolicy;
+  private final String placeholder;
+  private final CasePolicy casePolicy;
+  private transient Tokenizer tokenizer;
+
+  public TextSanitizer(
+      Embeddings embeddings, WordMechanism mechanism, OovPolicy oovPolicy, String placeholder,
+      CasePolicy casePolicy) {
+    if (placeholder == null || placeholder.isEmpty() || placeholder.chars().anyMatch(Character::isWhitespace)) {
+      throw new IllegalArgumentException(
+          "the OOV placeholder must be a non-empty string without whitespace, e.g. <unk>");
+    }
+    this.embeddings = embeddings;
+    this.mechanism = mechanism;
+    this.oovPolicy = oovPolicy;
+    this.placeholder = placeholder;
+    this.casePolicy = casePolicy;
+  }
+
+  /** The defaults: OOV tokens replaced at random, vocabulary spelling. */
+  public TextSanitizer(Embeddings embeddings, WordMechanism mechanism) {
+    this(embeddings, mechanism, OovPolicy.RANDOM, "<unk>", CasePolicy.VOCABULARY);
+  }
+
+  public WordMechanism mechanism() {
+    return mechanism;
+  }
+
+  public Embeddings embeddings() {
+    return embeddings;
+  }
+
+  public OovPolicy oovPolicy() {
+    return oovPolicy;
+  }
+
+  public CasePolicy casePolicy() {
+    return casePolicy;
+  }
+
+  private Tokenizer tokenizer() {
+    Tokenizer t = tokenizer;
+    if (t == null) {
+      t = new Tokenizer(embeddings::indexOf);
+      tokenizer = t;
+    }
+    return t;
+  }
+
+  /**
+   * Sanitizes one text.
+   *
+   * @param text the input; null gives null
+   * @param random this row's random stream
+   * @param counts incremented with this text's token counts; may be null
+   */
+  public String sanitize(String text, RandomStream random, TokenCounts counts) {
+    if (text == null) {
+      return null;
+    }
+    StringBuilder out = new StringBuilder(text.length() + 16);
+    Tokenizer tk = tokenizer();
+    int n = text.length();
+    int i = 0;
+    while (i < n) {
+      int j = i;
+      if (Character.isWhitespace(text.codePointAt(i))) {
+        while (j < n && Character.isWhitespace(text.codePointAt(j))) {
+          j += Character.charCount(text.codePointAt(j));
+        }
+        out.append(text, i, j);
+      } else {
+        while (j < n && !Character.isWhitespace(text.codePointAt(j))) {
+          j += Character.charCount(text.codePointAt(j));
+        }
+        List<Tokenizer.Token> tokens = tk.tokenize(text.substring(i, j));
+        for (int t = 0; t < tokens.size(); t++) {
+          int before = out.length();
+          appendSanitized(out, tokens.get(t), random, counts);
+          // Two outputs that would fuse into one word ("wrong" + "affecting") get a space between them.
+          if (t > 0 && before > 0 && out.length() > before
+              && Tokenizer.isWordChar(Character.codePointBefore(out, before))
+              && Tokenizer.isWordChar(out.codePointAt(before))) {
+            out.insert(before, ' ');
+          }
+        }
+      }
+      i = j;
+    }
+    return out.toString();
+  }
+
+  private void appendSanitized(StringBuilder out, Tokenizer.Token token, RandomStream random, TokenCounts counts) {
+    int rank = token.rank();
+    String word;
+    if (rank >= 0) {
+      int y = mechanism.sanitize(rank, random);
+      if (counts != null) {
+        counts.tokens++;
+        if (y != rank) {
+          counts.changed++;
+        }
+      }
+      word = embeddings.word(y);
+    } else {
+      if (counts != null) {
+        counts.tokens++;
+        counts.outOfVocabulary++;
+        if (oovPolicy != OovPolicy.KEEP) {
+          counts.changed++;
+        }
+      }
+      switch (oovPolicy) {
+        case RANDOM -> {
+          int start = mechanism.outputStart();
+          word = embeddings.word(start + random.nextInt(embeddings.size() - start));
+        }
+        case PLACEHOLDER -> word = placeholder;
+        case KEEP -> {
+          out.append(token.surface());
+          return;
+        }
+        default -> throw new IllegalStateException(oovPolicy.name());
+      }
+    }
+    out.append(casePolicy == CasePolicy.RESTORE ? restoreCase(token.surface(), word) : word);
+  }
+
+  private static String restoreCase(String surface, String word) {
+    boolean hasLetter = false;
+    boolean allUpper = true;
+    for (int k = 0; k < surface.length(); k++) {
+      char c = surface.charAt(k);
+      if (Character.isLetter(c)) {
+        hasLetter = true;
+        allUpper &= Character.isUpperCase(c);
+      }
+    }
+    if (!hasLetter) {
+      return word;
+    }
+    if (allUpper && surface.length() > 1) {
+      return word.toUpperCase(Locale.ROOT);
+    }
+    if (Character.isUpperCase(surface.charAt(0)) && !word.isEmpty()) {
+      return word.substring(0, 1).toUpperCase(Locale.ROOT) + word.substring(1);
+    }
+    return word;
+  }
+}

@@ -1,0 +1,149 @@
+package dev.dptext.text;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToIntFunction;
+
+/**
+ * Splits text into word tokens and the whitespace between them, so that the text can be rebuilt with
+ * its layout intact.
+ *
+ * <p>Rules, applied to each maximal run of non-whitespace characters:
+ *
+ * <ol>
+ *   <li>Atoms: a run of letters, digits and combining marks is one atom; every other character
+ *       (punctuation, symbols, emoji) forms an atom with the identical characters that follow it
+ *       ({@code ...}, {@code !!}).
+ *   <li>Vocabulary merges: {@code word<c>word} with c one of {@code ' ’ - . , / :} becomes one token
+ *       when the joined form is a vocabulary word ({@code well-known}, {@code 3.5}, {@code o'clock}).
+ *   <li>English clitics as GloVe's tokenizer splits them: {@code don't → do n't}, {@code it's → it 's},
+ *       {@code we're → we 're} (also 'll 've 'm 'd).
+ *   <li>Everything else is one token per atom: {@code "Hello," → "Hello" ","}.
+ * </ol>
+ *
+ * Lookup is case-insensitive (exact form first, then lower case) and treats ’ as '. Whitespace is
+ * never a token and is copied verbatim by the sanitizer.
+ */
+public final class Tokenizer {
+  private static final String CONNECTORS = "'’-.,/:";
+
+  private final ToIntFunction<String> vocabulary;
+
+  /** @param vocabulary maps a word to its rank, or -1 when it is not in the vocabulary */
+  public Tokenizer(ToIntFunction<String> vocabulary) {
+    this.vocabulary = vocabulary;
+  }
+
+  /** One token: its surface text as it appears in the input and its rank (-1 if OOV). */
+  public record Token(String surface, int rank) {}
+
+  /** The rank of a surface form: exact, then lower case, with ’ read as '. */
+  public int rank(String surface) {
+    String s = surface.indexOf('’') >= 0 ? surface.replace('’', '\'') : surface;
+    int r = vocabulary.applyAsInt(s);
+    if (r < 0) {
+      String lower = s.toLowerCase(java.util.Locale.ROOT);
+      if (!lower.equals(s)) {
+        r = vocabulary.applyAsInt(lower);
+      }
+    }
+    return r;
+  }
+
+  /** Tokenizes one run of non-whitespace characters (a "word" in the everyday sense). */
+  public List<Token> tokenize(String run) {
+    List<String> atoms = atoms(run);
+    List<Token> out = new ArrayList<>(atoms.size());
+    int i = 0;
+    while (i < atoms.size()) {
+      String atom = atoms.get(i);
+      if (!isWordAtom(atom)) {
+        out.add(new Token(atom, rank(atom)));
+        i++;
+        continue;
+      }
+      // Longest vocabulary merge word<c>word<c>word...
+      int end = i;
+      String merged = atom;
+      String candidate = atom;
+      for (int j = i; j + 2 < atoms.size() && isConnector(atoms.get(j + 1)) && isWordAtom(atoms.get(j + 2)); j += 2) {
+        candidate = candidate + atoms.get(j + 1) + atoms.get(j + 2);
+        if (rank(candidate) >= 0) {
+          merged = candidate;
+          end = j + 2;
+        }
+      }
+      if (end > i) {
+        out.add(new Token(merged, rank(merged)));
+        i = end + 1;
+        continue;
+      }
+      if (i + 2 < atoms.size() && isApostrophe(atoms.get(i + 1)) && isWordAtom(atoms.get(i + 2))) {
+        String suffix = atoms.get(i + 2);
+        String lower = suffix.toLowerCase(java.util.Locale.ROOT);
+        if (lower.equals("t") && atom.length() > 1 && Character.toLowerCase(atom.charAt(atom.length() - 1)) == 'n') {
+          String stem = atom.substring(0, atom.length() - 1);
+          String clitic = atom.substring(atom.length() - 1) + atoms.get(i + 1) + suffix;
+          out.add(new Token(stem, rank(stem)));
+          out.add(new Token(clitic, rank(clitic)));
+          i += 3;
+          continue;
+        }
+        if (lower.equals("s") || lower.equals("re") || lower.equals("ll") || lower.equals("ve")
+            || lower.equals("m") || lower.equals("d")) {
+          String clitic = atoms.get(i + 1) + suffix;
+          out.add(new Token(atom, rank(atom)));
+          out.add(new Token(clitic, rank(clitic)));
+          i += 3;
+          continue;
+        }
+      }
+      out.add(new Token(atom, rank(atom)));
+      i++;
+    }
+    return out;
+  }
+
+  private static List<String> atoms(String run) {
+    List<String> atoms = new ArrayList<>();
+    int n = run.length();
+    int i = 0;
+    while (i < n) {
+      int cp = run.codePointAt(i);
+      int j = i + Character.charCount(cp);
+      if (isWordChar(cp)) {
+        while (j < n && isWordChar(run.codePointAt(j))) {
+          j += Character.charCount(run.codePointAt(j));
+        }
+      } else {
+        while (j < n && run.codePointAt(j) == cp) {
+          j += Character.charCount(cp);
+        }
+      }
+      atoms.add(run.substring(i, j));
+      i = j;
+    }
+    return atoms;
+  }
+
+  static boolean isWordChar(int cp) {
+    if (Character.isLetterOrDigit(cp)) {
+      return true;
+    }
+    int type = Character.getType(cp);
+    return type == Character.NON_SPACING_MARK || type == Character.COMBINING_SPACING_MARK
+        || type == Character.ENCLOSING_MARK;
+  }
+
+  private static boolean isWordAtom(String atom) {
+    return isWordChar(atom.codePointAt(0));
+  }
+
+  private static boolean isConnector(String atom) {
+    return atom.length() == 1 && CONNECTORS.indexOf(atom.charAt(0)) >= 0;
+  }
+
+  private static boolean isApostrophe(String atom) {
+    return atom.equals("'") || atom.equals("’");
+  }
+}
