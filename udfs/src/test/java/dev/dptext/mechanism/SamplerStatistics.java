@@ -29,8 +29,8 @@ import org.apache.commons.math3.distribution.PoissonDistribution;
  *
  * <p><b>False-failure rate.</b> Every statistical check in these tests is a test at level
  * {@link #ALPHA} = 1e-5: a correct sampler fails a given check with probability at most 1e-5 (the
- * chi-square and normal approximations aside). The suites run roughly 400 such checks, so the chance
- * that some check fails spuriously for a given choice of seeds is below 0.5%. The seeds are fixed,
+ * chi-square and normal approximations aside). The suites run roughly 500 such checks, so the chance
+ * that some check fails spuriously for a given choice of seeds is about 0.5% at most. The seeds are fixed,
  * so a suite that passes keeps passing; if a change to the sampler's consumption of random numbers
  * makes exactly one check fail by a small margin, re-run that case with other seeds before believing
  * it. A real defect fails many cases, by a wide margin.
@@ -292,13 +292,20 @@ final class SamplerStatistics {
 
   private static final Path LOG = Path.of("target", "test-statistics", "santext-samplers.txt");
 
-  /** Appends a line to target/test-statistics/santext-samplers.txt (not to the console). */
+  private static boolean logStarted;
+
+  /**
+   * Appends a line to target/test-statistics/santext-samplers.txt (not to the console, to keep the
+   * build output short); the file is started afresh by each test JVM.
+   */
   static synchronized void log(String line) {
     try {
       Files.createDirectories(LOG.getParent());
       Files.writeString(
           LOG, line + System.lineSeparator(), StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND);
+          logStarted ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING,
+          StandardOpenOption.WRITE);
+      logStarted = true;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

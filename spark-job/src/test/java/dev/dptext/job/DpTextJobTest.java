@@ -1,0 +1,211 @@
+package dev.dptext.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The job end to end, in-process: JSON/CSV/text in, Delta/Parquet out, config files, build-model,
+ * and one clear error with the right exit code for each kind of bad input.
+ */
+class DpTextJobTest {
+  static final String SAMPLE = "../data/sample/support-tickets.jsonl";
+
+  @TempDir static Path tmp;
+  static SparkSession spark;
+  static Path keyFile;
+  static Path embeddings;
+
+  @BeforeAll
+  static void setUp() throws Exception {
+    spark = SparkSession.builder()
+        .master("local[2]")
+        .appName("dptext-job-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.warehouse.dir", tmp.resolve("warehouse").toString())
+        .config("spark.sql.extensions", JobSession.DELTA_EXTENSION)
+        .config("spark.sql.catalog.spark_catalog", JobSession.DELTA_CATALOG)
+        .getOrCreate();
+    keyFile = tmp.resolve("key");
+    Files.writeString(keyFile, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");
+    // A small GloVe file: the 3,000 most frequent words of the embedded default.
+    embeddings = tmp.resolve("glove-3000.txt");
+    var e = dev.dptext.model.EmbeddedDefault.embeddings().topWords(3000);
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < e.size(); i++) {
+      sb.append(e.word(i));
+      for (int d = 0; d < e.dim(); d++) {
+        sb.append(' ').append(e.rawVectors()[i * e.dim() + d]);
+      }
+      sb.append('\n');
+    }
+    Files.writeString(embeddings, sb);
+  }
+
+  record Run(int exitCode, String out, String err) {}
+
+  static Run run(String... args) {
+    PrintStream oldOut = System.out;
+    PrintStream oldErr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    int code;
+    try {
+      code = DpTextJob.execute(args);
+    } finally {
+      System.setOut(oldOut);
+      System.setErr(oldErr);
+    }
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  static String[] sanitize(String output, String... extra) {
+    List<String> a = new java.util.ArrayList<>(List.of("sanitize", "--input", SAMPLE, "--output", output,
+        "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32",
+        "--key-file", keyFile.toString()));
+    a.addAll(List.of(extra));
+    return a.toArray(new String[0]);
+  }
+
+  static List<String> texts(String path, String format) {
+    return spark.read().format(format).load(path).orderBy("id").collectAsList().stream()
+        .map(r -> r.isNullAt(r.fieldIndex("text")) ? "<null>" : r.getString(r.fieldIndex("text")))
+        .collect(Collectors.toList());
+  }
+
+  @Test
+  void sanitizesJsonIntoDeltaReproduciblyAndKeepsEveryRowAndColumn() {
+    String out = tmp.resolve("tickets-delta").toString();
+    Run r = run(sanitize(out));
+    assertEquals(0, r.exitCode(), r.err());
+    assertTrue(r.out().contains("rows in / out      16 / 16"), r.out());
+    assertTrue(r.out().contains("santext+ ε=3.0, w=0.9, p=0.3, ε0=ln(1/p)=1.204"), r.out());
+    List<Row> rows = spark.read().format("delta").load(out).orderBy("id").collectAsList();
+    List<Row> in = spark.read().json(SAMPLE).orderBy("id").collectAsList();
+    assertEquals(in.size(), rows.size());
+    for (int i = 0; i < in.size(); i++) {
+      assertEquals(in.get(i).getAs("customer"), rows.get(i).<String>getAs("customer"));
+      String before = in.get(i).getAs("text");
+      String after = rows.get(i).getAs("text");
+      if (before == null) {
+        assertNull(after);
+      } else if (before.isEmpty()) {
+        assertEquals("", after);
+      }
+    }
+    // The same key and ids: a re-run (overwrite) writes identical text.
+    List<String> first = texts(out, "delta");
+    Run again = run(sanitize(out, "--mode", "overwrite"));
+    assertEquals(0, again.exitCode(), again.err());
+    assertEquals(first, texts(out, "delta"));
+    // Writing again without --mode is refused.
+    Run refused = run(sanitize(out));
+    assertEquals(2, refused.exitCode());
+    assertTrue(refused.err().contains("already exists"), refused.err());
+  }
+
+  @Test
+  void configFileWithOverridesAndUnknownKeys() throws Exception {
+    Path conf = tmp.resolve("job.properties");
+    Files.writeString(conf, String.join("\n",
+        "input = " + SAMPLE, "id-column = id", "model = " + embeddings, "neighbours = 32",
+        "key-file = " + keyFile, "mechanism = santext", "epsilon = 2", "output-format = parquet", ""));
+    String out = tmp.resolve("from-conf").toString();
+    Run r = run("sanitize", "--config", conf.toString(), "--output", out, "--epsilon", "5");
+    assertEquals(0, r.exitCode(), r.err());
+    assertTrue(r.out().contains("santext ε=5.0"), r.out());
+    assertEquals(16, spark.read().parquet(out).count());
+
+    Files.writeString(conf, "input = x\nepsilonn = 3\n");
+    Run bad = run("sanitize", "--config", conf.toString(), "--output", out);
+    assertEquals(2, bad.exitCode());
+    assertTrue(bad.err().contains("[epsilonn]") && bad.err().contains("epsilon"), bad.err());
+  }
+
+  @Test
+  void builtModelArtifactGivesTheSameOutputAsBuildingOnTheFly() {
+    String model = tmp.resolve("model.dptext").toString();
+    Run b = run("build-model", "--model", embeddings.toString(), "--neighbours", "32", "--output", model);
+    assertEquals(0, b.exitCode(), b.err());
+    assertTrue(b.out().contains("3,000 words"), b.out());
+    String onTheFly = tmp.resolve("on-the-fly").toString();
+    String fromArtifact = tmp.resolve("from-artifact").toString();
+    assertEquals(0, run(sanitize(onTheFly, "--output-format", "parquet")).exitCode());
+    List<String> a = new java.util.ArrayList<>(List.of(sanitize(fromArtifact, "--output-format", "parquet")));
+    a.set(a.indexOf(embeddings.toString()), model);
+    assertEquals(0, run(a.toArray(new String[0])).exitCode());
+    assertEquals(texts(onTheFly, "parquet"), texts(fromArtifact, "parquet"));
+  }
+
+  @Test
+  void textAndCsvInputs() throws Exception {
+    Path txt = tmp.resolve("lines.txt");
+    Files.writeString(txt, "the first line of text\n\nand a third one\n");
+    String out = tmp.resolve("from-text").toString();
+    Run r = run("sanitize", "--input", txt.toString(), "--output", out, "--id-mode", "content-hash",
+        "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString());
+    assertEquals(0, r.exitCode(), r.err());
+    assertEquals(3, spark.read().format("delta").load(out).count());
+
+    Path csv = tmp.resolve("t.csv");
+    Files.writeString(csv, "id,text\n1,\"hello world, again\"\n2,good morning\n");
+    String out2 = tmp.resolve("from-csv").toString();
+    Run c = run("sanitize", "--input", csv.toString(), "--input-option", "header=true", "--output", out2,
+        "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString());
+    assertEquals(0, c.exitCode(), c.err());
+    assertEquals(2, spark.read().format("delta").load(out2).count());
+  }
+
+  @Test
+  void badInputIsOneClearErrorWithTheRightExitCode() {
+    String out = tmp.resolve("never").toString();
+    Run missing = run("sanitize", "--input", tmp.resolve("nope.json").toString(), "--output", out,
+        "--id-column", "id", "--key-file", keyFile.toString(), "--model", embeddings.toString());
+    assertEquals(3, missing.exitCode(), missing.err());
+    assertTrue(missing.err().contains("nope.json"), missing.err());
+
+    Run column = run(sanitize(out, "--text-column", "body"));
+    assertEquals(3, column.exitCode(), column.err());
+    assertTrue(column.err().contains("'body'") && column.err().contains("customer"), column.err());
+
+    Run mechanism = run(sanitize(out, "--mechanism", "laplace9"));
+    assertEquals(2, mechanism.exitCode(), mechanism.err());
+    assertTrue(mechanism.err().contains("Unknown mechanism 'laplace9'"), mechanism.err());
+
+    Run epsilon = run(sanitize(out, "--epsilon", "-1"));
+    assertEquals(2, epsilon.exitCode(), epsilon.err());
+    assertTrue(epsilon.err().contains("epsilon must be a positive"), epsilon.err());
+
+    Run noKey = run("sanitize", "--input", SAMPLE, "--output", out, "--id-column", "id",
+        "--key-env", "DPTEXT_TEST_UNSET_VARIABLE");
+    assertEquals(2, noKey.exitCode(), noKey.err());
+    assertTrue(noKey.err().contains("DPTEXT_TEST_UNSET_VARIABLE") && noKey.err().contains("openssl rand"), noKey.err());
+
+    Run noId = run("sanitize", "--input", SAMPLE, "--output", out, "--key-file", keyFile.toString());
+    assertEquals(2, noId.exitCode(), noId.err());
+    assertTrue(noId.err().contains("--id-mode content-hash"), noId.err());
+
+    Run badModel = run(sanitize(out, "--model", tmp.resolve("missing.vec").toString()));
+    assertEquals(3, badModel.exitCode(), badModel.err());
+    assertTrue(badModel.err().contains("missing.vec"), badModel.err());
+
+    Run unknownOption = run(sanitize(out, "--epsilom", "3"));
+    assertEquals(2, unknownOption.exitCode(), unknownOption.err());
+  }
+}
