@@ -36,7 +36,8 @@ public final class DpTextJob implements Runnable {
           + SanitizeCommand.firstLine(e.getMessage()));
       throw e;
     });
-    cli.setExitCodeExceptionMapper(e -> e instanceof JobException je ? je.exitCode.code : ExitCode.FAILURE.code);
+    cli.setExitCodeExceptionMapper(e -> e instanceof JobException je ? je.exitCode.code
+        : e instanceof CommandLine.ParameterException ? ExitCode.USAGE.code : ExitCode.FAILURE.code);
     try {
       applyConfigFile(cli, args);
     } catch (JobException e) {

@@ -7,7 +7,7 @@ import java.util.Locale;
 
 /** The end-of-run report: counts, privacy parameters, timing. Contains no text and no key. */
 record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, TokenAccumulators counters,
-    double seconds, String modelHash) {
+    double seconds, String modelHash, String frequencySource) {
 
   String render() {
     MechanismSpec m = options.mechanismSpec();
@@ -26,6 +26,9 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, TokenAccumul
       s.append(String.format(Locale.ROOT, "  mechanism          %s ε=%s%n", m.name(), m.epsilon()));
     }
     s.append(String.format(Locale.ROOT, "  model              %s (sha256 %s)%n", options.modelSource(), modelHash));
+    if (m.name().equals(MechanismSpec.SANTEXT_PLUS)) {
+      s.append(String.format(Locale.ROOT, "  word frequencies   %s%n", frequencySource));
+    }
     s.append(String.format(Locale.ROOT, "  randomness         id mode %s%n", options.idMode().name().toLowerCase(Locale.ROOT)));
     s.append(String.format(Locale.ROOT, "  elapsed            %.1f s%n", seconds));
     s.append(String.format(Locale.ROOT, "  throughput         %,.0f tokens/s, %,.0f rows/s", tokens / seconds, rowsIn / seconds));

@@ -1,6 +1,7 @@
 package dev.dptext.job;
 
 import dev.dptext.model.DpTextModel;
+import dev.dptext.spark.CorpusFrequencies;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.IdMode;
@@ -111,6 +112,11 @@ final class SanitizeCommand implements Callable<Integer> {
       description = "Run without a key, with fresh randomness: re-runs and retried tasks give different output.")
   boolean freshRandomness;
 
+  @Option(names = "--frequency-source", paramLabel = "SOURCE", defaultValue = "embeddings",
+      description = "SanText+'s word frequencies: embeddings (default; the embedding file's public rank) "
+          + "or private-corpus (OPT-IN, outside the guarantee: counts the input text itself).")
+  String frequencySource;
+
   @Option(names = "--show", paramLabel = "N", defaultValue = "0",
       description = "Print N rows of the output after the run (for demos). Default: ${DEFAULT-VALUE}.")
   int show;
@@ -138,6 +144,10 @@ final class SanitizeCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
+    DpTextModel model = privateCorpusModel(spark, in, text);
+    if (model != null) {
+      builder.model(model);
+    }
     TokenAccumulators counters = new TokenAccumulators(spark.sparkContext());
     builder.countTokens(counters);
     long rowsIn = in.count();
@@ -151,7 +161,8 @@ final class SanitizeCommand implements Callable<Integer> {
     long rowsOut = OutputFormat.countWritten(spark, output, outputFormat, mode, rowsIn);
     double seconds = (System.nanoTime() - start) / 1e9;
     RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, counters, seconds,
-        modelHash(spark));
+        model != null ? model.hash() : modelHash(spark),
+        model != null ? CorpusFrequencies.LABEL : "embeddings (public rank of the embedding file)");
     System.out.println(summary.render());
     if (show > 0) {
       OutputFormat.read(spark, output, outputFormat).select(out).show(show, false);
@@ -161,6 +172,22 @@ final class SanitizeCommand implements Callable<Integer> {
           "Rows out (" + rowsOut + ") differ from rows in (" + rowsIn + "); do not use " + output);
     }
     return 0;
+  }
+
+  /** The model re-ranked by the input's own word counts, when that opt-in is chosen; else null. */
+  private DpTextModel privateCorpusModel(SparkSession spark, Dataset<Row> in, String column) {
+    switch (frequencySource.strip().toLowerCase(java.util.Locale.ROOT)) {
+      case "embeddings":
+        return null;
+      case "private-corpus":
+        DpTextModel base = ModelLoader.load(spark, modelOptions.model, modelOptions.vocabSize, modelOptions.neighbours);
+        org.slf4j.LoggerFactory.getLogger(SanitizeCommand.class).warn(
+            "SanText+ sensitive set from the PRIVATE corpus's word counts: outside the DP guarantee");
+        return CorpusFrequencies.rerank(base, CorpusFrequencies.count(in, column, base.embeddings()));
+      default:
+        throw new JobException(ExitCode.USAGE,
+            "Unknown --frequency-source '" + frequencySource + "'; use embeddings or private-corpus");
+    }
   }
 
   private String modelHash(SparkSession spark) {
@@ -241,7 +268,7 @@ final class SanitizeCommand implements Callable<Integer> {
       df.schema(); // resolve now: a missing path fails here with a clear message
       return df;
     } catch (Exception e) {
-      if (e.getClass().getSimpleName().equals("AnalysisException")) {
+      if (e instanceof org.apache.spark.sql.AnalysisException || e instanceof java.io.FileNotFoundException) {
         throw new JobException(ExitCode.INPUT,
             "Cannot read " + format.sparkName() + " input " + input + ": " + firstLine(e.getMessage())
                 + "; check --input and --input-format");

@@ -201,7 +201,8 @@ class DpTextJobTest {
     assertEquals(2, noId.exitCode(), noId.err());
     assertTrue(noId.err().contains("--id-mode content-hash"), noId.err());
 
-    Run badModel = run(sanitize(out, "--model", tmp.resolve("missing.vec").toString()));
+    Run badModel = run("sanitize", "--input", SAMPLE, "--output", out, "--id-column", "id",
+        "--key-file", keyFile.toString(), "--model", tmp.resolve("missing.vec").toString());
     assertEquals(3, badModel.exitCode(), badModel.err());
     assertTrue(badModel.err().contains("missing.vec"), badModel.err());
 

@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -68,8 +67,10 @@ public final class EmbeddingReader {
                 in,
                 StandardCharsets.UTF_8
                     .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)),
+                    // Replace, then report per line: REPORT would fail while the reader fills its
+                    // buffer, before the lines in front of the bad byte are counted.
+                    .onMalformedInput(CodingErrorAction.REPLACE)
+                    .onUnmappableCharacter(CodingErrorAction.REPLACE)),
             1 << 16);
     List<String> words = new ArrayList<>();
     Map<String, Integer> firstLine = new HashMap<>();
@@ -78,9 +79,12 @@ public final class EmbeddingReader {
     long declaredCount = -1;
     int lineNo = 0;
     String line;
-    try {
+    {
       while (words.size() < maxWords && (line = reader.readLine()) != null) {
         lineNo++;
+        if (line.indexOf('\uFFFD') >= 0) {
+          throw error(name, lineNo, "the file is not valid UTF-8 (or contains U+FFFD); convert it to UTF-8");
+        }
         if (line.isBlank()) {
           continue;
         }
@@ -125,16 +129,13 @@ public final class EmbeddingReader {
         }
         words.add(word);
       }
-    } catch (CharacterCodingException e) {
-      throw error(name, lineNo + 1, "the file is not valid UTF-8");
     }
     if (words.isEmpty()) {
       throw new EmbeddingFormatException("Embedding file " + name + " contains no words");
     }
     if (declaredCount >= 0 && maxWords == Integer.MAX_VALUE && declaredCount != words.size()) {
-      throw new EmbeddingFormatException(
-          "Embedding file " + name + ": the .vec header declares " + declaredCount
-              + " words but the file has " + words.size() + "; fix the header or the file");
+      throw error(name, 1, "the .vec header declares " + declaredCount + " words but the file has "
+          + words.size() + "; fix the header or the file");
     }
     return new Embeddings(words.toArray(new String[0]), values.toArray(), dim);
   }

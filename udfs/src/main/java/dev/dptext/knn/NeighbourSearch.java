@@ -50,7 +50,9 @@ public final class NeighbourSearch {
     int kk = Math.min(k, targets);
     int candidates = Math.min(kk + SLACK, targets);
     int dim = embeddings.dim();
-    float[] v = embeddings.rawVectors();
+    // Distances do not change under translation; centring on the mean keeps the float products small,
+    // so cancellation in ‖x‖² + ‖y‖² − 2·x·y cannot swamp the differences between neighbours.
+    float[] v = centred(embeddings);
     double[] norms2 = new double[n];
     double maxNorm = 0;
     for (int i = 0; i < n; i++) {
@@ -64,7 +66,9 @@ public final class NeighbourSearch {
     int[] neighbours = new int[n * kk];
     double[] bounds = new double[n];
     BLAS blas = BLAS.getInstance();
-    LOG.debug("neighbour search with " + blas.getClass().getSimpleName());
+    long started = System.nanoTime();
+    LOG.debug("neighbour search: {} words, targets [{}, {}), K={}, BLAS {}", n, targetStart, n, kk,
+        blas.getClass().getSimpleName());
     double maxNormFinal = maxNorm;
     int blocks = (n + QUERY_BLOCK - 1) / QUERY_BLOCK;
     AtomicInteger done = new AtomicInteger();
@@ -75,19 +79,40 @@ public final class NeighbourSearch {
               int q0 = b * QUERY_BLOCK;
               int q1 = Math.min(n, q0 + QUERY_BLOCK);
               searchBlock(
-                  embeddings, blas, norms2, maxNormFinal, targetStart, kk, candidates, q0, q1,
+                  embeddings, v, blas, norms2, maxNormFinal, targetStart, kk, candidates, q0, q1,
                   neighbours, bounds);
               done.incrementAndGet();
             });
+    LOG.info("neighbour table for {} words × {} targets (K={}) built in {} s with {}", n, targets, kk,
+        String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9),
+        blas.getClass().getSimpleName());
     return new NeighbourTable(targetStart, kk, neighbours, bounds);
   }
 
+  private static float[] centred(Embeddings e) {
+    int n = e.size();
+    int dim = e.dim();
+    float[] raw = e.rawVectors();
+    double[] mean = new double[dim];
+    for (int i = 0; i < n; i++) {
+      for (int d = 0; d < dim; d++) {
+        mean[d] += raw[i * dim + d];
+      }
+    }
+    float[] out = new float[raw.length];
+    for (int i = 0; i < n; i++) {
+      for (int d = 0; d < dim; d++) {
+        out[i * dim + d] = (float) (raw[i * dim + d] - mean[d] / n);
+      }
+    }
+    return out;
+  }
+
   private static void searchBlock(
-      Embeddings e, BLAS blas, double[] norms2, double maxNorm, int targetStart, int kk,
+      Embeddings e, float[] v, BLAS blas, double[] norms2, double maxNorm, int targetStart, int kk,
       int candidates, int q0, int q1, int[] neighbours, double[] bounds) {
     int n = e.size();
     int dim = e.dim();
-    float[] v = e.rawVectors();
     int qn = q1 - q0;
     // Per query: a max-heap of the `candidates` smallest approximate squared distances.
     double[][] heapD = new double[qn][candidates];
@@ -137,7 +162,9 @@ public final class NeighbourSearch {
         bound = size > kk ? exact[order[kk]] : Double.POSITIVE_INFINITY;
       } else {
         // Words never considered have approximate d² ≥ the heap's maximum; allow for float rounding.
-        double margin = 8.0 * dim * 0x1.0p-23 * Math.sqrt(norms2[x]) * maxNorm + 1e-9;
+        // Product rounding, plus the rounding of the centred coordinates (≤ √m·2^-23·maxNorm per vector).
+        double margin = 8.0 * dim * 0x1.0p-23 * Math.sqrt(norms2[x]) * maxNorm
+            + 8.0 * Math.sqrt(dim) * 0x1.0p-23 * maxNorm * maxNorm + 1e-9;
         double rest = Math.sqrt(Math.max(0.0, heapD[i][0] - margin));
         bound = Math.min(exact[order[kk]], rest);
       }

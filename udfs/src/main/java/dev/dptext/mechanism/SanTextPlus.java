@@ -57,7 +57,16 @@ public final class SanTextPlus implements WordMechanism {
   /** The first rank of V_S for a vocabulary of {@code size} words and sensitive fraction {@code w}. */
   public static int sensitiveStart(int size, double w) {
     checkParameters(size, w, 0.5);
-    return size - (int) Math.floor(w * size);
+    return size - sensitiveCount(size, w);
+  }
+
+  /**
+   * |V_S| = ⌊w·|V|⌋, computed on the decimal value of w (0.7·90 = 63, where binary floating point
+   * would give 62.999…).
+   */
+  static int sensitiveCount(int size, double w) {
+    return java.math.BigDecimal.valueOf(w).multiply(java.math.BigDecimal.valueOf(size))
+        .setScale(0, java.math.RoundingMode.FLOOR).intValueExact();
   }
 
   private static void checkParameters(int size, double w, double p) {
@@ -65,7 +74,7 @@ public final class SanTextPlus implements WordMechanism {
       throw new IllegalArgumentException(
           "SanText+ sensitive fraction w must be in (0, 1], got " + w);
     }
-    if ((int) Math.floor(w * size) < 1) {
+    if (sensitiveCount(size, w) < 1) {
       throw new IllegalArgumentException(
           "SanText+ sensitive fraction w=" + w + " selects no word of a vocabulary of " + size
               + "; raise w");

@@ -53,6 +53,35 @@ public final class DpTextModel implements Serializable {
     return new DpTextModel(embeddings, neighbours, Map.of(), meta, EmbeddingsHash.of(embeddings));
   }
 
+  /**
+   * The same embeddings with the vocabulary re-ranked: word {@code order[i]} of this model becomes
+   * rank i. Used for the opt-in "private corpus" frequency source of SanText+; neighbour tables are
+   * recomputed on use. The new model's metadata records {@code frequencySource}.
+   */
+  public DpTextModel reranked(int[] order, String frequencySource) {
+    int n = embeddings.size();
+    if (order.length != n) {
+      throw new IllegalArgumentException("order has " + order.length + " entries for " + n + " words");
+    }
+    int dim = embeddings.dim();
+    String[] words = new String[n];
+    float[] vectors = new float[n * dim];
+    boolean[] seen = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      int w = order[i];
+      if (w < 0 || w >= n || seen[w]) {
+        throw new IllegalArgumentException("order is not a permutation: rank " + w + " at position " + i);
+      }
+      seen[w] = true;
+      words[i] = embeddings.word(w);
+      System.arraycopy(embeddings.rawVectors(), w * dim, vectors, i * dim, dim);
+    }
+    Embeddings e = new Embeddings(words, vectors, dim);
+    Map<String, String> meta = new java.util.LinkedHashMap<>(metadata);
+    meta.put("frequencySource", frequencySource);
+    return new DpTextModel(e, neighbours, Map.of(), meta, EmbeddingsHash.of(e));
+  }
+
   public Embeddings embeddings() {
     return embeddings;
   }

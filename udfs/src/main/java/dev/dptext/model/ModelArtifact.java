@@ -23,7 +23,7 @@ import java.util.Map;
  * <pre>
  * "DPTEXT-MODEL" | int format version | int metadata entries, (UTF key, UTF value)…
  * | UTF embeddings SHA-256 | int |V| | int m | int K | UTF word × |V| | float × |V|·m
- * | int tables | (int target start, int k, int × |V|·k, double × |V|) × tables
+ * | int tables | (int target start, int k, int × |V|·k, double × |V|, UTF table SHA-256) × tables
  * </pre>
  *
  * Big-endian throughout. Reading checks the magic, the version and the embeddings hash, so a
@@ -61,6 +61,7 @@ public final class ModelArtifact {
       for (double b : t.rawOutsideBounds()) {
         out.writeDouble(b);
       }
+      out.writeUTF(tableHash(t));
     }
     out.flush();
   }
@@ -95,6 +96,11 @@ public final class ModelArtifact {
       int n = in.readInt();
       int dim = in.readInt();
       int k = in.readInt();
+      if (n <= 0 || dim <= 0 || k <= 0 || (long) n * dim > Integer.MAX_VALUE - 8) {
+        throw new IllegalArgumentException(
+            "Model file " + name + " is corrupted: it declares " + n + " words × " + dim + " dims, K="
+                + k + "; rebuild it with `dptext build-model`");
+      }
       String[] words = new String[n];
       for (int i = 0; i < n; i++) {
         words[i] = in.readUTF();
@@ -112,17 +118,57 @@ public final class ModelArtifact {
       for (int t = 0; t < tableCount; t++) {
         int start = in.readInt();
         int tk = in.readInt();
+        if (start < 0 || start >= n || tk <= 0 || tk > Math.min(k, n - start)) {
+          throw new IllegalArgumentException(
+              "Model file " + name + " is corrupted: neighbour table " + t + " has target start " + start
+                  + " and K=" + tk + "; rebuild it with `dptext build-model`");
+        }
         int[] nb = readInts(in, n * tk);
         double[] bounds = new double[n];
         for (int i = 0; i < n; i++) {
           bounds[i] = in.readDouble();
         }
-        tables.put(start, new NeighbourTable(start, tk, nb, bounds));
+        NeighbourTable table = new NeighbourTable(start, tk, nb, bounds);
+        if (!in.readUTF().equals(tableHash(table))) {
+          throw new IllegalArgumentException(
+              "Model file " + name + " is corrupted: neighbour table " + t + " does not match its "
+                  + "checksum; rebuild it with `dptext build-model`");
+        }
+        tables.put(start, table);
       }
       return new DpTextModel(emb, k, tables, meta, hash);
     } catch (EOFException e) {
       throw new IllegalArgumentException(
           "Model file " + name + " is truncated; rebuild it with `dptext build-model`", e);
+    } catch (java.io.UTFDataFormatException e) {
+      throw new IllegalArgumentException(
+          "Model file " + name + " is corrupted (a word is not valid modified UTF-8); rebuild it with "
+              + "`dptext build-model`", e);
+    }
+  }
+
+  /** SHA-256 over a table's arrays: a sampler with a corrupted table would be silently inexact. */
+  private static String tableHash(NeighbourTable t) {
+    try {
+      java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+      ByteBuffer header = ByteBuffer.allocate(8).putInt(t.targetStart()).putInt(t.k());
+      md.update(header.array());
+      int[] nb = t.rawNeighbours();
+      ByteBuffer buf = ByteBuffer.allocate(4 * 8192);
+      for (int i = 0; i < nb.length; i += 8192) {
+        int c = Math.min(8192, nb.length - i);
+        buf.clear();
+        buf.asIntBuffer().put(nb, i, c);
+        md.update(buf.array(), 0, 4 * c);
+      }
+      ByteBuffer b8 = ByteBuffer.allocate(8);
+      for (double b : t.rawOutsideBounds()) {
+        b8.clear();
+        md.update(b8.putDouble(b).array());
+      }
+      return java.util.HexFormat.of().formatHex(md.digest());
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
   }
 

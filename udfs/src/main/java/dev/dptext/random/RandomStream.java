@@ -89,26 +89,27 @@ public final class RandomStream {
    *
    * <p>A plain 53-bit uniform cannot fall below 2^-53, so a test "u &lt; p" would treat every
    * probability below that as 0. Here leading zero bits are drawn 64 at a time (a geometric
-   * exponent) and 53 more bits form the mantissa, so log-space tests {@code logU < log p} are exact
-   * for every p a double can hold. Costs one {@link #nextLong()} except with probability 2^-11.
+   * exponent) and 52 more bits form the mantissa, so log-space tests {@code logU < log p} are exact
+   * for every p a double can hold. Costs one {@link #nextLong()} except with probability 2^-12.
    */
   public double nextLogUniform() {
     long bits = nextLong();
-    int exponent = 0;
-    // Use the top 11 bits as the first exponent bits; the low 53 bits as the mantissa.
-    long top = bits >>> 53;
-    long mantissa = (bits & ((1L << 53) - 1)) | (1L << 53); // 1.xxx in [2^53, 2^54)
+    // Top 12 bits: the first exponent bits; low 52 bits: the mantissa, 1.f in [1, 2) exactly.
+    long top = bits >>> 52;
+    double mantissa = 1.0 + (bits & ((1L << 52) - 1)) * 0x1.0p-52;
+    int exponent;
     if (top != 0) {
-      exponent = Long.numberOfLeadingZeros(top) - 53; // zeros among the 11 top bits
+      exponent = Long.numberOfLeadingZeros(top) - 52; // zeros among the 12 top bits
     } else {
-      exponent = 11;
+      exponent = 12;
       long more;
       while ((more = nextLong()) == 0 && exponent < 1100) {
         exponent += 64;
       }
       exponent += Long.numberOfLeadingZeros(more);
     }
-    // u = 2^-(exponent+1) * (mantissa / 2^53), mantissa/2^53 in [1, 2): u uniform in its binade.
-    return Math.log(mantissa * 0x1.0p-53) - (exponent + 1) * LN_2;
+    // u = 2^-(exponent+1) · 1.f, uniform within its binade [2^-(exponent+1), 2^-exponent).
+    return Math.log(mantissa) - (exponent + 1) * LN_2;
   }
+
 }

@@ -60,7 +60,7 @@ public final class SecretKey implements Serializable {
             "The RNG key in " + source + " starts with 'base64:' but is not valid Base64; "
                 + HOW_TO_GENERATE);
       }
-    } else if (s.length() % 2 == 0 && s.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+    } else if (s.length() % 2 == 0 && s.chars().allMatch(SecretKey::isAsciiHex)) {
       bytes = HexFormat.of().parseHex(s.toLowerCase(Locale.ROOT));
     } else {
       throw new IllegalArgumentException(
@@ -73,6 +73,10 @@ public final class SecretKey implements Serializable {
               + (MIN_BYTES * 8) + " are needed; " + HOW_TO_GENERATE);
     }
     return new SecretKey(bytes, source);
+  }
+
+  private static boolean isAsciiHex(int c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
   }
 
   /** Reads the key from an environment variable. */

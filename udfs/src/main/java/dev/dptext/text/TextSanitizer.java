@@ -92,23 +92,26 @@ public final class TextSanitizer implements Serializable {
     int i = 0;
     while (i < n) {
       int j = i;
-      if (Character.isWhitespace(text.codePointAt(i))) {
-        while (j < n && Character.isWhitespace(text.codePointAt(j))) {
+      if (Tokenizer.isSpace(text.codePointAt(i))) {
+        while (j < n && Tokenizer.isSpace(text.codePointAt(j))) {
           j += Character.charCount(text.codePointAt(j));
         }
         out.append(text, i, j);
       } else {
-        while (j < n && !Character.isWhitespace(text.codePointAt(j))) {
+        while (j < n && !Tokenizer.isSpace(text.codePointAt(j))) {
           j += Character.charCount(text.codePointAt(j));
         }
         List<Tokenizer.Token> tokens = tk.tokenize(text.substring(i, j));
         for (int t = 0; t < tokens.size(); t++) {
           int before = out.length();
           appendSanitized(out, tokens.get(t), random, counts);
-          // Two outputs that would fuse into one word ("wrong" + "affecting") get a space between them.
-          if (t > 0 && before > 0 && out.length() > before
+          // Two outputs that would fuse into one word ("late" + "." → "late" + "stadium") get a space
+          // between them; tokens that were already word-to-word in the input ("do" + "n't") stay joined.
+          if (t > 0 && out.length() > before
               && Tokenizer.isWordChar(Character.codePointBefore(out, before))
-              && Tokenizer.isWordChar(out.codePointAt(before))) {
+              && Tokenizer.isWordChar(out.codePointAt(before))
+              && !(endsWithWordChar(tokens.get(t - 1).surface())
+                  && Tokenizer.isWordChar(tokens.get(t).surface().codePointAt(0)))) {
             out.insert(before, ' ');
           }
         }
@@ -116,6 +119,10 @@ public final class TextSanitizer implements Serializable {
       i = j;
     }
     return out.toString();
+  }
+
+  private static boolean endsWithWordChar(String s) {
+    return !s.isEmpty() && Tokenizer.isWordChar(s.codePointBefore(s.length()));
   }
 
   private void appendSanitized(StringBuilder out, Tokenizer.Token token, RandomStream random, TokenCounts counts) {
@@ -143,7 +150,10 @@ public final class TextSanitizer implements Serializable {
           int start = mechanism.outputStart();
           word = embeddings.word(start + random.nextInt(embeddings.size() - start));
         }
-        case PLACEHOLDER -> word = placeholder;
+        case PLACEHOLDER -> {
+          out.append(placeholder); // fixed, whatever the input's case
+          return;
+        }
         case KEEP -> {
           out.append(token.surface());
           return;

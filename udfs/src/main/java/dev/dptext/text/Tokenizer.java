@@ -50,6 +50,25 @@ public final class Tokenizer {
     return r;
   }
 
+  /** Every token of a whole text, splitting at whitespace exactly as {@link TextSanitizer} does. */
+  public void forEachToken(String text, java.util.function.Consumer<Token> sink) {
+    int n = text.length();
+    int i = 0;
+    while (i < n) {
+      while (i < n && isSpace(text.codePointAt(i))) {
+        i += Character.charCount(text.codePointAt(i));
+      }
+      int j = i;
+      while (j < n && !isSpace(text.codePointAt(j))) {
+        j += Character.charCount(text.codePointAt(j));
+      }
+      if (j > i) {
+        tokenize(text.substring(i, j)).forEach(sink);
+      }
+      i = j;
+    }
+  }
+
   /** Tokenizes one run of non-whitespace characters (a "word" in the everyday sense). */
   public List<Token> tokenize(String run) {
     List<String> atoms = atoms(run);
@@ -124,6 +143,14 @@ public final class Tokenizer {
       i = j;
     }
     return atoms;
+  }
+
+  /**
+   * Whitespace for layout purposes: Java whitespace plus the no-break spaces (U+00A0, U+2007, U+202F),
+   * which separate words just as well and must not become tokens.
+   */
+  public static boolean isSpace(int cp) {
+    return Character.isWhitespace(cp) || Character.isSpaceChar(cp);
   }
 
   static boolean isWordChar(int cp) {

@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.zip.GZIPOutputStream;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -196,9 +195,6 @@ class EmbeddingReaderTest {
     assertError(write("zero-dim.vec", "4 0\n" + GLOVE), 1, "dimension 0");
   }
 
-  @Disabled(
-      "defect: EmbeddingReader's header/body count mismatch message has no line number "
-          + "(class javadoc: every defect names the file and line)")
   @Test
   void headerCountMismatchNamesTheHeaderLine() throws IOException {
     assertError(write("few.vec", "5 3\n" + GLOVE), 1, "declares 5 words");
@@ -225,9 +221,6 @@ class EmbeddingReaderTest {
     assertError(write("cut.txt", cut), 0, "not valid UTF-8");
   }
 
-  @Disabled(
-      "defect: the UTF-8 error reports line 1 for an invalid byte on line 3: the decoder fails while "
-          + "BufferedReader fills its 64K buffer, before the earlier lines are counted")
   @Test
   void invalidUtf8NamesTheRightLine() throws IOException {
     assertError(write("latin1.txt", withInvalidUtf8OnLine3()), 3, "not valid UTF-8");

@@ -197,7 +197,10 @@ class DpTextSparkTest {
     ByteArrayOutputStream explained = new ByteArrayOutputStream();
     List<String> logLines;
     try (LogCapture capture = new LogCapture()) {
-      Dataset<Row> out = sanitizer(KEY_HEX).transform(input, "text", "text_dp");
+      spark.sparkContext().setLogLevel("DEBUG");
+      // A model without tables, so the driver-side build (and its logging) happens inside the capture.
+      DpTextModel fresh = DpTextModel.of(model.embeddings(), "test-fresh", 16);
+      Dataset<Row> out = sanitizer(KEY_HEX).model(fresh).transform(input, "text", "text_dp");
       PrintStream old = System.out;
       System.setOut(new PrintStream(explained, true, StandardCharsets.UTF_8));
       try {
@@ -207,10 +210,14 @@ class DpTextSparkTest {
       }
       assertEquals(240, out.collectAsList().size());
       logLines = capture.lines();
+    } finally {
+      spark.sparkContext().setLogLevel("WARN");
     }
     String plan = explained.toString(StandardCharsets.UTF_8);
     assertTrue(plan.contains("dp_sanitize"), plan);
     assertTrue(logLines.size() > 20, "the capture saw only " + logLines.size() + " lines: is DEBUG on?");
+    assertTrue(logLines.stream().anyMatch(l -> l != null && l.startsWith("neighbour search")),
+        "dptext's own DEBUG lines were not captured");
     for (String secret : List.of(KEY_HEX, KEY_HEX.toUpperCase(), CANARY, CANARY.toLowerCase())) {
       assertFalse(plan.contains(secret), "plan contains " + secret);
       for (String line : logLines) {
