@@ -38,17 +38,24 @@ public final class NeighbourSearch {
    * {@code [targetStart, size)}.
    */
   public static NeighbourTable compute(Embeddings embeddings, int targetStart, int k) {
+    return compute(embeddings, targetStart, RowLengths.uniform(k));
+  }
+
+  /**
+   * Computes the table with per-word row lengths for all words of {@code embeddings} against the
+   * target ranks {@code [targetStart, size)}.
+   */
+  public static NeighbourTable compute(Embeddings embeddings, int targetStart, RowLengths rows) {
     int n = embeddings.size();
     if (targetStart < 0 || targetStart >= n) {
       throw new IllegalArgumentException(
           "targetStart must be in [0, " + n + "), got " + targetStart);
     }
-    if (k <= 0) {
-      throw new IllegalArgumentException("k must be positive, got " + k);
-    }
     int targets = n - targetStart;
-    int kk = Math.min(k, targets);
-    int candidates = Math.min(kk + SLACK, targets);
+    int[] offsets = new int[n + 1];
+    for (int x = 0; x < n; x++) {
+      offsets[x + 1] = offsets[x] + rows.forRank(x, targets);
+    }
     int dim = embeddings.dim();
     // Distances do not change under translation; centring on the mean keeps the float products small,
     // so cancellation in ‖x‖² + ‖y‖² − 2·x·y cannot swamp the differences between neighbours.
@@ -63,11 +70,11 @@ public final class NeighbourSearch {
       norms2[i] = s;
       maxNorm = Math.max(maxNorm, Math.sqrt(s));
     }
-    int[] neighbours = new int[n * kk];
+    int[] neighbours = new int[offsets[n]];
     double[] bounds = new double[n];
     BLAS blas = BLAS.getInstance();
     long started = System.nanoTime();
-    LOG.debug("neighbour search: {} words, targets [{}, {}), K={}, BLAS {}", n, targetStart, n, kk,
+    LOG.debug("neighbour search: {} words, targets [{}, {}), {}, BLAS {}", n, targetStart, n, rows,
         blas.getClass().getSimpleName());
     double maxNormFinal = maxNorm;
     int blocks = (n + QUERY_BLOCK - 1) / QUERY_BLOCK;
@@ -79,14 +86,14 @@ public final class NeighbourSearch {
               int q0 = b * QUERY_BLOCK;
               int q1 = Math.min(n, q0 + QUERY_BLOCK);
               searchBlock(
-                  embeddings, v, blas, norms2, maxNormFinal, targetStart, kk, candidates, q0, q1,
+                  embeddings, v, blas, norms2, maxNormFinal, targetStart, offsets, q0, q1,
                   neighbours, bounds);
               done.incrementAndGet();
             });
-    LOG.info("neighbour table for {} words × {} targets (K={}) built in {} s with {}", n, targets, kk,
+    LOG.info("neighbour table for {} words × {} targets ({} entries) built in {} s with {}", n, targets, offsets[n],
         String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9),
         blas.getClass().getSimpleName());
-    return new NeighbourTable(targetStart, kk, neighbours, bounds);
+    return new NeighbourTable(targetStart, offsets, neighbours, bounds);
   }
 
   private static float[] centred(Embeddings e) {
@@ -109,14 +116,20 @@ public final class NeighbourSearch {
   }
 
   private static void searchBlock(
-      Embeddings e, float[] v, BLAS blas, double[] norms2, double maxNorm, int targetStart, int kk,
-      int candidates, int q0, int q1, int[] neighbours, double[] bounds) {
+      Embeddings e, float[] v, BLAS blas, double[] norms2, double maxNorm, int targetStart,
+      int[] offsets, int q0, int q1, int[] neighbours, double[] bounds) {
     int n = e.size();
     int dim = e.dim();
     int qn = q1 - q0;
-    // Per query: a max-heap of the `candidates` smallest approximate squared distances.
-    double[][] heapD = new double[qn][candidates];
-    int[][] heapI = new int[qn][candidates];
+    int targets = n - targetStart;
+    // Per query: a max-heap of the row length + SLACK smallest approximate squared distances.
+    double[][] heapD = new double[qn][];
+    int[][] heapI = new int[qn][];
+    for (int i = 0; i < qn; i++) {
+      int candidates = Math.min(offsets[q0 + i + 1] - offsets[q0 + i] + SLACK, targets);
+      heapD[i] = new double[candidates];
+      heapI[i] = new int[candidates];
+    }
     int[] heapSize = new int[qn];
     float[] scores = new float[TARGET_BLOCK * qn];
     for (int t0 = targetStart; t0 < n; t0 += TARGET_BLOCK) {
@@ -128,6 +141,7 @@ public final class NeighbourSearch {
         double[] hd = heapD[i];
         int[] hi = heapI[i];
         int size = heapSize[i];
+        int candidates = hd.length;
         int base = i * tn;
         for (int j = 0; j < tn; j++) {
           double d2 = xn + norms2[t0 + j] - 2.0 * scores[base + j];
@@ -142,6 +156,7 @@ public final class NeighbourSearch {
     }
     for (int i = 0; i < qn; i++) {
       int x = q0 + i;
+      int kk = offsets[x + 1] - offsets[x];
       int size = heapSize[i];
       int[] ids = Arrays.copyOf(heapI[i], size);
       double[] exact = new double[size];
@@ -154,7 +169,7 @@ public final class NeighbourSearch {
       }
       Arrays.sort(order, (a, b) -> exact[a] != exact[b] ? Double.compare(exact[a], exact[b]) : Integer.compare(ids[a], ids[b]));
       for (int c = 0; c < kk; c++) {
-        neighbours[x * kk + c] = ids[order[c]];
+        neighbours[offsets[x] + c] = ids[order[c]];
       }
       double bound;
       if (size == n - targetStart) {

@@ -38,8 +38,8 @@ final class ExponentialNeighbourSampler implements Serializable {
   private final double epsilon;
   private final int targetStart;
   private final int targetSize;
-  private final int k;
-  /** Per word, the cumulative excess weights of its neighbours, normalised to end at 1. */
+  /** Per word, the cumulative excess weights of its neighbours (laid out like the table's rows),
+   *  normalised to end at 1. */
   private final double[] cumulativeExcess;
   /** Per word, log P(uniform branch); −∞ when H_x is the whole target set. */
   private final double[] logUniformBranch;
@@ -57,12 +57,13 @@ final class ExponentialNeighbourSampler implements Serializable {
     this.epsilon = epsilon;
     this.targetStart = table.targetStart();
     this.targetSize = embeddings.size() - targetStart;
-    this.k = table.k();
     int n = embeddings.size();
-    this.cumulativeExcess = new double[n * k];
+    this.cumulativeExcess = new double[table.rawNeighbours().length];
     this.logUniformBranch = new double[n];
-    double[] d = new double[k];
+    double[] d = new double[table.k()];
     for (int x = 0; x < n; x++) {
+      int k = table.rowLength(x);
+      int row = table.rowOffset(x);
       for (int j = 0; j < k; j++) {
         d[j] = embeddings.distance(x, table.neighbour(x, j));
       }
@@ -74,10 +75,10 @@ final class ExponentialNeighbourSampler implements Serializable {
       for (int j = 0; j < k; j++) {
         double w = Math.exp(-0.5 * epsilon * (d[j] - reference));
         total += Math.max(0.0, w - flat);
-        cumulativeExcess[x * k + j] = total;
+        cumulativeExcess[row + j] = total;
       }
       for (int j = 0; j < k; j++) {
-        cumulativeExcess[x * k + j] /= total > 0 ? total : 1;
+        cumulativeExcess[row + j] /= total > 0 ? total : 1;
       }
       double logUniform = Math.log(targetSize) + logFlat; // log(|T|·g_out)
       if (total == 0) {
@@ -123,10 +124,11 @@ final class ExponentialNeighbourSampler implements Serializable {
     }
   }
 
-  /** The first neighbour index j with cumulative excess > u (binary search over K entries). */
+  /** The first neighbour index j with cumulative excess > u (binary search over the row). */
   private int pickExcess(int x, double u) {
-    int lo = x * k;
-    int hi = lo + k - 1;
+    int row = table.rowOffset(x);
+    int lo = row;
+    int hi = row + table.rowLength(x) - 1;
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
       if (cumulativeExcess[mid] > u) {
@@ -135,6 +137,6 @@ final class ExponentialNeighbourSampler implements Serializable {
         lo = mid + 1;
       }
     }
-    return lo - x * k;
+    return lo - row;
   }
 }

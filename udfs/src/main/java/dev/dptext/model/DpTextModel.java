@@ -3,6 +3,7 @@ package dev.dptext.model;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NeighbourSearch;
 import dev.dptext.knn.NeighbourTable;
+import dev.dptext.knn.RowLengths;
 import java.io.Serializable;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -28,29 +29,34 @@ public final class DpTextModel implements Serializable {
   public static final int DEFAULT_NEIGHBOURS = 64;
 
   private final Embeddings embeddings;
-  private final int neighbours;
+  private final RowLengths rows;
   private final Map<Integer, NeighbourTable> tables;
   private final Map<String, String> metadata;
   private final String embeddingsHash;
 
   DpTextModel(
-      Embeddings embeddings, int neighbours, Map<Integer, NeighbourTable> tables,
+      Embeddings embeddings, RowLengths rows, Map<Integer, NeighbourTable> tables,
       Map<String, String> metadata, String embeddingsHash) {
-    if (neighbours <= 0) {
-      throw new IllegalArgumentException("neighbours must be positive, got " + neighbours);
-    }
     this.embeddings = embeddings;
-    this.neighbours = neighbours;
+    this.rows = rows;
     this.tables = new ConcurrentHashMap<>(tables);
     this.metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
     this.embeddingsHash = embeddingsHash;
   }
 
-  /** A model over these embeddings with no precomputed tables. */
+  /**
+   * A model over these embeddings with no precomputed tables, whose rows have {@code neighbours}
+   * entries, longer for frequent words ({@link RowLengths#tiered}).
+   */
   public static DpTextModel of(Embeddings embeddings, String source, int neighbours) {
+    return of(embeddings, source, RowLengths.tiered(neighbours));
+  }
+
+  /** A model with these row lengths and no precomputed tables. */
+  public static DpTextModel of(Embeddings embeddings, String source, RowLengths rows) {
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put("source", source);
-    return new DpTextModel(embeddings, neighbours, Map.of(), meta, EmbeddingsHash.of(embeddings));
+    return new DpTextModel(embeddings, rows, Map.of(), meta, EmbeddingsHash.of(embeddings));
   }
 
   /**
@@ -79,16 +85,21 @@ public final class DpTextModel implements Serializable {
     Embeddings e = new Embeddings(words, vectors, dim);
     Map<String, String> meta = new java.util.LinkedHashMap<>(metadata);
     meta.put("frequencySource", frequencySource);
-    return new DpTextModel(e, neighbours, Map.of(), meta, EmbeddingsHash.of(e));
+    return new DpTextModel(e, rows, Map.of(), meta, EmbeddingsHash.of(e));
   }
 
   public Embeddings embeddings() {
     return embeddings;
   }
 
-  /** K, the number of neighbours per word in each table. */
+  /** K, the base number of neighbours per word in each table. */
   public int neighbourCount() {
-    return neighbours;
+    return rows.k();
+  }
+
+  /** The row-length policy of this model's neighbour tables. */
+  public RowLengths rowLengths() {
+    return rows;
   }
 
   /** SHA-256 of the vocabulary and vectors, hex: identifies the model in audit logs. */
@@ -104,7 +115,7 @@ public final class DpTextModel implements Serializable {
   /** The neighbour table for target ranks {@code [targetStart, |V|)}, computing it if needed. */
   public NeighbourTable neighbours(int targetStart) {
     return tables.computeIfAbsent(
-        targetStart, t -> NeighbourSearch.compute(embeddings, t, neighbours));
+        targetStart, t -> NeighbourSearch.compute(embeddings, t, rows));
   }
 
   /** Whether the table for this target set is already present. */

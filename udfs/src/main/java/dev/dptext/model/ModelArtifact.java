@@ -2,6 +2,7 @@ package dev.dptext.model;
 
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NeighbourTable;
+import dev.dptext.knn.RowLengths;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -22,8 +23,10 @@ import java.util.Map;
  *
  * <pre>
  * "DPTEXT-MODEL" | int format version | int metadata entries, (UTF key, UTF value)…
- * | UTF embeddings SHA-256 | int |V| | int m | int K | UTF word × |V| | float × |V|·m
- * | int tables | (int target start, int k, int × |V|·k, double × |V|, UTF table SHA-256) × tables
+ * | UTF embeddings SHA-256 | int |V| | int m | int K | byte tiered rows
+ * | UTF word × |V| | float × |V|·m
+ * | int tables | (int target start, int entries E, int × (|V|+1) row offsets, int × E neighbours,
+ *                 double × |V| outside bounds, UTF table SHA-256) × tables
  * </pre>
  *
  * Big-endian throughout. Reading checks the magic, the version and the embeddings hash, so a
@@ -48,6 +51,7 @@ public final class ModelArtifact {
     out.writeInt(emb.size());
     out.writeInt(emb.dim());
     out.writeInt(model.neighbourCount());
+    out.writeBoolean(model.rowLengths().tiered());
     for (String w : emb.rawWords()) {
       out.writeUTF(w);
     }
@@ -56,7 +60,8 @@ public final class ModelArtifact {
     out.writeInt(tables.size());
     for (NeighbourTable t : tables.values()) {
       out.writeInt(t.targetStart());
-      out.writeInt(t.k());
+      out.writeInt(t.rawNeighbours().length);
+      writeInts(out, t.rawOffsets());
       writeInts(out, t.rawNeighbours());
       for (double b : t.rawOutsideBounds()) {
         out.writeDouble(b);
@@ -96,6 +101,7 @@ public final class ModelArtifact {
       int n = in.readInt();
       int dim = in.readInt();
       int k = in.readInt();
+      boolean tiered = in.readBoolean();
       if (n <= 0 || dim <= 0 || k <= 0 || (long) n * dim > Integer.MAX_VALUE - 8) {
         throw new IllegalArgumentException(
             "Model file " + name + " is corrupted: it declares " + n + " words × " + dim + " dims, K="
@@ -117,18 +123,26 @@ public final class ModelArtifact {
       Map<Integer, NeighbourTable> tables = new LinkedHashMap<>();
       for (int t = 0; t < tableCount; t++) {
         int start = in.readInt();
-        int tk = in.readInt();
-        if (start < 0 || start >= n || tk <= 0 || tk > Math.min(k, n - start)) {
+        int tableEntries = in.readInt();
+        if (start < 0 || start >= n || tableEntries < n || (long) tableEntries > (long) n * (n - start)) {
           throw new IllegalArgumentException(
               "Model file " + name + " is corrupted: neighbour table " + t + " has target start " + start
-                  + " and K=" + tk + "; rebuild it with `dptext build-model`");
+                  + " and " + tableEntries + " entries; rebuild it with `dptext build-model`");
         }
-        int[] nb = readInts(in, n * tk);
+        int[] offsets = readInts(in, n + 1);
+        int[] nb = readInts(in, tableEntries);
         double[] bounds = new double[n];
         for (int i = 0; i < n; i++) {
           bounds[i] = in.readDouble();
         }
-        NeighbourTable table = new NeighbourTable(start, tk, nb, bounds);
+        NeighbourTable table;
+        try {
+          table = new NeighbourTable(start, offsets, nb, bounds);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(
+              "Model file " + name + " is corrupted: neighbour table " + t + " (" + e.getMessage()
+                  + "); rebuild it with `dptext build-model`");
+        }
         if (!in.readUTF().equals(tableHash(table))) {
           throw new IllegalArgumentException(
               "Model file " + name + " is corrupted: neighbour table " + t + " does not match its "
@@ -136,7 +150,7 @@ public final class ModelArtifact {
         }
         tables.put(start, table);
       }
-      return new DpTextModel(emb, k, tables, meta, hash);
+      return new DpTextModel(emb, new RowLengths(k, tiered), tables, meta, hash);
     } catch (EOFException e) {
       throw new IllegalArgumentException(
           "Model file " + name + " is truncated; rebuild it with `dptext build-model`", e);
@@ -151,15 +165,16 @@ public final class ModelArtifact {
   private static String tableHash(NeighbourTable t) {
     try {
       java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
-      ByteBuffer header = ByteBuffer.allocate(8).putInt(t.targetStart()).putInt(t.k());
+      ByteBuffer header = ByteBuffer.allocate(4).putInt(t.targetStart());
       md.update(header.array());
-      int[] nb = t.rawNeighbours();
       ByteBuffer buf = ByteBuffer.allocate(4 * 8192);
-      for (int i = 0; i < nb.length; i += 8192) {
-        int c = Math.min(8192, nb.length - i);
-        buf.clear();
-        buf.asIntBuffer().put(nb, i, c);
-        md.update(buf.array(), 0, 4 * c);
+      for (int[] array : new int[][] {t.rawOffsets(), t.rawNeighbours()}) {
+        for (int i = 0; i < array.length; i += 8192) {
+          int c = Math.min(8192, array.length - i);
+          buf.clear();
+          buf.asIntBuffer().put(array, i, c);
+          md.update(buf.array(), 0, 4 * c);
+        }
       }
       ByteBuffer b8 = ByteBuffer.allocate(8);
       for (double b : t.rawOutsideBounds()) {

@@ -106,7 +106,7 @@ class SanTextDeterminismTest {
   @Test
   void specBuiltMechanismsAgree() {
     Embeddings e = Fixtures.gloveTop2000();
-    DpTextModel model = DpTextModel.of(e, Fixtures.GLOVE_TOP2000, 16);
+    DpTextModel model = DpTextModel.of(e, Fixtures.GLOVE_TOP2000, dev.dptext.knn.RowLengths.uniform(16));
     WordMechanism[] direct = mechanisms();
     WordMechanism[] built = {
       MechanismSpec.santext(3.0).build(model),

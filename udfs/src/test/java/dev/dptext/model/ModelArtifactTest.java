@@ -70,7 +70,7 @@ class ModelArtifactTest {
     for (Map.Entry<String, String> e : model.metadata().entrySet()) {
       off += 2 + utfLength(e.getKey()) + 2 + utfLength(e.getValue());
     }
-    off += 2 + 64 + 4 + 4 + 4;
+    off += 2 + 64 + 4 + 4 + 4 + 1; // hash, |V|, m, K, tiered-rows flag
     for (String w : emb.rawWords()) {
       off += 2 + utfLength(w);
     }
