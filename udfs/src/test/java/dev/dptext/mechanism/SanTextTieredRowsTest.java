@@ -12,9 +12,8 @@ import dev.dptext.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /**
- * The sampler with frequency-tiered rows (the product default): rows of 32·K, 4·K and K words by
- * rank. On the 2,000-word fixture with K = 8 the rows are 256 / 32 / 32… words: ranks below 1,024
- * get 256 neighbours, the rest 32. Each case is checked against the exact distribution with the same
+ * The sampler with frequency-tiered rows (the product default): rows of 64·K, 8·K and K words by
+ * rank. On the 2,000-word fixture with K = 8, ranks below 1,024 get 512 neighbours, the rest 64. Each case is checked against the exact distribution with the same
  * chi-square test (α = 1e-5 per check) as {@link SanTextDistributionTest}, for a word in each tier
  * and for SanText+ over its sensitive set.
  */
@@ -25,10 +24,10 @@ class SanTextTieredRowsTest {
   void tieredRowsHaveTheDocumentedLengthsAndKeepTheInvariant() {
     Embeddings e = Fixtures.gloveTop2000();
     NeighbourTable t = NeighbourSearch.compute(e, 0, RowLengths.tiered(8));
-    assertEquals(256, t.rowLength(0));
-    assertEquals(256, t.rowLength(1023));
-    assertEquals(32, t.rowLength(1024));
-    assertEquals(32, t.rowLength(1999));
+    assertEquals(8 * RowLengths.HEAD_FACTOR, t.rowLength(0));
+    assertEquals(8 * RowLengths.HEAD_FACTOR, t.rowLength(1023));
+    assertEquals(8 * RowLengths.MIDDLE_FACTOR, t.rowLength(1024));
+    assertEquals(8 * RowLengths.MIDDLE_FACTOR, t.rowLength(1999));
     for (int x : new int[] {0, 7, 1023, 1024, 1999}) {
       java.util.Set<Integer> row = new java.util.HashSet<>();
       for (int j = 0; j < t.rowLength(x); j++) {
