@@ -26,9 +26,11 @@ import java.io.Serializable;
  *
  * <h2>Numerics</h2>
  *
- * Weights are taken relative to the largest one and every test against a small probability is made
- * in log space with {@link RandomStream#nextLogUniform()}, so no output with a positive probability
- * representable in double precision is lost to underflow.
+ * Weights are taken relative to the largest one; branch and acceptance tests use full-precision
+ * uniforms ({@link RandomStream#nextUniform()}, {@link RandomStream#nextLogUniform()}) rather than 53-bit
+ * ones, so a branch or an acceptance with a tiny positive probability keeps it. Within a neighbour
+ * row the draw is an inverse-CDF lookup with a 53-bit uniform: a word whose share of its row's excess
+ * mass is below 2^-53 is drawn with probability off by at most 2^-53.
  */
 final class ExponentialNeighbourSampler implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -41,8 +43,8 @@ final class ExponentialNeighbourSampler implements Serializable {
   /** Per word, the cumulative excess weights of its neighbours (laid out like the table's rows),
    *  normalised to end at 1. */
   private final double[] cumulativeExcess;
-  /** Per word, log P(uniform branch); −∞ when H_x is the whole target set. */
-  private final double[] logUniformBranch;
+  /** Per word, P(uniform branch); 0 when H_x is the whole target set. */
+  private final double[] uniformBranch;
 
   ExponentialNeighbourSampler(Embeddings embeddings, NeighbourTable table, double epsilon) {
     if (!(epsilon > 0) || Double.isInfinite(epsilon)) {
@@ -59,7 +61,7 @@ final class ExponentialNeighbourSampler implements Serializable {
     this.targetSize = embeddings.size() - targetStart;
     int n = embeddings.size();
     this.cumulativeExcess = new double[table.rawNeighbours().length];
-    this.logUniformBranch = new double[n];
+    this.uniformBranch = new double[n];
     double[] d = new double[table.k()];
     for (int x = 0; x < n; x++) {
       int k = table.rowLength(x);
@@ -82,16 +84,16 @@ final class ExponentialNeighbourSampler implements Serializable {
       }
       double logUniform = Math.log(targetSize) + logFlat; // log(|T|·g_out)
       if (total == 0) {
-        logUniformBranch[x] = 0.0;
+        uniformBranch[x] = 1.0;
       } else if (logUniform == Double.NEGATIVE_INFINITY) {
-        logUniformBranch[x] = Double.NEGATIVE_INFINITY;
+        uniformBranch[x] = 0.0;
       } else {
-        // log(U / (U + E)) = −log(1 + E/U), computed stably on either side.
+        // U / (U + E) = 1 / (1 + E/U), computed in log space so that neither side overflows.
         double logExcess = Math.log(total);
-        logUniformBranch[x] =
+        uniformBranch[x] = Math.exp(
             logUniform >= logExcess
                 ? -Math.log1p(Math.exp(logExcess - logUniform))
-                : (logUniform - logExcess) - Math.log1p(Math.exp(logUniform - logExcess));
+                : (logUniform - logExcess) - Math.log1p(Math.exp(logUniform - logExcess)));
       }
     }
   }
@@ -106,10 +108,10 @@ final class ExponentialNeighbourSampler implements Serializable {
 
   /** Draws y ∈ T with P(y | x) ∝ exp(−ε·d(x,y)/2). */
   int sample(int x, RandomStream random) {
-    double logUniform = logUniformBranch[x];
+    double pUniform = uniformBranch[x];
     double bound = table.outsideBound(x);
     while (true) {
-      if (logUniform == 0.0 || random.nextLogUniform() < logUniform) {
+      if (pUniform == 1.0 || random.nextUniform() < pUniform) {
         int y = targetStart + random.nextInt(targetSize);
         // Accept iff log u < −ε·(d − b)/2, i.e. d < b − 2·log(u)/ε: drawing u first lets the distance
         // computation stop as soon as its partial sum passes that threshold.

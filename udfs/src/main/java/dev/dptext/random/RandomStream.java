@@ -94,22 +94,42 @@ public final class RandomStream {
    */
   public double nextLogUniform() {
     long bits = nextLong();
-    // Top 12 bits: the first exponent bits; low 52 bits: the mantissa, 1.f in [1, 2) exactly.
-    long top = bits >>> 52;
-    double mantissa = 1.0 + (bits & ((1L << 52) - 1)) * 0x1.0p-52;
-    int exponent;
-    if (top != 0) {
-      exponent = Long.numberOfLeadingZeros(top) - 52; // zeros among the 12 top bits
-    } else {
-      exponent = 12;
-      long more;
-      while ((more = nextLong()) == 0 && exponent < 1100) {
-        exponent += 64;
-      }
-      exponent += Long.numberOfLeadingZeros(more);
-    }
+    int exponent = leadingExponent(bits);
     // u = 2^-(exponent+1) · 1.f, uniform within its binade [2^-(exponent+1), 2^-exponent).
-    return Math.log(mantissa) - (exponent + 1) * LN_2;
+    return Math.log(mantissa(bits)) - (exponent + 1) * LN_2;
   }
+
+  /**
+   * A uniform variate on (0, 1) with the same full precision as {@link #nextLogUniform()} (a test
+   * {@code u < p} is exact for every p a double can hold, subnormals aside), without the logarithm.
+   */
+  public double nextUniform() {
+    long bits = nextLong();
+    int exponent = leadingExponent(bits);
+    return Math.scalb(mantissa(bits), -(exponent + 1));
+  }
+
+  /** 1.f in [1, 2) from the low 52 bits, exactly representable. */
+  private static double mantissa(long bits) {
+    return 1.0 + (bits & ((1L << 52) - 1)) * 0x1.0p-52;
+  }
+
+  /**
+   * The number of leading zero bits of an infinite random bit string whose first 12 bits are the top
+   * of {@code bits}; more words are drawn only when those 12 are all zero (probability 2^-12).
+   */
+  private int leadingExponent(long bits) {
+    long top = bits >>> 52;
+    if (top != 0) {
+      return Long.numberOfLeadingZeros(top) - 52;
+    }
+    int exponent = 12;
+    long more;
+    while ((more = nextLong()) == 0 && exponent < 1100) {
+      exponent += 64;
+    }
+    return exponent + Long.numberOfLeadingZeros(more);
+  }
+
 
 }

@@ -227,8 +227,7 @@ public final class DpText {
     public UserDefinedFunction udf(SparkSession spark) {
       Broadcast<Sanitizer> b = broadcast(spark, o);
       UserDefinedFunction udf =
-          functions.udf((org.apache.spark.sql.api.java.UDF2<String, Object, String>)
-              new SanitizeFunction(b, counters), DataTypes.StringType).withName(SQL_FUNCTION);
+          functions.udf(new SanitizeFunction(b, counters), DataTypes.StringType).withName(SQL_FUNCTION);
       return o.idMode == IdMode.FRESH ? udf.asNondeterministic() : udf;
     }
   }

@@ -2,14 +2,13 @@ package dev.dptext.spark;
 
 import dev.dptext.text.TokenCounts;
 import org.apache.spark.broadcast.Broadcast;
-import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.api.java.UDF2;
 
 /**
  * The UDF body: {@code (text, id) -> sanitized text}, reading the broadcast {@link Sanitizer}. It
  * holds only the broadcast handle, so task closures stay small and the key never appears in a plan.
  */
-final class SanitizeFunction implements UDF2<String, Object, String>, UDF1<String, String> {
+final class SanitizeFunction implements UDF2<String, Object, String> {
   private static final long serialVersionUID = 1L;
 
   private final Broadcast<Sanitizer> sanitizer;
@@ -31,12 +30,6 @@ final class SanitizeFunction implements UDF2<String, Object, String>, UDF1<Strin
       counters.add(counts);
     }
     return out;
-  }
-
-  /** The one-argument form, for the content-hash and fresh id modes. */
-  @Override
-  public String call(String text) {
-    return call(text, null);
   }
 
   @Override

@@ -195,6 +195,36 @@ class RandomStreamTest {
   }
 
   /**
+   * nextUniform is the same variate as exp(nextLogUniform) without the logarithm: uniform on (0, 1)
+   * (KS, α = 0.001), never 0 or 1, and from one seed it equals exp(nextLogUniform) to rounding.
+   */
+  @Test
+  void nextUniformIsUniformAndAgreesWithNextLogUniform() {
+    RandomStream r = RandomStream.fromSeed(77);
+    int n = 200_000;
+    double[] u = new double[n];
+    for (int i = 0; i < n; i++) {
+      u[i] = r.nextUniform();
+      assertTrue(u[i] > 0 && u[i] < 1, "u = " + u[i]);
+    }
+    Arrays.sort(u);
+    double d = 0;
+    for (int i = 0; i < n; i++) {
+      d = Math.max(d, Math.max((i + 1.0) / n - u[i], u[i] - (double) i / n));
+    }
+    assertTrue(d < 1.9491 / Math.sqrt(n), "KS D = " + d);
+    RandomStream a = RandomStream.fromSeed(5);
+    RandomStream b = RandomStream.fromSeed(5);
+    for (int i = 0; i < 10_000; i++) {
+      double x = a.nextUniform();
+      double y = Math.exp(b.nextLogUniform());
+      assertEquals(x, y, 1e-13 * x, "draw " + i); // exp(log u) rounds in the last bits
+    }
+    // Deep tail: all-zero leading words give a value far below 2^-53, not 0.
+    assertTrue(new RandomStream(0, 0, 0, 1L).nextUniform() > 0);
+  }
+
+  /**
    * The lower tail, where a plain 53-bit uniform is coarse: P(logU &lt; ln 1e-3) = 1e-3, and
    * P(U &lt; 2^-11) = 2^-11 (the branch that draws a second long). Normal approximation of the
    * binomial, two-sided α = 0.001 for each.
