@@ -48,6 +48,7 @@ final class BuildModelCommand implements Callable<Integer> {
         throw new JobException(ExitCode.USAGE, e.getMessage());
       }
     }
+    model.covariance(); // for the Mahalanobis mechanism; m×m, stored in the artifact
     ModelLoader.save(spark, model, output);
     System.out.printf(Locale.ROOT,
         "dptext model written to %s: %,d words × %d dims, K=%d, %d neighbour table(s), sha256 %s, %.1f s%n",

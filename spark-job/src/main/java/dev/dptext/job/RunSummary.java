@@ -18,13 +18,7 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, TokenAccumul
     s.append(String.format(Locale.ROOT, "  tokens             %,d%n", tokens));
     s.append(String.format(Locale.ROOT, "  tokens changed     %,d (%.1f%%)%n", counters.changed(), pct(counters.changed(), tokens)));
     s.append(String.format(Locale.ROOT, "  out of vocabulary  %,d (%.1f%%)%n", counters.outOfVocabulary(), pct(counters.outOfVocabulary(), tokens)));
-    if (m.name().equals(MechanismSpec.SANTEXT_PLUS)) {
-      double eps0 = m.replaceProbability() > 0 ? Math.log(1 / m.replaceProbability()) : Double.POSITIVE_INFINITY;
-      s.append(String.format(Locale.ROOT, "  mechanism          santext+ ε=%s, w=%s, p=%s, ε0=ln(1/p)=%.3f%n",
-          m.epsilon(), m.sensitiveFraction(), m.replaceProbability(), eps0));
-    } else {
-      s.append(String.format(Locale.ROOT, "  mechanism          %s ε=%s%n", m.name(), m.epsilon()));
-    }
+    s.append(String.format(Locale.ROOT, "  mechanism          %s%n", m.describe()));
     s.append(String.format(Locale.ROOT, "  model              %s (sha256 %s)%n", options.modelSource(), modelHash));
     if (m.name().equals(MechanismSpec.SANTEXT_PLUS)) {
       s.append(String.format(Locale.ROOT, "  word frequencies   %s%n", frequencySource));

@@ -67,7 +67,7 @@ final class SanitizeCommand implements Callable<Integer> {
   String idMode;
 
   @Option(names = "--mechanism", paramLabel = "NAME", defaultValue = "santext+",
-      description = "santext or santext+. Default: ${DEFAULT-VALUE}.")
+      description = "santext, santext+, laplace, mahalanobis, vickrey or vickrey-topk. Default: ${DEFAULT-VALUE}.")
   String mechanism;
 
   @Option(names = "--epsilon", paramLabel = "ε", defaultValue = "3", description = "Privacy parameter ε > 0. Default: ${DEFAULT-VALUE}.")
@@ -80,6 +80,15 @@ final class SanitizeCommand implements Callable<Integer> {
   @Option(names = "--p", paramLabel = "P", defaultValue = "0.3",
       description = "SanText+: probability of replacing a non-sensitive word. Default: ${DEFAULT-VALUE}.")
   double p;
+
+  @Option(names = "--lambda", paramLabel = "λ",
+      description = "Mahalanobis regularisation λ in [0, 1] (mahalanobis: default 0.5; vickrey's noise: "
+          + "default 0 = Laplace noise).")
+  Double lambda;
+
+  @Option(names = "--t", paramLabel = "T", split = ",",
+      description = "Vickrey threshold t in [0, 1] (default 0.5), or t_1,...,t_k for vickrey-topk.")
+  java.util.List<Double> t;
 
   @Mixin ModelOptions modelOptions;
 
@@ -225,6 +234,12 @@ final class SanitizeCommand implements Callable<Integer> {
     conf.put(DpTextOptions.EPSILON, Double.toString(epsilon));
     conf.put(DpTextOptions.W, Double.toString(w));
     conf.put(DpTextOptions.P, Double.toString(p));
+    if (lambda != null) {
+      conf.put(DpTextOptions.LAMBDA, Double.toString(lambda));
+    }
+    if (t != null && !t.isEmpty()) {
+      conf.put(DpTextOptions.T, t.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")));
+    }
     conf.put(DpTextOptions.OOV, oov);
     conf.put(DpTextOptions.OOV_PLACEHOLDER, oovPlaceholder);
     conf.put(DpTextOptions.CASE, casePolicy);

@@ -129,6 +129,36 @@ public final class Embeddings implements Serializable {
   }
 
   /**
+   * The squared Euclidean distance between a point {@code q[qOffset .. qOffset+m)} (double
+   * precision, e.g. a noisy embedding) and word {@code j}, accumulated in a fixed order like
+   * {@link #squaredDistance}, so nearest-word decisions are identical on every JVM.
+   */
+  public double squaredDistanceTo(double[] q, int qOffset, int j) {
+    float[] v = vectors;
+    int bo = j * dim;
+    double s0 = 0;
+    double s1 = 0;
+    double s2 = 0;
+    double s3 = 0;
+    int k = 0;
+    for (; k + 3 < dim; k += 4) {
+      double d0 = q[qOffset + k] - v[bo + k];
+      double d1 = q[qOffset + k + 1] - v[bo + k + 1];
+      double d2 = q[qOffset + k + 2] - v[bo + k + 2];
+      double d3 = q[qOffset + k + 3] - v[bo + k + 3];
+      s0 += d0 * d0;
+      s1 += d1 * d1;
+      s2 += d2 * d2;
+      s3 += d3 * d3;
+    }
+    for (; k < dim; k++) {
+      double d = q[qOffset + k] - v[bo + k];
+      s0 += d * d;
+    }
+    return (s0 + s1) + (s2 + s3);
+  }
+
+  /**
    * The squared distance of words {@code i} and {@code j} if it is below {@code limit}; otherwise some
    * value ≥ {@code limit}, possibly computed from a prefix of the dimensions. The sum is accumulated
    * exactly as in {@link #squaredDistance}: partial sums of non-negative terms only grow under

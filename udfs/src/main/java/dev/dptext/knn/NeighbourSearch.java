@@ -146,9 +146,9 @@ public final class NeighbourSearch {
         for (int j = 0; j < tn; j++) {
           double d2 = xn + norms2[t0 + j] - 2.0 * scores[base + j];
           if (size < candidates) {
-            siftUp(hd, hi, size++, d2, t0 + j);
+            Heaps.push(hd, hi, 0, size++, d2, t0 + j);
           } else if (d2 < hd[0]) {
-            replaceTop(hd, hi, size, d2, t0 + j);
+            Heaps.replaceTop(hd, hi, 0, size, d2, t0 + j);
           }
         }
         heapSize[i] = size;
@@ -163,11 +163,7 @@ public final class NeighbourSearch {
       for (int c = 0; c < size; c++) {
         exact[c] = e.distance(x, ids[c]);
       }
-      Integer[] order = new Integer[size];
-      for (int c = 0; c < size; c++) {
-        order[c] = c;
-      }
-      Arrays.sort(order, (a, b) -> exact[a] != exact[b] ? Double.compare(exact[a], exact[b]) : Integer.compare(ids[a], ids[b]));
+      Integer[] order = Heaps.order(exact, ids);
       for (int c = 0; c < kk; c++) {
         neighbours[offsets[x] + c] = ids[order[c]];
       }
@@ -185,39 +181,5 @@ public final class NeighbourSearch {
       }
       bounds[x] = bound;
     }
-  }
-
-  private static void siftUp(double[] d, int[] id, int pos, double value, int index) {
-    while (pos > 0) {
-      int parent = (pos - 1) >>> 1;
-      if (d[parent] >= value) {
-        break;
-      }
-      d[pos] = d[parent];
-      id[pos] = id[parent];
-      pos = parent;
-    }
-    d[pos] = value;
-    id[pos] = index;
-  }
-
-  private static void replaceTop(double[] d, int[] id, int size, double value, int index) {
-    int pos = 0;
-    while (true) {
-      int left = 2 * pos + 1;
-      if (left >= size) {
-        break;
-      }
-      int right = left + 1;
-      int larger = right < size && d[right] > d[left] ? right : left;
-      if (d[larger] <= value) {
-        break;
-      }
-      d[pos] = d[larger];
-      id[pos] = id[larger];
-      pos = larger;
-    }
-    d[pos] = value;
-    id[pos] = index;
   }
 }

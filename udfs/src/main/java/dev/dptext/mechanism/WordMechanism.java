@@ -21,6 +21,17 @@ public interface WordMechanism extends Serializable {
   int sanitize(int word, RandomStream random);
 
   /**
+   * Draws outputs for the first {@code count} words of {@code words}, in order, into {@code out}.
+   * The same stream gives the same outputs however the caller batches; mechanisms that map noisy
+   * vectors back to words override this to search a whole batch with one matrix product.
+   */
+  default void sanitize(int[] words, int count, RandomStream random, int[] out) {
+    for (int i = 0; i < count; i++) {
+      out[i] = sanitize(words[i], random);
+    }
+  }
+
+  /**
    * The first rank of the output vocabulary: outputs are always in {@code [outputStart(), |V|)}.
    * The text layer draws replacements for out-of-vocabulary tokens from the same range.
    */

@@ -1,6 +1,8 @@
 package dev.dptext.model;
 
+import dev.dptext.embedding.EmbeddingCovariance;
 import dev.dptext.embedding.Embeddings;
+import dev.dptext.knn.NearestWords;
 import dev.dptext.knn.NeighbourSearch;
 import dev.dptext.knn.NeighbourTable;
 import dev.dptext.knn.RowLengths;
@@ -33,6 +35,8 @@ public final class DpTextModel implements Serializable {
   private final Map<Integer, NeighbourTable> tables;
   private final Map<String, String> metadata;
   private final String embeddingsHash;
+  private EmbeddingCovariance covariance;
+  private transient NearestWords nearestWords;
 
   DpTextModel(
       Embeddings embeddings, RowLengths rows, Map<Integer, NeighbourTable> tables,
@@ -116,6 +120,31 @@ public final class DpTextModel implements Serializable {
   public NeighbourTable neighbours(int targetStart) {
     return tables.computeIfAbsent(
         targetStart, t -> NeighbourSearch.compute(embeddings, t, rows));
+  }
+
+  /** The embeddings' covariance scaled to trace m, computed on first use and kept in the artifact. */
+  public synchronized EmbeddingCovariance covariance() {
+    if (covariance == null) {
+      covariance = EmbeddingCovariance.of(embeddings);
+    }
+    return covariance;
+  }
+
+  /** Whether the covariance has been computed (or loaded). */
+  public synchronized boolean hasCovariance() {
+    return covariance != null;
+  }
+
+  synchronized void setCovariance(EmbeddingCovariance c) {
+    this.covariance = c;
+  }
+
+  /** The exact nearest-word index over this vocabulary (built once per model, on first use). */
+  public synchronized NearestWords nearestWords() {
+    if (nearestWords == null) {
+      nearestWords = new NearestWords(embeddings);
+    }
+    return nearestWords;
   }
 
   /** Whether the table for this target set is already present. */

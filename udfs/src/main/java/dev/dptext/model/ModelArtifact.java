@@ -1,5 +1,6 @@
 package dev.dptext.model;
 
+import dev.dptext.embedding.EmbeddingCovariance;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NeighbourTable;
 import dev.dptext.knn.RowLengths;
@@ -27,6 +28,7 @@ import java.util.Map;
  * | UTF word × |V| | float × |V|·m
  * | int tables | (int target start, int entries E, int × (|V|+1) row offsets, int × E neighbours,
  *                 double × |V| outside bounds, UTF table SHA-256) × tables
+ * | boolean covariance present | double × m·m scaled covariance Σ (row-major), UTF SHA-256, when present
  * </pre>
  *
  * Big-endian throughout. Reading checks the magic, the version and the embeddings hash, so a
@@ -67,6 +69,14 @@ public final class ModelArtifact {
         out.writeDouble(b);
       }
       out.writeUTF(tableHash(t));
+    }
+    out.writeBoolean(model.hasCovariance());
+    if (model.hasCovariance()) {
+      double[] sigma = model.covariance().sigma();
+      for (double x : sigma) {
+        out.writeDouble(x);
+      }
+      out.writeUTF(doublesHash(sigma));
     }
     out.flush();
   }
@@ -150,7 +160,20 @@ public final class ModelArtifact {
         }
         tables.put(start, table);
       }
-      return new DpTextModel(emb, new RowLengths(k, tiered), tables, meta, hash);
+      DpTextModel model = new DpTextModel(emb, new RowLengths(k, tiered), tables, meta, hash);
+      if (in.readBoolean()) {
+        double[] sigma = new double[dim * dim];
+        for (int i = 0; i < sigma.length; i++) {
+          sigma[i] = in.readDouble();
+        }
+        if (!in.readUTF().equals(doublesHash(sigma))) {
+          throw new IllegalArgumentException(
+              "Model file " + name + " is corrupted: the covariance does not match its checksum; "
+                  + "rebuild it with `dptext build-model`");
+        }
+        model.setCovariance(new EmbeddingCovariance(dim, sigma));
+      }
+      return model;
     } catch (EOFException e) {
       throw new IllegalArgumentException(
           "Model file " + name + " is truncated; rebuild it with `dptext build-model`", e);
@@ -158,6 +181,20 @@ public final class ModelArtifact {
       throw new IllegalArgumentException(
           "Model file " + name + " is corrupted (a word is not valid modified UTF-8); rebuild it with "
               + "`dptext build-model`", e);
+    }
+  }
+
+  private static String doublesHash(double[] values) {
+    try {
+      java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+      ByteBuffer b8 = ByteBuffer.allocate(8);
+      for (double v : values) {
+        b8.clear();
+        md.update(b8.putDouble(v).array());
+      }
+      return java.util.HexFormat.of().formatHex(md.digest());
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
   }
 

@@ -109,6 +109,8 @@ public final class DpText {
       o.epsilon = spec.epsilon();
       o.w = spec.sensitiveFraction();
       o.p = spec.replaceProbability();
+      o.lambda = spec.lambda();
+      o.t = spec.t();
       return this;
     }
 

@@ -33,6 +33,8 @@ public final class DpTextOptions {
   public static final String EPSILON = PREFIX + "epsilon";
   public static final String W = PREFIX + "w";
   public static final String P = PREFIX + "p";
+  public static final String LAMBDA = PREFIX + "lambda";
+  public static final String T = PREFIX + "t";
   public static final String OOV = PREFIX + "oov";
   public static final String OOV_PLACEHOLDER = PREFIX + "oovPlaceholder";
   public static final String CASE = PREFIX + "case";
@@ -45,7 +47,7 @@ public final class DpTextOptions {
 
   /** Every key this class reads; anything else under {@value #PREFIX} is a typo. */
   public static final Set<String> KEYS =
-      Set.of(MODEL, VOCAB_SIZE, NEIGHBOURS, MECHANISM, EPSILON, W, P, OOV, OOV_PLACEHOLDER, CASE,
+      Set.of(MODEL, VOCAB_SIZE, NEIGHBOURS, MECHANISM, EPSILON, W, P, LAMBDA, T, OOV, OOV_PLACEHOLDER, CASE,
           ID_MODE, PURPOSE, SECRET, SECRET_FILE, SECRET_ENV, FRESH);
 
   public static final String DEFAULT_KEY_ENV = "DPTEXT_KEY";
@@ -58,6 +60,8 @@ public final class DpTextOptions {
   double epsilon = 3.0;
   double w = 0.9;
   double p = 0.3;
+  double lambda = Double.NaN;
+  java.util.List<Double> t = java.util.List.of();
   OovPolicy oov = OovPolicy.RANDOM;
   String oovPlaceholder = "<unk>";
   CasePolicy casePolicy = CasePolicy.VOCABULARY;
@@ -88,6 +92,19 @@ public final class DpTextOptions {
     o.epsilon = parseDouble(get, EPSILON, o.epsilon);
     o.w = parseDouble(get, W, o.w);
     o.p = parseDouble(get, P, o.p);
+    o.lambda = parseDouble(get, LAMBDA, o.lambda);
+    String ts = get.apply(T);
+    if (ts != null && !ts.isBlank()) {
+      java.util.List<Double> list = new java.util.ArrayList<>();
+      for (String part : ts.split(",")) {
+        try {
+          list.add(Double.parseDouble(part.strip()));
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException(T + " must be a number or a comma-separated list, got '" + ts + "'");
+        }
+      }
+      o.t = list;
+    }
     if (get.apply(OOV) != null) {
       o.oov = OovPolicy.parse(get.apply(OOV));
     }
@@ -146,7 +163,7 @@ public final class DpTextOptions {
   }
 
   public MechanismSpec mechanismSpec() {
-    return new MechanismSpec(mechanism, epsilon, w, p);
+    return new MechanismSpec(mechanism, epsilon, w, p, lambda, t);
   }
 
   public IdMode idMode() {

@@ -4,6 +4,8 @@ import dev.dptext.embedding.Embeddings;
 import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.random.RandomStream;
 import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -86,8 +88,11 @@ public final class TextSanitizer implements Serializable {
     if (text == null) {
       return null;
     }
-    StringBuilder out = new StringBuilder(text.length() + 16);
+    // Pass 1: split into whitespace and tokens; collect the vocabulary tokens' ranks.
     Tokenizer tk = tokenizer();
+    List<Object> pieces = new ArrayList<>(); // String (whitespace, verbatim) or List<Token> (one run)
+    int[] ranks = new int[16];
+    int inVocabulary = 0;
     int n = text.length();
     int i = 0;
     while (i < n) {
@@ -96,27 +101,53 @@ public final class TextSanitizer implements Serializable {
         while (j < n && Tokenizer.isSpace(text.codePointAt(j))) {
           j += Character.charCount(text.codePointAt(j));
         }
-        out.append(text, i, j);
+        pieces.add(text.substring(i, j));
       } else {
         while (j < n && !Tokenizer.isSpace(text.codePointAt(j))) {
           j += Character.charCount(text.codePointAt(j));
         }
-        List<Tokenizer.Token> tokens = tk.tokenize(text.substring(i, j));
-        for (int t = 0; t < tokens.size(); t++) {
-          int before = out.length();
-          appendSanitized(out, tokens.get(t), random, counts);
-          // Two outputs that would fuse into one word ("late" + "." → "late" + "stadium") get a space
-          // between them; tokens that were already word-to-word in the input ("do" + "n't") stay joined.
-          if (t > 0 && out.length() > before
-              && Tokenizer.isWordChar(Character.codePointBefore(out, before))
-              && Tokenizer.isWordChar(out.codePointAt(before))
-              && !(endsWithWordChar(tokens.get(t - 1).surface())
-                  && Tokenizer.isWordChar(tokens.get(t).surface().codePointAt(0)))) {
-            out.insert(before, ' ');
+        List<Tokenizer.Token> run = tk.tokenize(text.substring(i, j));
+        for (Tokenizer.Token token : run) {
+          if (token.rank() >= 0) {
+            if (inVocabulary == ranks.length) {
+              ranks = Arrays.copyOf(ranks, ranks.length * 2);
+            }
+            ranks[inVocabulary++] = token.rank();
           }
         }
+        pieces.add(run);
       }
       i = j;
+    }
+    // Pass 2: the mechanism draws for all vocabulary tokens in order (one batch: the embedding-noise
+    // mechanisms search their nearest words with one matrix product), then OOV draws in order.
+    int[] outputs = new int[inVocabulary];
+    mechanism.sanitize(ranks, inVocabulary, random, outputs);
+    // Pass 3: assemble.
+    StringBuilder out = new StringBuilder(text.length() + 16);
+    int next = 0;
+    for (Object piece : pieces) {
+      if (piece instanceof String whitespace) {
+        out.append(whitespace);
+        continue;
+      }
+      @SuppressWarnings("unchecked")
+      List<Tokenizer.Token> tokens = (List<Tokenizer.Token>) piece;
+      for (int t = 0; t < tokens.size(); t++) {
+        int before = out.length();
+        Tokenizer.Token token = tokens.get(t);
+        int output = token.rank() >= 0 ? outputs[next++] : -1;
+        appendSanitized(out, token, output, random, counts);
+        // Two outputs that would fuse into one word ("late" + "." → "late" + "stadium") get a space
+        // between them; tokens that were already word-to-word in the input ("do" + "n't") stay joined.
+        if (t > 0 && out.length() > before
+            && Tokenizer.isWordChar(Character.codePointBefore(out, before))
+            && Tokenizer.isWordChar(out.codePointAt(before))
+            && !(endsWithWordChar(tokens.get(t - 1).surface())
+                && Tokenizer.isWordChar(token.surface().codePointAt(0)))) {
+          out.insert(before, ' ');
+        }
+      }
     }
     return out.toString();
   }
@@ -125,11 +156,11 @@ public final class TextSanitizer implements Serializable {
     return !s.isEmpty() && Tokenizer.isWordChar(s.codePointBefore(s.length()));
   }
 
-  private void appendSanitized(StringBuilder out, Tokenizer.Token token, RandomStream random, TokenCounts counts) {
+  /** Appends one token's output: the mechanism's draw {@code y} for a vocabulary token, else the OOV policy. */
+  private void appendSanitized(StringBuilder out, Tokenizer.Token token, int y, RandomStream random, TokenCounts counts) {
     int rank = token.rank();
     String word;
     if (rank >= 0) {
-      int y = mechanism.sanitize(rank, random);
       if (counts != null) {
         counts.tokens++;
         if (y != rank) {

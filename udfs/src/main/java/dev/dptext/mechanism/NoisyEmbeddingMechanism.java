@@ -1,0 +1,78 @@
+package dev.dptext.mechanism;
+
+import dev.dptext.embedding.Embeddings;
+import dev.dptext.knn.NearestWords;
+import dev.dptext.random.RandomStream;
+import java.util.Map;
+
+/**
+ * The shared skeleton of the mechanisms that perturb a word's embedding and map the noisy vector
+ * back to the vocabulary: for a batch of words, draw each word's noise from the row's stream (in
+ * order), find the k nearest words of every noisy vector with one {@link NearestWords} search, then
+ * let the subclass choose among them (drawing any further randomness in order). The choice uses only
+ * the noisy vector and the public embeddings, so it is post-processing: the guarantee is the noise's.
+ */
+abstract class NoisyEmbeddingMechanism implements WordMechanism {
+  private static final long serialVersionUID = 1L;
+
+  private final Embeddings embeddings;
+  private final NearestWords nearest;
+  private final EmbeddingNoise noise;
+  private final int k;
+
+  NoisyEmbeddingMechanism(Embeddings embeddings, NearestWords nearest, EmbeddingNoise noise, int k) {
+    if (nearest.embeddings() != embeddings) {
+      throw new IllegalArgumentException("the nearest-word index was built for other embeddings");
+    }
+    this.embeddings = embeddings;
+    this.nearest = nearest;
+    this.noise = noise;
+    this.k = k;
+  }
+
+  /** Chooses the output among the k nearest words (nearest first) of one noisy vector. */
+  abstract int choose(int[] words, double[] distances, int offset, RandomStream random);
+
+  double epsilon() {
+    return noise.epsilon();
+  }
+
+  @Override
+  public int sanitize(int word, RandomStream random) {
+    int[] out = new int[1];
+    sanitize(new int[] {word}, 1, random, out);
+    return out[0];
+  }
+
+  @Override
+  public void sanitize(int[] words, int count, RandomStream random, int[] out) {
+    if (count == 0) {
+      return;
+    }
+    int m = embeddings.dim();
+    float[] v = embeddings.rawVectors();
+    double[] points = new double[count * m];
+    double[] scratch = new double[2 * m];
+    for (int i = 0; i < count; i++) {
+      int w = words[i];
+      for (int d = 0; d < m; d++) {
+        points[i * m + d] = v[w * m + d];
+      }
+      noise.addTo(points, i * m, random, scratch);
+    }
+    int[] found = new int[count * k];
+    double[] dist = new double[count * k];
+    nearest.search(points, count, k, found, dist);
+    for (int i = 0; i < count; i++) {
+      out[i] = choose(found, dist, i * k, random);
+    }
+  }
+
+  @Override
+  public int outputStart() {
+    return 0;
+  }
+
+  @Override
+  public abstract Map<String, Object> parameters();
+}
