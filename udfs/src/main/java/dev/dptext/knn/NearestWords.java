@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The embedding-noise mechanisms map each noisy vector q back to argmin_y ‖φ(y) − q‖ (or the k
  * nearest). Per batch of queries, ‖φ(y) − q‖² = ‖q‖² + ‖φ(y)‖² − 2·q·φ(y) is computed for the whole
- * vocabulary with one single-precision matrix product per block (native BLAS when
+ * vocabulary with one single-precision matrix product per block (the −‖φ(y)‖²/2 term rides in the
+ * product as an extra coordinate, so scanning a block is one comparison per word) (native BLAS when
  * {@code libblas.so.3} loads, else netlib's Java fallback — logged once), on mean-centred vectors to
  * keep rounding small. The result is then made exact: each query keeps k+{@value #SLACK} candidates,
  * their distances are recomputed in double ({@link Embeddings#squaredDistanceTo}), ordered by
@@ -29,12 +30,12 @@ public final class NearestWords implements Serializable {
   /** Extra float candidates per query, re-ranked exactly. */
   static final int SLACK = 8;
   private static final int QUERY_BLOCK = 512;
-  private static final int WORD_BLOCK = 4096;
+  private static final int WORD_BLOCK = 2048;
 
   private final Embeddings embeddings;
-  private final float[] centred;
+  /** Row-major |V| × (m+1): the centred vector φ'(y), then −‖φ'(y)‖²/2. */
+  private final float[] augmented;
   private final double[] mean;
-  private final double[] norms2;
   private final double maxNorm;
 
   public NearestWords(Embeddings embeddings) {
@@ -51,17 +52,19 @@ public final class NearestWords implements Serializable {
     for (int d = 0; d < m; d++) {
       mean[d] /= n;
     }
-    centred = new float[raw.length];
-    norms2 = new double[n];
+    // With the query augmented by a 1, one product gives q'·φ'(y) − ‖φ'(y)‖²/2 = (‖q'‖² − d²)/2: the
+    // largest scores are the nearest words, and the scan is a single comparison per word.
+    int a = m + 1;
+    augmented = new float[n * a];
     double max = 0;
     for (int i = 0; i < n; i++) {
       double s = 0;
       for (int d = 0; d < m; d++) {
         float c = (float) (raw[i * m + d] - mean[d]);
-        centred[i * m + d] = c;
+        augmented[i * a + d] = c;
         s += (double) c * c;
       }
-      norms2[i] = s;
+      augmented[i * a + m] = (float) (-0.5 * s);
       max = Math.max(max, Math.sqrt(s));
     }
     maxNorm = max;
@@ -96,41 +99,47 @@ public final class NearestWords implements Serializable {
 
   private void searchBlock(BLAS blas, double[] queries, int q0, int q1, int k, int[] outWords, double[] outDistances) {
     int m = embeddings.dim();
+    int a = m + 1;
     int size = embeddings.size();
     int qn = q1 - q0;
     int candidates = Math.min(k + SLACK, size);
-    float[] qc = new float[qn * m];
+    float[] qa = new float[qn * a];
     double[] qNorm2 = new double[qn];
     for (int i = 0; i < qn; i++) {
       double s = 0;
       for (int d = 0; d < m; d++) {
         float c = (float) (queries[(q0 + i) * m + d] - mean[d]);
-        qc[i * m + d] = c;
+        qa[i * a + d] = c;
         s += (double) c * c;
       }
+      qa[i * a + m] = 1f;
       qNorm2[i] = s;
     }
+    // Per query, a max-heap of −2·score = d² − ‖q'‖² (approximate), the `candidates` smallest.
     double[] heapD = new double[qn * candidates];
     int[] heapI = new int[qn * candidates];
     int[] heapSize = new int[qn];
     float[] scores = new float[WORD_BLOCK * qn];
     for (int w0 = 0; w0 < size; w0 += WORD_BLOCK) {
       int wn = Math.min(WORD_BLOCK, size - w0);
-      // Column-major C (wn × qn) = W · Qᵀ: scores[j + i*wn] = φ'(w0+j) · q'_i.
-      blas.sgemm("T", "N", wn, qn, m, 1.0f, centred, w0 * m, m, qc, 0, m, 0.0f, scores, 0, wn);
+      // Column-major C (wn × qn) = W · Qᵀ: scores[j + i*wn] = φ'(w0+j)·q'_i − ‖φ'(w0+j)‖²/2.
+      blas.sgemm("T", "N", wn, qn, a, 1.0f, augmented, w0 * a, a, qa, 0, a, 0.0f, scores, 0, wn);
       for (int i = 0; i < qn; i++) {
         int base = i * candidates;
         int hs = heapSize[i];
-        double top = hs == candidates ? heapD[base] : Double.POSITIVE_INFINITY;
+        // A word enters the heap when −2·score < heap max, i.e. score > −max/2 (exact in double).
+        double threshold = hs == candidates ? -0.5 * heapD[base] : Double.NEGATIVE_INFINITY;
         int sb = i * wn;
         for (int j = 0; j < wn; j++) {
-          double d2 = norms2[w0 + j] - 2.0 * scores[sb + j]; // + ‖q'‖², the same for every word
-          if (hs < candidates) {
-            Heaps.push(heapD, heapI, base, hs++, d2, w0 + j);
-            top = hs == candidates ? heapD[base] : Double.POSITIVE_INFINITY;
-          } else if (d2 < top) {
-            Heaps.replaceTop(heapD, heapI, base, hs, d2, w0 + j);
-            top = heapD[base];
+          float score = scores[sb + j];
+          if (score > threshold) {
+            double d2 = -2.0 * score;
+            if (hs < candidates) {
+              Heaps.push(heapD, heapI, base, hs++, d2, w0 + j);
+            } else {
+              Heaps.replaceTop(heapD, heapI, base, hs, d2, w0 + j);
+            }
+            threshold = hs == candidates ? -0.5 * heapD[base] : Double.NEGATIVE_INFINITY;
           }
         }
         heapSize[i] = hs;
@@ -148,9 +157,10 @@ public final class NearestWords implements Serializable {
       Integer[] order = Heaps.order(exact, ids);
       boolean certified = true;
       if (hs < size) {
-        // Words never kept have approximate d² ≥ the heap's maximum; allow for float rounding.
+        // Words never kept have approximate d² ≥ the heap's maximum; allow for float rounding of the
+        // product (m+1 terms, the last ‖φ'‖²/2) and of the centred coordinates.
         double qNorm = Math.sqrt(qNorm2[i]);
-        double margin = 8.0 * m * 0x1.0p-23 * qNorm * maxNorm
+        double margin = 8.0 * a * 0x1.0p-23 * (qNorm * maxNorm + maxNorm * maxNorm + 1)
             + 8.0 * Math.sqrt(m) * 0x1.0p-23 * (qNorm + maxNorm) * maxNorm + 1e-9;
         double restLowerBound = heapD[base] + qNorm2[i] - margin;
         certified = exact[order[k - 1]] < restLowerBound;

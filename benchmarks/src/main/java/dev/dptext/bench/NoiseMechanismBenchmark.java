@@ -1,0 +1,74 @@
+package dev.dptext.bench;
+
+import dev.dptext.embedding.EmbeddingReader;
+import dev.dptext.embedding.Embeddings;
+import dev.dptext.mechanism.MechanismSpec;
+import dev.dptext.mechanism.WordMechanism;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.random.RandomStream;
+import dev.dptext.text.Tokenizer;
+import java.io.BufferedReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The embedding-noise mechanisms on one thread, batched per review as the job batches them:
+ * noise, exact nearest words by GEMM, selection. Prints tokens/s and the BLAS in use.
+ *
+ * <p>Usage: {@code NoiseMechanismBenchmark <glove.txt> <reviews.jsonl> <vocab size> <reviews>}.
+ */
+public final class NoiseMechanismBenchmark {
+  public static void main(String[] args) throws Exception {
+    Embeddings emb = EmbeddingReader.top(Integer.parseInt(args[2])).read(Path.of(args[0]));
+    int reviews = Integer.parseInt(args[3]);
+    List<int[]> batches = reviewRanks(emb, Path.of(args[1]), reviews);
+    long tokens = batches.stream().mapToLong(b -> b.length).sum();
+    System.out.printf(Locale.ROOT, "BLAS %s; %d words × %d; %d reviews, %,d in-vocabulary tokens%n",
+        dev.ludovic.netlib.blas.BLAS.getInstance().getClass().getSimpleName(), emb.size(), emb.dim(),
+        batches.size(), tokens);
+    DpTextModel model = DpTextModel.of(emb, args[0], 64);
+    for (MechanismSpec spec : new MechanismSpec[] {
+        MechanismSpec.laplace(10), MechanismSpec.mahalanobis(10, 0.5), MechanismSpec.vickrey(10, 0.5, 0)}) {
+      WordMechanism m = spec.build(model);
+      RandomStream r = RandomStream.fromSeed(1);
+      int[] out = new int[4096];
+      for (int[] b : batches.subList(0, Math.min(20, batches.size()))) {
+        m.sanitize(b, b.length, r, out); // warm-up
+      }
+      long t0 = System.nanoTime();
+      for (int[] b : batches) {
+        m.sanitize(b, b.length, r, out);
+      }
+      double s = (System.nanoTime() - t0) / 1e9;
+      double gflops = tokens * (double) emb.size() * emb.dim() * 2 / s / 1e9;
+      System.out.printf(Locale.ROOT, "%-45s %,8.0f tokens/s on one thread (%.1f GFLOP/s in the products)%n",
+          spec.describe(), tokens / s, gflops);
+    }
+  }
+
+  private static List<int[]> reviewRanks(Embeddings emb, Path reviews, int max) throws Exception {
+    Tokenizer tk = new Tokenizer(emb::indexOf);
+    List<int[]> out = new ArrayList<>();
+    try (BufferedReader r = Files.newBufferedReader(reviews, StandardCharsets.UTF_8)) {
+      String line;
+      while (out.size() < max && (line = r.readLine()) != null) {
+        int a = line.indexOf("\"review\":\"") + 10;
+        int b = line.lastIndexOf("\",\"sentiment\"");
+        int[] ranks = new int[4096];
+        int[] n = {0};
+        tk.forEachToken(line.substring(a, Math.max(a, b)), t -> {
+          if (t.rank() >= 0 && n[0] < ranks.length) {
+            ranks[n[0]++] = t.rank();
+          }
+        });
+        out.add(Arrays.copyOf(ranks, n[0]));
+      }
+    }
+    return out;
+  }
+}
