@@ -1,0 +1,97 @@
+package dev.dptext.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The embedding-noise mechanisms through the job, and the privacy-statistics command. */
+class NoiseMechanismJobTest {
+  @TempDir static Path tmp;
+  static SparkSession spark;
+  static Path keyFile;
+  static Path embeddings;
+
+  @BeforeAll
+  static void setUp() throws Exception {
+    spark = SparkSession.builder()
+        .master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.warehouse.dir", tmp.resolve("warehouse").toString())
+        .config("spark.sql.extensions", JobSession.DELTA_EXTENSION)
+        .config("spark.sql.catalog.spark_catalog", JobSession.DELTA_CATALOG)
+        .getOrCreate();
+    keyFile = tmp.resolve("key");
+    Files.writeString(keyFile, "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100\n");
+    embeddings = tmp.resolve("glove-2000.txt");
+    var e = dev.dptext.model.EmbeddedDefault.embeddings().topWords(2000);
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < e.size(); i++) {
+      sb.append(e.word(i));
+      for (int d = 0; d < e.dim(); d++) {
+        sb.append(' ').append(e.rawVectors()[i * e.dim() + d]);
+      }
+      sb.append('\n');
+    }
+    Files.writeString(embeddings, sb);
+  }
+
+  static String[] run(String... args) {
+    PrintStream old = System.out;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    int code;
+    try {
+      code = DpTextJob.execute(args);
+    } finally {
+      System.setOut(old);
+    }
+    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8)};
+  }
+
+  @Test
+  void everyNoiseMechanismSanitizesEveryRow() {
+    String[][] mechanisms = {
+      {"--mechanism", "laplace", "--epsilon", "20"},
+      {"--mechanism", "mahalanobis", "--epsilon", "20", "--lambda", "1"},
+      {"--mechanism", "vickrey", "--epsilon", "20", "--t", "0.75"},
+      {"--mechanism", "vickrey-topk", "--epsilon", "20", "--t", "0,0.5,1"},
+    };
+    for (String[] m : mechanisms) {
+      String out = tmp.resolve("out-" + m[1]).toString();
+      java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("sanitize",
+          "--input", "../data/sample/support-tickets.jsonl", "--output", out, "--output-format", "parquet",
+          "--id-column", "id", "--model", embeddings.toString(), "--key-file", keyFile.toString()));
+      args.addAll(java.util.List.of(m));
+      String[] r = run(args.toArray(new String[0]));
+      assertEquals("0", r[0], m[1] + ": " + r[1]);
+      assertTrue(r[1].contains("rows in / out      16 / 16"), r[1]);
+      assertTrue(r[1].contains("mechanism          " + m[1]), r[1]);
+      assertEquals(16, spark.read().parquet(out).count());
+    }
+  }
+
+  @Test
+  void privacyStatisticsTableShowsEveryMechanismAndEpsilon() throws Exception {
+    Path table = tmp.resolve("stats.md");
+    String[] r = run("privacy-stats", "--model", embeddings.toString(), "--words", "40", "--runs", "20",
+        "--epsilons", "5,20", "--mechanisms", "laplace mahalanobis:lambda=1 vickrey:t=0.5", "--output", table.toString());
+    assertEquals("0", r[0], r[1]);
+    String md = Files.readString(table);
+    for (String row : new String[] {"| laplace ε=5.0 |", "| laplace ε=20.0 |", "| mahalanobis ε=20.0, λ=1.0 |",
+        "| vickrey ε=5.0, t=0.5, noise=laplace |"}) {
+      assertTrue(md.contains(row), "missing " + row + " in\n" + md);
+    }
+    String[] bad = run("privacy-stats", "--model", embeddings.toString(), "--mechanisms", "laplace:lambada=1");
+    assertEquals("2", bad[0]);
+  }
+}

@@ -1,0 +1,114 @@
+package dev.dptext.spark;
+
+import dev.dptext.mechanism.MechanismSpec;
+import dev.dptext.mechanism.WordMechanism;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.random.RandomStream;
+import dev.dptext.random.RowSeeder;
+import dev.dptext.random.SecretKey;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The papers' empirical privacy statistics, per word w of a vocabulary sample, over n runs of a
+ * mechanism on w alone: N_w, how often w is output unchanged, and S_w, how many distinct words are
+ * output (Feyisetan et al. 2020; Xu et al. 2020, 2021). A mechanism that keeps words often (high N_w)
+ * and produces few distinct outputs (low S_w) protects them less at the same ε.
+ *
+ * <p>The words are spread over Spark tasks; each word's n runs are one batch (one matrix product for
+ * the embedding-noise mechanisms) seeded from the word and a public evaluation seed, so a re-run gives
+ * the same table.
+ */
+public final class PrivacyStatistics {
+  private PrivacyStatistics() {}
+
+  /** Summary of one statistic over the sampled words. */
+  public record Summary(double mean, double sd, double p5, double p50, double p95) implements Serializable {
+    static Summary of(double[] values) {
+      double[] v = values.clone();
+      Arrays.sort(v);
+      double mean = Arrays.stream(v).average().orElse(Double.NaN);
+      double var = Arrays.stream(v).map(x -> (x - mean) * (x - mean)).sum() / Math.max(1, v.length - 1);
+      return new Summary(mean, Math.sqrt(var), quantile(v, 0.05), quantile(v, 0.5), quantile(v, 0.95));
+    }
+
+    private static double quantile(double[] sorted, double q) {
+      if (sorted.length == 0) {
+        return Double.NaN;
+      }
+      double pos = q * (sorted.length - 1);
+      int lo = (int) Math.floor(pos);
+      int hi = Math.min(sorted.length - 1, lo + 1);
+      return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
+    }
+
+    public String render() {
+      return String.format(Locale.ROOT, "%.2f ± %.2f (%.0f / %.0f / %.0f)", mean, sd, p5, p50, p95);
+    }
+  }
+
+  /** N_w (as a percentage of runs) and S_w for one mechanism. */
+  public record Result(MechanismSpec spec, int words, int runs, Summary keptPercent, Summary distinctOutputs)
+      implements Serializable {}
+
+  /**
+   * Computes the statistics for {@code words} vocabulary words chosen evenly over the rank order
+   * (every |V|/words-th word, so frequent and rare words are both represented).
+   */
+  public static Result compute(SparkSession spark, DpTextModel model, MechanismSpec spec, int words, int runs, long seed) {
+    int size = model.embeddings().size();
+    if (words < 1 || words > size) {
+      throw new IllegalArgumentException("words must be in [1, " + size + "], got " + words);
+    }
+    if (runs < 1) {
+      throw new IllegalArgumentException("runs must be positive, got " + runs);
+    }
+    WordMechanism mechanism = spec.build(model);
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    Broadcast<WordMechanism> b = jsc.broadcast(mechanism);
+    SecretKey evaluationKey = SecretKey.parse(
+        java.util.HexFormat.of().formatHex(sha256("dptext/privacy-statistics/" + seed)), "evaluation seed " + seed);
+    RowSeeder seeder = new RowSeeder(evaluationKey, "privacy-statistics/" + spec.describe());
+    List<Integer> sample = new ArrayList<>(words);
+    for (int i = 0; i < words; i++) {
+      sample.add((int) ((long) i * size / words));
+    }
+    List<double[]> perWord = jsc.parallelize(sample, Math.max(2, jsc.defaultParallelism() * 2))
+        .map(w -> {
+          int[] in = new int[runs];
+          Arrays.fill(in, w);
+          int[] out = new int[runs];
+          RandomStream r = seeder.streamFor(Integer.toString(w));
+          b.value().sanitize(in, runs, r, out);
+          int kept = 0;
+          Set<Integer> distinct = new HashSet<>();
+          for (int y : out) {
+            kept += y == w ? 1 : 0;
+            distinct.add(y);
+          }
+          return new double[] {100.0 * kept / runs, distinct.size()};
+        })
+        .collect();
+    b.destroy();
+    double[] kept = perWord.stream().mapToDouble(x -> x[0]).toArray();
+    double[] distinct = perWord.stream().mapToDouble(x -> x[1]).toArray();
+    return new Result(spec, words, runs, Summary.of(kept), Summary.of(distinct));
+  }
+
+  private static byte[] sha256(String s) {
+    try {
+      return java.security.MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
