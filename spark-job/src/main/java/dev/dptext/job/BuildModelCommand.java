@@ -33,12 +33,7 @@ final class BuildModelCommand implements Callable<Integer> {
   public Integer call() {
     long t0 = System.nanoTime();
     SparkSession spark = JobSession.get();
-    DpTextModel model;
-    try {
-      model = ModelLoader.load(spark, modelOptions.model, modelOptions.vocabSize, modelOptions.neighbours);
-    } catch (IllegalArgumentException e) {
-      throw new JobException(ExitCode.INPUT, e.getMessage());
-    }
+    DpTextModel model = modelOptions.load(spark);
     int n = model.embeddings().size();
     model.neighbours(0);
     for (double w : sensitiveFractions) {

@@ -1,6 +1,9 @@
 package dev.dptext.job;
 
+import dev.dptext.embedding.EmbeddingFormatException;
 import dev.dptext.model.DpTextModel;
+import dev.dptext.spark.ModelLoader;
+import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Option;
 
 /** Where the model comes from; shared by {@code sanitize} and {@code build-model}. */
@@ -20,4 +23,13 @@ final class ModelOptions {
       description = "Neighbours per word in the sampler tables (memory |V|·K). Default: ${DEFAULT-VALUE}.",
       defaultValue = "" + DpTextModel.DEFAULT_NEIGHBOURS)
   int neighbours;
+
+  /** Loads (or finds in the JVM's cache) the model these options name; a bad one is an input error. */
+  DpTextModel load(SparkSession spark) {
+    try {
+      return ModelLoader.load(spark, model, vocabSize, neighbours);
+    } catch (IllegalArgumentException | EmbeddingFormatException e) {
+      throw new JobException(ExitCode.INPUT, e.getMessage());
+    }
+  }
 }

@@ -2,7 +2,6 @@ package dev.dptext.job;
 
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
-import dev.dptext.spark.ModelLoader;
 import dev.dptext.spark.PrivacyStatistics;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,12 +50,7 @@ final class PrivacyStatsCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     SparkSession spark = JobSession.get();
-    DpTextModel model;
-    try {
-      model = ModelLoader.load(spark, modelOptions.model, modelOptions.vocabSize, modelOptions.neighbours);
-    } catch (IllegalArgumentException e) {
-      throw new JobException(ExitCode.INPUT, e.getMessage());
-    }
+    DpTextModel model = modelOptions.load(spark);
     List<MechanismSpec> specs = new ArrayList<>();
     for (double eps : epsilons) {
       for (String m : mechanisms) {

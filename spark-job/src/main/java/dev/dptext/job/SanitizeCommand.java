@@ -5,7 +5,6 @@ import dev.dptext.spark.CorpusFrequencies;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.IdMode;
-import dev.dptext.spark.ModelLoader;
 import dev.dptext.spark.TokenAccumulators;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -189,7 +188,7 @@ final class SanitizeCommand implements Callable<Integer> {
       case "embeddings":
         return null;
       case "private-corpus":
-        DpTextModel base = ModelLoader.load(spark, modelOptions.model, modelOptions.vocabSize, modelOptions.neighbours);
+        DpTextModel base = modelOptions.load(spark);
         org.slf4j.LoggerFactory.getLogger(SanitizeCommand.class).warn(
             "SanText+ sensitive set from the PRIVATE corpus's word counts: outside the DP guarantee");
         return CorpusFrequencies.rerank(base, CorpusFrequencies.count(in, column, base.embeddings()));
@@ -200,8 +199,7 @@ final class SanitizeCommand implements Callable<Integer> {
   }
 
   private String modelHash(SparkSession spark) {
-    DpTextModel m = ModelLoader.load(spark, modelOptions.model, modelOptions.vocabSize, modelOptions.neighbours);
-    return m.hash();
+    return modelOptions.load(spark).hash();
   }
 
   private IdMode idModeValue() {

@@ -33,16 +33,8 @@ class NoiseMechanismJobTest {
     keyFile = tmp.resolve("key");
     Files.writeString(keyFile, "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100\n");
     embeddings = tmp.resolve("glove-2000.txt");
-    var e = dev.dptext.model.EmbeddedDefault.embeddings().topWords(2000);
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < e.size(); i++) {
-      sb.append(e.word(i));
-      for (int d = 0; d < e.dim(); d++) {
-        sb.append(' ').append(e.rawVectors()[i * e.dim() + d]);
-      }
-      sb.append('\n');
-    }
-    Files.writeString(embeddings, sb);
+    dev.dptext.embedding.EmbeddingWriter.writeGlove(
+        dev.dptext.model.EmbeddedDefault.embeddings().topWords(2000), embeddings);
   }
 
   static String[] run(String... args) {

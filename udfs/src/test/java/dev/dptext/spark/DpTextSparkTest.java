@@ -148,16 +148,7 @@ class DpTextSparkTest {
   @Test
   void sqlFunctionThroughExtensionsAndRegister() throws Exception {
     java.nio.file.Path embeddings = java.nio.file.Files.createTempFile("dptext-sql", ".txt");
-    StringBuilder glove = new StringBuilder();
-    var e = model.embeddings();
-    for (int i = 0; i < e.size(); i++) {
-      glove.append(e.word(i));
-      for (int d = 0; d < e.dim(); d++) {
-        glove.append(' ').append(e.rawVectors()[i * e.dim() + d]);
-      }
-      glove.append('\n');
-    }
-    java.nio.file.Files.writeString(embeddings, glove);
+    dev.dptext.embedding.EmbeddingWriter.writeGlove(model.embeddings(), embeddings);
     spark.conf().set(DpTextOptions.MODEL, embeddings.toString());
     spark.conf().set(DpTextOptions.NEIGHBOURS, "32");
     spark.conf().set(DpTextOptions.MECHANISM, "santext");
