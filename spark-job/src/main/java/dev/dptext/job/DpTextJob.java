@@ -26,7 +26,14 @@ public final class DpTextJob implements Runnable {
 
   /** Runs the job and returns its exit code (the Spark session is left for the caller). */
   public static int execute(String... args) {
-    CommandLine cli = new CommandLine(new DpTextJob());
+    return execute(new CommandLine(new DpTextJob()), args);
+  }
+
+  /**
+   * Runs the job on {@code cli}, a command line of this class that the caller may have given its own
+   * error writer ({@link DatabricksTask} keeps the error message for its exception).
+   */
+  static int execute(CommandLine cli, String... args) {
     cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
       if (e instanceof JobException je) {
         cmd.getErr().println("dptext: " + je.getMessage());

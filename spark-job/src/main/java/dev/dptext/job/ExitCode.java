@@ -14,15 +14,27 @@ package dev.dptext.job;
  * </ul>
  */
 public enum ExitCode {
-  OK(0),
-  FAILURE(1),
-  USAGE(2),
-  INPUT(3),
-  INTEGRITY(4);
+  OK(0, "success"),
+  FAILURE(1, "unexpected failure: retrying may help"),
+  USAGE(2, "usage or configuration error: fix the configuration; retrying will not help"),
+  INPUT(3, "input error: fix the input; retrying will not help"),
+  INTEGRITY(4, "integrity failure, rows out differ from rows in: do not use the output");
 
   final int code;
+  final String meaning;
 
-  ExitCode(int code) {
+  ExitCode(int code, String meaning) {
     this.code = code;
+    this.meaning = meaning;
+  }
+
+  /** The exit code with this number; codes outside the list are unexpected failures. */
+  static ExitCode of(int code) {
+    for (ExitCode c : values()) {
+      if (c.code == code) {
+        return c;
+      }
+    }
+    return FAILURE;
   }
 }

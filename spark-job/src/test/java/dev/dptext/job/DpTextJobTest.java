@@ -31,15 +31,7 @@ class DpTextJobTest {
 
   @BeforeAll
   static void setUp() throws Exception {
-    spark = SparkSession.builder()
-        .master("local[2]")
-        .appName("dptext-job-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.sql.warehouse.dir", tmp.resolve("warehouse").toString())
-        .config("spark.sql.extensions", JobSession.DELTA_EXTENSION)
-        .config("spark.sql.catalog.spark_catalog", JobSession.DELTA_CATALOG)
-        .getOrCreate();
+    spark = SharedSpark.get();
     keyFile = tmp.resolve("key");
     Files.writeString(keyFile, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");
     // A small GloVe file: the 3,000 most frequent words of the embedded default.

@@ -22,14 +22,7 @@ class NoiseMechanismJobTest {
 
   @BeforeAll
   static void setUp() throws Exception {
-    spark = SparkSession.builder()
-        .master("local[2]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.sql.warehouse.dir", tmp.resolve("warehouse").toString())
-        .config("spark.sql.extensions", JobSession.DELTA_EXTENSION)
-        .config("spark.sql.catalog.spark_catalog", JobSession.DELTA_CATALOG)
-        .getOrCreate();
+    spark = SharedSpark.get();
     keyFile = tmp.resolve("key");
     Files.writeString(keyFile, "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100\n");
     embeddings = tmp.resolve("glove-2000.txt");

@@ -5,12 +5,12 @@ import java.nio.file.Path;
 import org.apache.spark.sql.SparkSession;
 
 /** One SparkSession for every Spark test class of this JVM (starting one costs seconds). */
-final class SharedSpark {
+public final class SharedSpark {
   private static SparkSession session;
 
   private SharedSpark() {}
 
-  static synchronized SparkSession get() {
+  public static synchronized SparkSession get() {
     if (session == null) {
       try {
         Path warehouse = Files.createTempDirectory("dptext-warehouse");

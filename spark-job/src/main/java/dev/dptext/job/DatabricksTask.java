@@ -1,0 +1,114 @@
+package dev.dptext.job;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.Writer;
+import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine;
+
+/**
+ * The entry point of a Databricks JAR task ({@code spark_jar_task.main_class_name}; sample job
+ * definition: {@code conf/databricks-job.json}). It runs the same commands, options and config files
+ * as {@link DpTextJob} ({@code sanitize --config /Volumes/.../nightly.properties}), with the two
+ * differences Databricks requires of a JAR task:
+ *
+ * <ul>
+ *   <li>It works in the cluster's existing SparkSession ({@code SparkSession.builder().getOrCreate()})
+ *       and never stops it: the cluster owns the session. It never starts a local one either: without
+ *       a running Spark it fails, where {@link DpTextJob} would start {@code local[*]}.
+ *   <li>It never calls {@code System.exit}, which would take down the shared driver JVM and lose the
+ *       run's status. A Databricks run fails when {@code main} throws, so a non-zero exit code becomes
+ *       a {@link Failure} carrying the code (see {@link ExitCode}) and the error message, which the
+ *       run page shows. Success returns normally; the run summary is on the driver's stdout.
+ * </ul>
+ *
+ * The RNG key comes from the cluster, like every other source of configuration: an environment
+ * variable ({@code spark_env_vars: {"DPTEXT_KEY": "{{secrets/dptext/rng-key}}"}}) or the Spark conf
+ * {@code spark.dptext.rng.secret {{secrets/dptext/rng-key}}}. Databricks resolves the secret reference
+ * when the cluster starts, so the key is in neither the job definition nor its parameters.
+ */
+public final class DatabricksTask {
+  /** How much of the error output goes into the exception message. */
+  private static final int MAX_MESSAGE = 4_000;
+
+  private DatabricksTask() {}
+
+  public static void main(String[] args) {
+    run(args);
+  }
+
+  /**
+   * Runs one dptext command in the running SparkSession.
+   *
+   * @throws Failure when the command's exit code is not 0
+   */
+  static void run(String... args) {
+    SparkSession.builder().getOrCreate();
+    StringWriter errors = new StringWriter();
+    PrintWriter err = new PrintWriter(new TeeWriter(new PrintWriter(System.err, true), errors), true);
+    CommandLine cli = new CommandLine(new DpTextJob());
+    cli.setErr(err);
+    int code = DpTextJob.execute(cli, args);
+    err.flush();
+    if (code != ExitCode.OK.code) {
+      throw new Failure(code, args.length > 0 ? args[0] : "(no command)", errorMessage(errors.toString()));
+    }
+  }
+
+  /**
+   * The error text, without the job's {@code dptext: } line prefix (the exception names dptext) and
+   * without picocli's usage help, which follows the message and only repeats {@code --help}.
+   */
+  private static String errorMessage(String errorOutput) {
+    int usage = errorOutput.indexOf("\nUsage: ");
+    String message = (usage >= 0 ? errorOutput.substring(0, usage) : errorOutput)
+        .replaceAll("(?m)^dptext: ", "").strip();
+    return message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE) + " …" : message;
+  }
+
+  /** A dptext command that ended with a non-zero exit code; its message says what to do. */
+  public static final class Failure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final int exitCode;
+
+    Failure(int exitCode, String command, String message) {
+      super("dptext " + command + " failed with exit code " + exitCode + " ("
+          + ExitCode.of(exitCode).meaning + ")" + (message.isEmpty() ? "" : ": " + message));
+      this.exitCode = exitCode;
+    }
+
+    /** The exit code {@link DpTextJob} would have exited with. */
+    public int exitCode() {
+      return exitCode;
+    }
+  }
+
+  /** Writes to the driver's stderr (the run's log) and keeps a copy for the exception message. */
+  private static final class TeeWriter extends Writer {
+    private final Writer log;
+    private final Writer copy;
+
+    TeeWriter(Writer log, Writer copy) {
+      this.log = log;
+      this.copy = copy;
+    }
+
+    @Override
+    public void write(char[] buffer, int offset, int length) throws java.io.IOException {
+      log.write(buffer, offset, length);
+      copy.write(buffer, offset, length);
+    }
+
+    @Override
+    public void flush() throws java.io.IOException {
+      log.flush();
+      copy.flush();
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+      flush();
+    }
+  }
+}

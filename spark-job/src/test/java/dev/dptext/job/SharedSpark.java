@@ -1,0 +1,62 @@
+package dev.dptext.job;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The one SparkSession of this test JVM (Delta enabled), shared by the job, Databricks-task and
+ * notebook tests: starting a session costs seconds, and Surefire runs every test class of the module
+ * in one JVM. Its scratch directories live under {@code target/test-spark}, wiped at start-up, so a
+ * leftover warehouse from an earlier run cannot break this one.
+ */
+final class SharedSpark {
+  private static final Path ROOT = Path.of("target", "test-spark").toAbsolutePath();
+  /** Where the notebook tests' Scala interpreter writes its classes, for executors to load. */
+  static final Path REPL_CLASSES = ROOT.resolve("repl-classes");
+
+  private static SparkSession session;
+
+  private SharedSpark() {}
+
+  static synchronized SparkSession get() {
+    if (session == null) {
+      deleteRecursively(ROOT);
+      try {
+        Files.createDirectories(REPL_CLASSES);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      session = SparkSession.builder()
+          .master("local[2]")
+          .appName("dptext-job-tests")
+          .config("spark.ui.enabled", "false")
+          .config("spark.sql.shuffle.partitions", "4")
+          .config("spark.sql.warehouse.dir", ROOT.resolve("warehouse").toString())
+          .config("spark.sql.extensions", JobSession.DELTA_EXTENSION)
+          .config("spark.sql.catalog.spark_catalog", JobSession.DELTA_CATALOG)
+          // Delta replays a table's log with 50 partitions by default: seconds of tiny tasks on 2 cores.
+          .config("spark.databricks.delta.snapshotPartitions", "2")
+          // Read at SparkContext start-up only: Spark serves this directory to executors, so closures
+          // compiled by the notebook tests' interpreter can be deserialized in tasks.
+          .config("spark.repl.class.outputDir", REPL_CLASSES.toString())
+          .getOrCreate();
+    }
+    return session;
+  }
+
+  private static void deleteRecursively(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,265 @@
+package dev.dptext.spark.ml;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dptext.embedding.Embeddings;
+import dev.dptext.mechanism.MechanismSpec;
+import dev.dptext.model.EmbeddedDefault;
+import dev.dptext.random.SecretKey;
+import dev.dptext.spark.DpText;
+import dev.dptext.spark.DpTextOptions;
+import dev.dptext.spark.SharedSpark;
+import dev.dptext.text.CasePolicy;
+import dev.dptext.text.OovPolicy;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.spark.ml.Pipeline;
+import org.apache.spark.ml.PipelineModel;
+import org.apache.spark.ml.PipelineStage;
+import org.apache.spark.ml.Transformer;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The ML pipeline stage: same output as the DataFrame API for the same settings and key, inside a
+ * Pipeline and after PipelineModel save/load; what a saved pipeline holds (the model path, never the
+ * key, never the vectors); schema checks and param validation with clear messages.
+ */
+class DpTextSanitizerTest {
+  static final String KEY_HEX = "8899aabbccddeeff00112233445566778899aabbccddeeff0011223344556677";
+
+  @TempDir static Path tmp;
+  static SparkSession spark;
+  static Dataset<Row> tickets;
+  static String embeddingsPath;
+  static Path keyFile;
+
+  @BeforeAll
+  static void setUp() throws IOException {
+    spark = SharedSpark.get();
+    embeddingsPath = writeGlove(EmbeddedDefault.embeddings().topWords(3000), tmp.resolve("glove-3000.txt"));
+    keyFile = tmp.resolve("dptext.key");
+    Files.writeString(keyFile, KEY_HEX + "\n");
+    String[] texts = {
+      "My order Quxzorblat arrived two days late and the box was damaged.",
+      "The new update keeps crashing when I open the settings page.",
+      "Great service! The support team solved my problem within an hour.",
+      "",
+      null,
+    };
+    List<Row> rows = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      rows.add(RowFactory.create("T-" + i, texts[i % texts.length], i % 3));
+    }
+    tickets = spark.createDataFrame(rows, new StructType()
+        .add("ticket_id", DataTypes.StringType, false)
+        .add("body", DataTypes.StringType)
+        .add("priority", DataTypes.IntegerType));
+  }
+
+  @AfterEach
+  void forgetSessionKey() {
+    spark.conf().unset(DpTextOptions.SECRET);
+  }
+
+  static String writeGlove(Embeddings e, Path file) throws IOException {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < e.size(); i++) {
+      sb.append(e.word(i));
+      for (int d = 0; d < e.dim(); d++) {
+        sb.append(' ').append(e.rawVectors()[i * e.dim() + d]);
+      }
+      sb.append('\n');
+    }
+    Files.writeString(file, sb);
+    return file.toString();
+  }
+
+  /** Every param away from its default, so a param the stage drops would change the output. */
+  static DpTextSanitizer stage() {
+    return new DpTextSanitizer()
+        .setInputCol("body").setOutputCol("body_dp").setIdCol("ticket_id")
+        .setMechanism("santext+").setEpsilon(2.5).setW(0.8).setP(0.4)
+        .setModel(embeddingsPath).setNeighbours(32)
+        .setOov("placeholder").setOovPlaceholder("[?]").setCasePolicy("restore")
+        .setPurpose("ml-stage-test")
+        .setKeyEnv("DPTEXT_TEST_UNSET_VARIABLE").setKeyFile(keyFile.toString());
+  }
+
+  /** The same configuration through the DataFrame API. */
+  static DpText.Builder dataFrameApi(String purpose) {
+    return DpText.sanitizer(DpTextOptions.fromMap(Map.of(DpTextOptions.NEIGHBOURS, "32")))
+        .model(embeddingsPath)
+        .mechanism(MechanismSpec.santextPlus(2.5, 0.8, 0.4))
+        .oovPolicy(OovPolicy.PLACEHOLDER).oovPlaceholder("[?]").casePolicy(CasePolicy.RESTORE)
+        .purpose(purpose)
+        .key(SecretKey.fromFile(keyFile))
+        .idColumn("ticket_id");
+  }
+
+  static List<String> sanitized(Dataset<Row> df) {
+    return df.orderBy("ticket_id").select("body_dp").collectAsList().stream()
+        .map(r -> r.isNullAt(0) ? "<null>" : r.getString(0))
+        .collect(Collectors.toList());
+  }
+
+  @Test
+  void pipelineGivesTheDataFrameApiOutputAndSurvivesSaveAndLoad() throws IOException {
+    PipelineModel fitted = new Pipeline().setStages(new PipelineStage[] {stage()}).fit(tickets);
+    Dataset<Row> viaPipeline = fitted.transform(tickets);
+    List<String> expected = sanitized(dataFrameApi("ml-stage-test").transform(tickets, "body", "body_dp"));
+    assertEquals(expected, sanitized(viaPipeline));
+    assertNotEquals(expected, sanitized(dataFrameApi("dptext").transform(tickets, "body", "body_dp")),
+        "the purpose param must reach the row seeds");
+    assertTrue(expected.stream().anyMatch(s -> s.contains("[?]")), "the oovPlaceholder param must be used");
+    assertEquals(stage().transformSchema(tickets.schema()), viaPipeline.schema());
+
+    Path saved = tmp.resolve("pipeline");
+    fitted.write().overwrite().save(saved.toString());
+    PipelineModel loaded = PipelineModel.load(saved.toString());
+    assertEquals(expected, sanitized(loaded.transform(tickets)));
+    DpTextSanitizer reloaded = (DpTextSanitizer) loaded.stages()[0];
+    assertEquals(embeddingsPath, reloaded.getModel());
+    assertEquals(0.4, reloaded.getP());
+
+    // What the directory holds: params (the model path, the key file path), no key, no vectors.
+    List<Path> files;
+    try (Stream<Path> walk = Files.walk(saved)) {
+      files = walk.filter(Files::isRegularFile).collect(Collectors.toList());
+    }
+    StringBuilder all = new StringBuilder();
+    long bytes = 0;
+    for (Path f : files) {
+      byte[] content = Files.readAllBytes(f);
+      bytes += content.length;
+      all.append(new String(content, StandardCharsets.ISO_8859_1)).append('\n');
+    }
+    String everything = all.toString();
+    assertTrue(everything.contains(embeddingsPath), "the saved pipeline does not reference the model");
+    assertFalse(everything.toLowerCase().contains(KEY_HEX), "the key was written with the pipeline");
+    assertTrue(bytes < 16_384, "the saved pipeline has " + bytes + " bytes: are embeddings copied into it?");
+  }
+
+  @Test
+  void keyComesFromTheSessionConfAndIsNeverWrittenWithTheStage() throws IOException {
+    DpTextSanitizer dp = new DpTextSanitizer()
+        .setInputCol("body").setOutputCol("body_dp").setIdCol("ticket_id")
+        .setModel(embeddingsPath).setNeighbours(32).setKeyEnv("DPTEXT_TEST_UNSET_VARIABLE");
+    IllegalArgumentException noKey = assertThrows(IllegalArgumentException.class, () -> dp.transform(tickets));
+    assertTrue(noKey.getMessage().contains("DPTEXT_TEST_UNSET_VARIABLE")
+        && noKey.getMessage().contains(DpTextOptions.SECRET), noKey.getMessage());
+
+    spark.conf().set(DpTextOptions.SECRET, KEY_HEX);
+    List<String> viaStage = sanitized(dp.transform(tickets));
+    List<String> viaApi = sanitized(DpText.sanitizer(DpTextOptions.fromMap(Map.of(DpTextOptions.NEIGHBOURS, "32")))
+        .model(embeddingsPath).mechanism(MechanismSpec.santextPlus(3.0, 0.9, 0.3))
+        .key(SecretKey.parse(KEY_HEX, "test")).idColumn("ticket_id")
+        .transform(tickets, "body", "body_dp"));
+    assertEquals(viaApi, viaStage);
+
+    Path saved = tmp.resolve("stage");
+    dp.write().overwrite().save(saved.toString());
+    try (Stream<Path> walk = Files.walk(saved)) {
+      for (Path f : walk.filter(Files::isRegularFile).collect(Collectors.toList())) {
+        String content = new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1).toLowerCase();
+        assertFalse(content.contains(KEY_HEX), "key in " + f);
+      }
+    }
+    assertEquals(viaStage, sanitized(DpTextSanitizer.load(saved.toString()).transform(tickets)));
+
+    // A saved stage edited to an invalid value is refused when loaded, naming the param.
+    Path metadata;
+    try (Stream<Path> parts = Files.list(saved.resolve("metadata"))) {
+      metadata = parts.filter(f -> f.getFileName().toString().startsWith("part-")).findFirst().orElseThrow();
+    }
+    String json = Files.readString(metadata);
+    assertTrue(json.contains("\"neighbours\":32"), json);
+    Files.writeString(metadata, json.replace("\"neighbours\":32", "\"neighbours\":0"));
+    Files.deleteIfExists(metadata.resolveSibling("." + metadata.getFileName() + ".crc"));
+    assertMessage(() -> DpTextSanitizer.load(saved.toString()), "neighbours", "≥ 1");
+  }
+
+  @Test
+  void transformSchemaRefusesBadColumnsBeforeReadingData() {
+    DpTextSanitizer dp = new DpTextSanitizer().setInputCol("body").setOutputCol("body_dp").setIdCol("ticket_id");
+    StructType out = dp.transformSchema(tickets.schema());
+    assertEquals(DataTypes.StringType, out.apply("body_dp").dataType());
+    assertEquals(tickets.schema().size() + 1, out.size());
+
+    assertMessage(() -> dp.copy(new org.apache.spark.ml.param.ParamMap()).setInputCol("text")
+        .transformSchema(tickets.schema()), "'text'", "ticket_id");
+    assertMessage(() -> new DpTextSanitizer().setInputCol("priority").setOutputCol("o").setIdCol("ticket_id")
+        .transformSchema(tickets.schema()), "'priority'", "string column");
+    assertMessage(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("priority").setIdCol("ticket_id")
+        .transformSchema(tickets.schema()), "'priority'", "already exists");
+    assertMessage(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("o").setIdCol("nope")
+        .transformSchema(tickets.schema()), "'nope'", "ticket_id");
+    assertMessage(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("o")
+        .transformSchema(tickets.schema()), "setIdCol", "content-hash");
+    assertMessage(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("o").setIdCol("ticket_id")
+        .setIdMode("fresh").transformSchema(tickets.schema()), "idCol 'ticket_id'", "fresh");
+    assertMessage(() -> new DpTextSanitizer().setOutputCol("o").setIdCol("ticket_id")
+        .transformSchema(tickets.schema()), "inputCol");
+    // Parameters that are valid alone but not together fail here, before any data is read.
+    assertMessage(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("o").setIdCol("ticket_id")
+        .setMechanism("vickrey").setT(0.2, 0.5).transformSchema(tickets.schema()), "vickrey", "one threshold");
+    // Seeding by content needs no id column.
+    new DpTextSanitizer().setInputCol("body").setOutputCol("o").setIdMode("content-hash")
+        .transformSchema(tickets.schema());
+  }
+
+  @Test
+  void badParamValuesFailWhenSetNamingTheParam() {
+    DpTextSanitizer dp = new DpTextSanitizer();
+    assertMessage(() -> dp.setEpsilon(-1), "epsilon", "-1.0", "ε > 0");
+    assertMessage(() -> dp.setEpsilon(Double.POSITIVE_INFINITY), "epsilon", "Infinity");
+    assertMessage(() -> dp.setW(0), "param w", "(0, 1]");
+    assertMessage(() -> dp.setP(1.5), "param p", "[0, 1]");
+    assertMessage(() -> dp.setLambda(2), "lambda", "[0, 1]");
+    assertMessage(() -> dp.setT(-0.5), "param t", "-0.5");
+    assertMessage(() -> dp.setMechanism("laplace9"), "mechanism", "laplace9", "santext+");
+    assertMessage(() -> dp.setIdMode("sometimes"), "idMode", "sometimes", "content-hash");
+    assertMessage(() -> dp.setOov("drop"), "oov", "drop", "placeholder");
+    assertMessage(() -> dp.setCasePolicy("upper"), "casePolicy", "upper", "restore");
+    assertMessage(() -> dp.setNeighbours(0), "neighbours", "≥ 1");
+    assertMessage(() -> dp.setVocabSize(-3), "vocabSize", "-3");
+    assertMessage(() -> dp.setInputCol(" "), "inputCol", "non-empty");
+    // The stage is unchanged by the rejected values.
+    assertEquals(3.0, dp.getEpsilon());
+    assertEquals("santext+", dp.getMechanism());
+  }
+
+  @Test
+  void theStageIsDiscoverableAsATransformerService() {
+    List<String> services = ServiceLoader.load(Transformer.class).stream()
+        .map(provider -> provider.type().getName()).collect(Collectors.toList());
+    assertTrue(services.contains(DpTextSanitizer.class.getName()), services.toString());
+  }
+
+  static void assertMessage(org.junit.jupiter.api.function.Executable call, String... parts) {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
+    for (String part : parts) {
+      assertTrue(e.getMessage().contains(part), "'" + part + "' not in: " + e.getMessage());
+    }
+  }
+}
