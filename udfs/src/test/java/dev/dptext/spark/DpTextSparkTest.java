@@ -168,6 +168,10 @@ class DpTextSparkTest {
       String described = spark.sql("DESCRIBE FUNCTION EXTENDED dp_sanitize").collectAsList().toString();
       assertTrue(described.contains("metric local DP") && described.contains("id"), described);
 
+      // SET shows the key redacted (the name matches spark.redaction.regex).
+      String set = spark.sql("SET " + DpTextOptions.SECRET).collectAsList().toString();
+      assertTrue(set.contains("redacted") && !set.contains(KEY_HEX), set);
+
       // The plan shows the function, never the key.
       String plan = spark.sql("SELECT dp_sanitize(text, id) FROM reviews").queryExecution().toString();
       assertTrue(plan.contains("dp_sanitize"), plan);
