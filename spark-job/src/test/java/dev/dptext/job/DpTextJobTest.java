@@ -36,16 +36,8 @@ class DpTextJobTest {
     Files.writeString(keyFile, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");
     // A small GloVe file: the 3,000 most frequent words of the embedded default.
     embeddings = tmp.resolve("glove-3000.txt");
-    var e = dev.dptext.model.EmbeddedDefault.embeddings().topWords(3000);
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < e.size(); i++) {
-      sb.append(e.word(i));
-      for (int d = 0; d < e.dim(); d++) {
-        sb.append(' ').append(e.rawVectors()[i * e.dim() + d]);
-      }
-      sb.append('\n');
-    }
-    Files.writeString(embeddings, sb);
+    dev.dptext.embedding.EmbeddingWriter.writeGlove(
+        dev.dptext.model.EmbeddedDefault.embeddings().topWords(3000), embeddings);
   }
 
   record Run(int exitCode, String out, String err) {}

@@ -22,7 +22,8 @@ final class SqlFunctions {
 
   static final String USAGE =
       "_FUNC_(text, id) - Rewrites each word of `text` with a differentially private mechanism over "
-          + "word embeddings (spark.dptext.mechanism: santext or santext+, spark.dptext.epsilon, w, p), "
+          + "word embeddings (spark.dptext.mechanism: santext, santext+, laplace, mahalanobis, vickrey or "
+          + "vickrey-topk; spark.dptext.epsilon, w, p, lambda, t), "
           + "seeded by the secret key and the row's stable `id`, so re-runs give identical output.\n"
           + "_FUNC_(text) - The same, seeded by the text itself (spark.dptext.idMode=content-hash: equal "
           + "texts get equal outputs) or freshly (spark.dptext.idMode=fresh: not reproducible).";
@@ -31,9 +32,11 @@ final class SqlFunctions {
       "\n    Arguments:\n"
           + "      * text - a string column; null stays null, empty stays empty\n"
           + "      * id - a stable unique row id of any atomic type (its string form keys the row's noise)\n"
-          + "\n    Guarantee: SanText: ε·d metric local DP per token (d = Euclidean distance of the "
-          + "embeddings); SanText+: (ε, ln(1/p))-UMLDP. Token count, whitespace and any verbatim opt-in "
-          + "(spark.dptext.oov=keep, spark.dptext.case=restore) are not covered.\n";
+          + "\n    Guarantee: SanText and Laplace: ε·d metric local DP per token (d = Euclidean distance of "
+          + "the embeddings); SanText+: (ε, ln(1/p))-UMLDP; Mahalanobis: ε·d_RM (regularized Mahalanobis "
+          + "norm); Vickrey: its noise's guarantee (the selection is post-processing). Token count, "
+          + "whitespace and any verbatim opt-in (spark.dptext.oov=keep, spark.dptext.case=restore) are not "
+          + "covered.\n";
 
   static FunctionIdentifier identifier() {
     return new FunctionIdentifier(DpText.SQL_FUNCTION, Option.empty(), Option.empty());
