@@ -43,9 +43,10 @@ import scala.Function1;
  * PipelineModel pipeline = new Pipeline().setStages(new PipelineStage[] {dp, ...}).fit(tickets);
  * }</pre>
  *
- * <p><b>Guarantee</b> (per token, as for the job and the SQL function): SanText gives ε·d metric
- * local DP, d the Euclidean distance of the embeddings; SanText+ gives (ε, ε0)-UMLDP with
- * ε0 = ln(1/p). Not covered: the number of tokens, whitespace and layout, and anything emitted
+ * <p><b>Guarantee</b> (per token, as for the job and the SQL function): SanText and the multivariate
+ * Laplace mechanism give ε·d metric local DP, d the Euclidean distance of the embeddings; SanText+
+ * gives (ε, ε0)-UMLDP with ε0 = ln(1/p); Mahalanobis gives ε·d_RM (regularized Mahalanobis norm);
+ * Vickrey gives its noise's guarantee (the selection is post-processing). Not covered: the number of tokens, whitespace and layout, and anything emitted
  * verbatim by an opt-in ({@code oov=keep}, {@code casePolicy=restore}).
  *
  * <p><b>What a saved pipeline holds.</b> Only these params, through {@link DefaultParamsWritable}.
