@@ -32,8 +32,15 @@ public final class NoiseMechanismBenchmark {
         dev.ludovic.netlib.blas.BLAS.getInstance().getClass().getSimpleName(), emb.size(), emb.dim(),
         batches.size(), tokens);
     DpTextModel model = DpTextModel.of(emb, args[0], 64);
+    long t1 = System.nanoTime();
+    dev.dptext.embedding.BinaryCodes codes = model.binaryCodes(256);
+    System.out.printf(Locale.ROOT, "256-bit codes: %.1f s to build, %,d bytes (float vectors: %,d bytes, %.1f× larger); "
+            + "mean 10-NN overlap real vs binary over 200 words: %.2f of 10%n",
+        (System.nanoTime() - t1) / 1e9, codes.bytes(), 4L * emb.rawVectors().length,
+        4.0 * emb.rawVectors().length / codes.bytes(), dev.dptext.embedding.NeighbourOverlap.mean(emb, codes, 10, 200));
     for (MechanismSpec spec : new MechanismSpec[] {
-        MechanismSpec.laplace(10), MechanismSpec.mahalanobis(10, 0.5), MechanismSpec.vickrey(10, 0.5, 0)}) {
+        MechanismSpec.laplace(10), MechanismSpec.mahalanobis(10, 0.5), MechanismSpec.vickrey(10, 0.5, 0),
+        MechanismSpec.brr(2, 256)}) {
       WordMechanism m = spec.build(model);
       RandomStream r = RandomStream.fromSeed(1);
       int[] out = new int[4096];

@@ -83,6 +83,7 @@ final class PrivacyStatsCommand implements Callable<Integer> {
     List<Double> t = List.of();
     double w = 0.9;
     double p = 0.3;
+    int bits = MechanismSpec.DEFAULT_BRR_BITS;
     if (parts.length > 1) {
       for (String kv : parts[1].split(",")) {
         String[] e = kv.split("=", 2);
@@ -95,8 +96,9 @@ final class PrivacyStatsCommand implements Callable<Integer> {
             case "t" -> t = java.util.Arrays.stream(e[1].split(";")).map(String::strip).map(Double::valueOf).toList();
             case "w" -> w = Double.parseDouble(e[1]);
             case "p" -> p = Double.parseDouble(e[1]);
+            case "bits" -> bits = Integer.parseInt(e[1].strip());
             default -> throw new JobException(ExitCode.USAGE,
-                "Unknown mechanism parameter '" + e[0] + "' in '" + text + "'; use lambda, t, w or p");
+                "Unknown mechanism parameter '" + e[0] + "' in '" + text + "'; use lambda, t, w, p or bits");
           }
         } catch (NumberFormatException ex) {
           throw new JobException(ExitCode.USAGE, "Parameter '" + kv + "' in '" + text + "' is not a number");
@@ -104,7 +106,7 @@ final class PrivacyStatsCommand implements Callable<Integer> {
       }
     }
     try {
-      return new MechanismSpec(name, epsilon, w, p, lambda, t);
+      return new MechanismSpec(name, epsilon, w, p, lambda, t, bits);
     } catch (IllegalArgumentException ex) {
       throw new JobException(ExitCode.USAGE, ex.getMessage());
     }

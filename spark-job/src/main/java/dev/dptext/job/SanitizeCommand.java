@@ -66,7 +66,7 @@ final class SanitizeCommand implements Callable<Integer> {
   String idMode;
 
   @Option(names = "--mechanism", paramLabel = "NAME", defaultValue = "santext+",
-      description = "santext, santext+, laplace, mahalanobis, vickrey or vickrey-topk. Default: ${DEFAULT-VALUE}.")
+      description = "santext, santext+, laplace, mahalanobis, vickrey, vickrey-topk or brr. Default: ${DEFAULT-VALUE}.")
   String mechanism;
 
   @Option(names = "--epsilon", paramLabel = "ε", defaultValue = "3", description = "Privacy parameter ε > 0. Default: ${DEFAULT-VALUE}.")
@@ -88,6 +88,10 @@ final class SanitizeCommand implements Callable<Integer> {
   @Option(names = "--t", paramLabel = "T", split = ",",
       description = "Vickrey threshold t in [0, 1] (default 0.5), or t_1,...,t_k for vickrey-topk.")
   java.util.List<Double> t;
+
+  @Option(names = "--bits", paramLabel = "N", defaultValue = "256",
+      description = "BRR: bits per binary code. Default: ${DEFAULT-VALUE}.")
+  int bits;
 
   @Mixin ModelOptions modelOptions;
 
@@ -232,6 +236,7 @@ final class SanitizeCommand implements Callable<Integer> {
     conf.put(DpTextOptions.EPSILON, Double.toString(epsilon));
     conf.put(DpTextOptions.W, Double.toString(w));
     conf.put(DpTextOptions.P, Double.toString(p));
+    conf.put(DpTextOptions.BITS, Integer.toString(bits));
     if (lambda != null) {
       conf.put(DpTextOptions.LAMBDA, Double.toString(lambda));
     }

@@ -50,6 +50,7 @@ class NoiseMechanismJobTest {
       {"--mechanism", "mahalanobis", "--epsilon", "20", "--lambda", "1"},
       {"--mechanism", "vickrey", "--epsilon", "20", "--t", "0.75"},
       {"--mechanism", "vickrey-topk", "--epsilon", "20", "--t", "0,0.5,1"},
+      {"--mechanism", "brr", "--epsilon", "2", "--bits", "128"},
     };
     for (String[] m : mechanisms) {
       String out = tmp.resolve("out-" + m[1]).toString();

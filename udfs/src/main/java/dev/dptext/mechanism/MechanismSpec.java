@@ -10,16 +10,18 @@ import java.util.Locale;
  * receive them; {@link #build(DpTextModel)} turns it into a {@link WordMechanism} on the driver.
  *
  * @param name {@code santext}, {@code santext+}, {@code laplace}, {@code mahalanobis},
- *     {@code vickrey} or {@code vickrey-topk}
+ *     {@code vickrey}, {@code vickrey-topk} or {@code brr}
  * @param epsilon ε &gt; 0
  * @param sensitiveFraction SanText+'s w ∈ (0, 1]
  * @param replaceProbability SanText+'s p ∈ [0, 1]
  * @param lambda the Mahalanobis regularisation λ ∈ [0, 1] (Mahalanobis, and Vickrey's noise: 0 is
  *     Laplace noise); NaN for the mechanism's default (Mahalanobis 0.5, Vickrey 0)
  * @param t Vickrey's threshold t ∈ [0, 1] (one value), or t_1..t_k ≥ 0 for {@code vickrey-topk}
+ * @param bits BRR's code length n (default {@value #DEFAULT_BRR_BITS})
  */
 public record MechanismSpec(
-    String name, double epsilon, double sensitiveFraction, double replaceProbability, double lambda, List<Double> t)
+    String name, double epsilon, double sensitiveFraction, double replaceProbability, double lambda, List<Double> t,
+    int bits)
     implements Serializable {
 
   public static final String SANTEXT = "santext";
@@ -28,6 +30,10 @@ public record MechanismSpec(
   public static final String MAHALANOBIS = "mahalanobis";
   public static final String VICKREY = "vickrey";
   public static final String VICKREY_TOPK = "vickrey-topk";
+  public static final String BRR = "brr";
+
+  /** BRR's code length unless configured: the paper's 256 bits. */
+  public static final int DEFAULT_BRR_BITS = 256;
 
   /** Mahalanobis's λ when none is given. */
   public static final double DEFAULT_MAHALANOBIS_LAMBDA = 0.5;
@@ -37,6 +43,9 @@ public record MechanismSpec(
   public MechanismSpec {
     name = canonicalName(name);
     t = t == null ? List.of() : List.copyOf(t);
+    if (bits < 1 || bits > 4096) {
+      throw new IllegalArgumentException("brr bits must be in [1, 4096], got " + bits + "; the paper uses 256");
+    }
     if (!(epsilon > 0) || Double.isInfinite(epsilon)) {
       throw new IllegalArgumentException(
           "epsilon must be a positive finite number, got " + epsilon + "; typical values are 1 to 10");
@@ -87,6 +96,17 @@ public record MechanismSpec(
     this(name, epsilon, sensitiveFraction, replaceProbability, Double.NaN, List.of());
   }
 
+  /** Every parameter but BRR's code length, which takes its default. */
+  public MechanismSpec(
+      String name, double epsilon, double sensitiveFraction, double replaceProbability, double lambda, List<Double> t) {
+    this(name, epsilon, sensitiveFraction, replaceProbability, lambda, t, DEFAULT_BRR_BITS);
+  }
+
+  /** BRR over {@code bits}-bit codes. */
+  public static MechanismSpec brr(double epsilon, int bits) {
+    return new MechanismSpec(BRR, epsilon, 0.9, 0.3, Double.NaN, List.of(), bits);
+  }
+
   public static MechanismSpec santext(double epsilon) {
     return new MechanismSpec(SANTEXT, epsilon, 0.9, 0.3);
   }
@@ -123,8 +143,9 @@ public record MechanismSpec(
       case "mahalanobis" -> MAHALANOBIS;
       case "vickrey" -> VICKREY;
       case "vickrey-topk", "vickrey-top-k" -> VICKREY_TOPK;
+      case "brr" -> BRR;
       default -> throw new IllegalArgumentException(
-          "Unknown mechanism '" + name + "'; use santext, santext+, laplace, mahalanobis, vickrey or vickrey-topk");
+          "Unknown mechanism '" + name + "'; use santext, santext+, laplace, mahalanobis, vickrey, vickrey-topk or brr");
     };
   }
 
@@ -147,6 +168,7 @@ public record MechanismSpec(
           model.embeddings(), model.nearestWords(), model.covariance(), epsilon, lambda);
       case VICKREY, VICKREY_TOPK -> VickreyMechanism.of(
           model.embeddings(), model.nearestWords(), lambda > 0 ? model.covariance() : null, epsilon, lambda, t);
+      case BRR -> new BrrMechanism(model.binaryCodes(bits), epsilon);
       default -> throw new IllegalStateException(name);
     };
   }
@@ -160,6 +182,7 @@ public record MechanismSpec(
           replaceProbability > 0 ? Math.log(1 / replaceProbability) : Double.POSITIVE_INFINITY);
       case LAPLACE -> String.format(Locale.ROOT, "laplace ε=%s", epsilon);
       case MAHALANOBIS -> String.format(Locale.ROOT, "mahalanobis ε=%s, λ=%s", epsilon, lambda);
+      case BRR -> String.format(Locale.ROOT, "brr ε=%s, %d bits", epsilon, bits);
       default -> String.format(Locale.ROOT, "%s ε=%s, t=%s, noise=%s", name, epsilon,
           t.size() == 1 ? t.get(0).toString() : t.toString(), lambda == 0 ? "laplace" : "mahalanobis λ=" + lambda);
     };

@@ -1,5 +1,6 @@
 package dev.dptext.model;
 
+import dev.dptext.embedding.BinaryCodes;
 import dev.dptext.embedding.EmbeddingCovariance;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NearestWords;
@@ -37,6 +38,7 @@ public final class DpTextModel implements Serializable {
   private final String embeddingsHash;
   private EmbeddingCovariance covariance;
   private transient NearestWords nearestWords;
+  private final Map<Integer, BinaryCodes> binaryCodes = new ConcurrentHashMap<>();
 
   DpTextModel(
       Embeddings embeddings, RowLengths rows, Map<Integer, NeighbourTable> tables,
@@ -145,6 +147,14 @@ public final class DpTextModel implements Serializable {
       nearestWords = new NearestWords(embeddings);
     }
     return nearestWords;
+  }
+
+  /**
+   * The vocabulary's {@code bits}-bit codes for BRR (random hyperplanes from the public default seed,
+   * see {@link BinaryCodes}); derived from the embeddings, so computed on first use, not stored.
+   */
+  public BinaryCodes binaryCodes(int bits) {
+    return binaryCodes.computeIfAbsent(bits, b -> BinaryCodes.of(embeddings, b, BinaryCodes.DEFAULT_SEED));
   }
 
   /** Whether the table for this target set is already present. */

@@ -111,6 +111,7 @@ public final class DpText {
       o.p = spec.replaceProbability();
       o.lambda = spec.lambda();
       o.t = spec.t();
+      o.bits = spec.bits();
       return this;
     }
 

@@ -35,6 +35,7 @@ public final class DpTextOptions {
   public static final String P = PREFIX + "p";
   public static final String LAMBDA = PREFIX + "lambda";
   public static final String T = PREFIX + "t";
+  public static final String BITS = PREFIX + "bits";
   public static final String OOV = PREFIX + "oov";
   public static final String OOV_PLACEHOLDER = PREFIX + "oovPlaceholder";
   public static final String CASE = PREFIX + "case";
@@ -47,7 +48,7 @@ public final class DpTextOptions {
 
   /** Every key this class reads; anything else under {@value #PREFIX} is a typo. */
   public static final Set<String> KEYS =
-      Set.of(MODEL, VOCAB_SIZE, NEIGHBOURS, MECHANISM, EPSILON, W, P, LAMBDA, T, OOV, OOV_PLACEHOLDER, CASE,
+      Set.of(MODEL, VOCAB_SIZE, NEIGHBOURS, MECHANISM, EPSILON, W, P, LAMBDA, T, BITS, OOV, OOV_PLACEHOLDER, CASE,
           ID_MODE, PURPOSE, SECRET, SECRET_FILE, SECRET_ENV, FRESH);
 
   public static final String DEFAULT_KEY_ENV = "DPTEXT_KEY";
@@ -62,6 +63,7 @@ public final class DpTextOptions {
   double p = 0.3;
   double lambda = Double.NaN;
   java.util.List<Double> t = java.util.List.of();
+  int bits = MechanismSpec.DEFAULT_BRR_BITS;
   OovPolicy oov = OovPolicy.RANDOM;
   String oovPlaceholder = "<unk>";
   CasePolicy casePolicy = CasePolicy.VOCABULARY;
@@ -93,6 +95,7 @@ public final class DpTextOptions {
     o.w = parseDouble(get, W, o.w);
     o.p = parseDouble(get, P, o.p);
     o.lambda = parseDouble(get, LAMBDA, o.lambda);
+    o.bits = parseInt(get, BITS, o.bits);
     String ts = get.apply(T);
     if (ts != null && !ts.isBlank()) {
       java.util.List<Double> list = new java.util.ArrayList<>();
@@ -163,7 +166,7 @@ public final class DpTextOptions {
   }
 
   public MechanismSpec mechanismSpec() {
-    return new MechanismSpec(mechanism, epsilon, w, p, lambda, t);
+    return new MechanismSpec(mechanism, epsilon, w, p, lambda, t, bits);
   }
 
   public IdMode idMode() {
