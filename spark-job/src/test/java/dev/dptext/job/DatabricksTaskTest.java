@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.dptext.embedding.EmbeddingWriter;
-import dev.dptext.model.EmbeddedDefault;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -39,10 +37,8 @@ class DatabricksTaskTest {
   @BeforeAll
   static void setUp() throws Exception {
     spark = SharedSpark.get();
-    keyFile = tmp.resolve("key");
-    Files.writeString(keyFile, "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\n");
-    embeddings = tmp.resolve("glove-2000.txt");
-    EmbeddingWriter.writeGlove(EmbeddedDefault.embeddings().topWords(2000), embeddings);
+    keyFile = JobFixtures.keyFile(tmp, "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0");
+    embeddings = JobFixtures.gloveFile(tmp, 2000);
   }
 
   /** Runs the task with stdout and stderr captured; returns them, or rethrows what it threw. */

@@ -32,12 +32,8 @@ class DpTextJobTest {
   @BeforeAll
   static void setUp() throws Exception {
     spark = SharedSpark.get();
-    keyFile = tmp.resolve("key");
-    Files.writeString(keyFile, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");
-    // A small GloVe file: the 3,000 most frequent words of the embedded default.
-    embeddings = tmp.resolve("glove-3000.txt");
-    dev.dptext.embedding.EmbeddingWriter.writeGlove(
-        dev.dptext.model.EmbeddedDefault.embeddings().topWords(3000), embeddings);
+    keyFile = JobFixtures.keyFile(tmp, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
+    embeddings = JobFixtures.gloveFile(tmp, 3000);
   }
 
   record Run(int exitCode, String out, String err) {}

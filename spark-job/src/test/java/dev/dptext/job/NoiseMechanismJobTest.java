@@ -23,11 +23,8 @@ class NoiseMechanismJobTest {
   @BeforeAll
   static void setUp() throws Exception {
     spark = SharedSpark.get();
-    keyFile = tmp.resolve("key");
-    Files.writeString(keyFile, "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100\n");
-    embeddings = tmp.resolve("glove-2000.txt");
-    dev.dptext.embedding.EmbeddingWriter.writeGlove(
-        dev.dptext.model.EmbeddedDefault.embeddings().topWords(2000), embeddings);
+    keyFile = JobFixtures.keyFile(tmp, "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100");
+    embeddings = JobFixtures.gloveFile(tmp, 2000);
   }
 
   static String[] run(String... args) {

@@ -43,15 +43,7 @@ public final class BinaryCodes implements Serializable {
     int n = e.size();
     int m = e.dim();
     float[] v = e.rawVectors();
-    double[] mean = new double[m];
-    for (int i = 0; i < n; i++) {
-      for (int d = 0; d < m; d++) {
-        mean[d] += v[i * m + d];
-      }
-    }
-    for (int d = 0; d < m; d++) {
-      mean[d] /= n;
-    }
+    double[] mean = e.mean();
     double[] planes = new double[bits * m];
     RandomStream r = RandomStream.fromSeed(seed);
     for (int i = 0; i < planes.length; i += 2) {

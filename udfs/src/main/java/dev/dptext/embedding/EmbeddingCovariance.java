@@ -49,15 +49,7 @@ public final class EmbeddingCovariance implements Serializable {
       throw new IllegalArgumentException("a covariance needs at least 2 words, got " + n);
     }
     float[] v = e.rawVectors();
-    double[] mean = new double[m];
-    for (int i = 0; i < n; i++) {
-      for (int d = 0; d < m; d++) {
-        mean[d] += v[i * m + d];
-      }
-    }
-    for (int d = 0; d < m; d++) {
-      mean[d] /= n;
-    }
+    double[] mean = e.mean();
     double[] centred = new double[n * m];
     for (int i = 0; i < n; i++) {
       for (int d = 0; d < m; d++) {

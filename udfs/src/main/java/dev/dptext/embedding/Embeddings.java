@@ -198,6 +198,21 @@ public final class Embeddings implements Serializable {
     return (s0 + s1) + (s2 + s3);
   }
 
+  /** The mean vector of the vocabulary, in double precision. */
+  public double[] mean() {
+    double[] mean = new double[dim];
+    int n = words.length;
+    for (int i = 0; i < n; i++) {
+      for (int d = 0; d < dim; d++) {
+        mean[d] += vectors[i * dim + d];
+      }
+    }
+    for (int d = 0; d < dim; d++) {
+      mean[d] /= n;
+    }
+    return mean;
+  }
+
   /** The embeddings of the {@code n} most frequent words (a prefix of the rank order). */
   public Embeddings topWords(int n) {
     if (n <= 0 || n > words.length) {

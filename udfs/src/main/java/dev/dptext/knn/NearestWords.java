@@ -43,15 +43,7 @@ public final class NearestWords implements Serializable {
     int n = embeddings.size();
     int m = embeddings.dim();
     float[] raw = embeddings.rawVectors();
-    mean = new double[m];
-    for (int i = 0; i < n; i++) {
-      for (int d = 0; d < m; d++) {
-        mean[d] += raw[i * m + d];
-      }
-    }
-    for (int d = 0; d < m; d++) {
-      mean[d] /= n;
-    }
+    mean = embeddings.mean();
     // With the query augmented by a 1, one product gives q'·φ'(y) − ‖φ'(y)‖²/2 = (‖q'‖² − d²)/2: the
     // largest scores are the nearest words, and the scan is a single comparison per word.
     int a = m + 1;

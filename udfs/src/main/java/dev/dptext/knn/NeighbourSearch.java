@@ -100,16 +100,11 @@ public final class NeighbourSearch {
     int n = e.size();
     int dim = e.dim();
     float[] raw = e.rawVectors();
-    double[] mean = new double[dim];
-    for (int i = 0; i < n; i++) {
-      for (int d = 0; d < dim; d++) {
-        mean[d] += raw[i * dim + d];
-      }
-    }
+    double[] mean = e.mean();
     float[] out = new float[raw.length];
     for (int i = 0; i < n; i++) {
       for (int d = 0; d < dim; d++) {
-        out[i * dim + d] = (float) (raw[i * dim + d] - mean[d] / n);
+        out[i * dim + d] = (float) (raw[i * dim + d] - mean[d]);
       }
     }
     return out;
