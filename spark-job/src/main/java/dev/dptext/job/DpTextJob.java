@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
  * or locally with {@code scripts/dptext}. Exit codes: see {@link ExitCode}.
  */
 @Command(name = "dptext", mixinStandardHelpOptions = true, version = "dptext 0.1.0",
-    subcommands = {SanitizeCommand.class, BuildModelCommand.class, PrivacyStatsCommand.class},
+    subcommands = {SanitizeCommand.class, BuildModelCommand.class, PrivacyStatsCommand.class, CalibrateCommand.class},
     description = "Differentially private text sanitization on Spark.")
 public final class DpTextJob implements Runnable {
 

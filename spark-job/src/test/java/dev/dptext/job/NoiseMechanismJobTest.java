@@ -77,4 +77,15 @@ class NoiseMechanismJobTest {
     String[] bad = run("privacy-stats", "--model", embeddings.toString(), "--mechanisms", "laplace:lambada=1");
     assertEquals("2", bad[0]);
   }
+
+  @Test
+  void calibratePrintsTheMatchingEpsilon() {
+    String[] r = run("calibrate", "--model", embeddings.toString(), "--vocab-size", "500",
+        "--mechanism-a", "laplace", "--epsilon-a", "10", "--mechanism-b", "brr:bits=64");
+    assertEquals("0", r[0], r[1]);
+    assertTrue(r[1].contains("Hamming (64 bits) metric") && r[1].contains("ε_B = ε_A·R = "), r[1]);
+    String[] bad = run("calibrate", "--model", embeddings.toString(), "--mechanism-a", "laplace",
+        "--epsilon-a", "10", "--mechanism-b", "brr", "--aggregate", "median");
+    assertEquals("2", bad[0]);
+  }
 }

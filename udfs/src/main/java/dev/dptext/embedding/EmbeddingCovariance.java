@@ -96,17 +96,29 @@ public final class EmbeddingCovariance implements Serializable {
   }
 
   /**
+   * (λΣ + (1−λ)I)^{-1/2}, row-major m × m: maps embeddings to a space where the Euclidean distance
+   * is the regularized Mahalanobis distance d_RM (for the privacy ratio of the Mahalanobis mechanism).
+   */
+  public double[] regularizedInverseSquareRoot(double lambda) {
+    return regularizedPower(lambda, -0.5);
+  }
+
+  /**
    * (λΣ + (1−λ)I)^{1/2}, row-major m × m: the symmetric square root, from the eigendecomposition.
    * λ = 0 gives the identity.
    */
   public double[] regularizedSquareRoot(double lambda) {
+    return regularizedPower(lambda, 0.5);
+  }
+
+  private double[] regularizedPower(double lambda, double power) {
     if (!(lambda >= 0 && lambda <= 1)) {
       throw new IllegalArgumentException("λ must be in [0, 1], got " + lambda);
     }
     double[] root = new double[m * m];
     for (int i = 0; i < m; i++) {
       double ev = lambda * Math.max(eigenvalues[i], 0) + (1 - lambda);
-      double s = Math.sqrt(ev);
+      double s = Math.pow(ev, power);
       // Column i of the column-major eigenvector matrix is eigenvectors[i*m .. i*m+m).
       for (int a = 0; a < m; a++) {
         double qa = eigenvectors[i * m + a] * s;
