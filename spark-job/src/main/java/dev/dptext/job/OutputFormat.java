@@ -14,6 +14,14 @@ final class OutputFormat {
   private OutputFormat() {}
 
   static void write(Dataset<Row> df, String path, String format, String mode) {
+    write(df, path, format, mode, java.util.Map.of());
+  }
+
+  /**
+   * Writes the output; for Delta, {@code audit} goes into the commit's userMetadata (so the table
+   * history says which guarantee each version's rows carry) and into the table properties.
+   */
+  static void write(Dataset<Row> df, String path, String format, String mode, java.util.Map<String, String> audit) {
     String f = checkFormat(format);
     String m = mode.toLowerCase(Locale.ROOT);
     if (!MODES.contains(m)) {
@@ -23,7 +31,43 @@ final class OutputFormat {
       throw new JobException(ExitCode.USAGE,
           "Output " + path + " already exists; pass --mode overwrite or append, or another --output");
     }
-    df.write().format(f).mode(m).save(path);
+    org.apache.spark.sql.DataFrameWriter<Row> writer = df.write().format(f).mode(m);
+    if (f.equals("delta") && !audit.isEmpty()) {
+      writer = writer.option("userMetadata", toJson(audit));
+    }
+    writer.save(path);
+    if (f.equals("delta") && !audit.isEmpty()) {
+      StringBuilder props = new StringBuilder();
+      for (java.util.Map.Entry<String, String> e : audit.entrySet()) {
+        props.append(props.length() == 0 ? "" : ", ").append(sqlString(e.getKey())).append(" = ")
+            .append(sqlString(e.getValue()));
+      }
+      df.sparkSession().sql("ALTER TABLE delta.`" + path.replace("`", "``") + "` SET TBLPROPERTIES (" + props + ")");
+    }
+  }
+
+  private static String sqlString(String s) {
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'";
+  }
+
+  static String toJson(Object value) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(value);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Writes {@code text} to a file on any Hadoop file system, replacing it. */
+  static void writeText(SparkSession spark, String path, String text) {
+    try {
+      Path p = new Path(path);
+      try (java.io.OutputStream out = p.getFileSystem(spark.sparkContext().hadoopConfiguration()).create(p, true)) {
+        out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+    } catch (java.io.IOException e) {
+      throw new JobException(ExitCode.FAILURE, "Cannot write " + path + ": " + e.getMessage());
+    }
   }
 
   /** Rows now in the output that this run wrote: the whole output unless appending. */

@@ -9,6 +9,50 @@ import java.util.Locale;
 record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, TokenAccumulators counters,
     double seconds, String modelHash, String frequencySource) {
 
+  /** The job's version, recorded with every output so an auditor can tell what produced it. */
+  static final String VERSION = "0.1.0";
+
+  /**
+   * What produced a table: mechanism, parameters, the guarantee, the model and the job version.
+   * Written as the Delta commit's userMetadata and as table properties (never the key).
+   */
+  static java.util.Map<String, String> audit(DpTextOptions options, String guarantee, String modelHash,
+      String frequencySource) {
+    MechanismSpec m = options.mechanismSpec();
+    java.util.Map<String, String> a = new java.util.LinkedHashMap<>();
+    a.put("dptext.version", VERSION);
+    a.put("dptext.mechanism", m.name());
+    a.put("dptext.epsilon", Double.toString(m.epsilon()));
+    a.put("dptext.parameters", m.describe());
+    a.put("dptext.guarantee", guarantee);
+    a.put("dptext.model", options.modelSource());
+    a.put("dptext.modelSha256", modelHash);
+    a.put("dptext.wordFrequencies", frequencySource);
+    a.put("dptext.idMode", options.idMode().name().toLowerCase(Locale.ROOT));
+    return a;
+  }
+
+  /** The machine-readable summary: counts, timings, throughput, mechanism, ε, model hash. */
+  java.util.Map<String, Object> toMap(String output) {
+    MechanismSpec m = options.mechanismSpec();
+    java.util.Map<String, Object> j = new java.util.LinkedHashMap<>();
+    j.put("dptextVersion", VERSION);
+    j.put("output", output);
+    j.put("rowsIn", rowsIn);
+    j.put("rowsOut", rowsOut);
+    j.put("tokens", counters.tokens());
+    j.put("tokensChanged", counters.changed());
+    j.put("tokensOutOfVocabulary", counters.outOfVocabulary());
+    j.put("mechanism", m.name());
+    j.put("epsilon", m.epsilon());
+    j.put("parameters", m.describe());
+    j.put("modelSha256", modelHash);
+    j.put("elapsedSeconds", seconds);
+    j.put("tokensPerSecond", counters.tokens() / seconds);
+    j.put("rowsPerSecond", rowsIn / seconds);
+    return j;
+  }
+
   String render() {
     MechanismSpec m = options.mechanismSpec();
     long tokens = counters.tokens();

@@ -129,6 +129,10 @@ final class SanitizeCommand implements Callable<Integer> {
           + "or private-corpus (OPT-IN, outside the guarantee: counts the input text itself).")
   String frequencySource;
 
+  @Option(names = "--summary-json", paramLabel = "PATH",
+      description = "Where to write the run's JSON summary. Default: <output>/_dptext_summary.json.")
+  String summaryJson;
+
   @Option(names = "--show", paramLabel = "N", defaultValue = "0",
       description = "Print N rows of the output after the run (for demos). Default: ${DEFAULT-VALUE}.")
   int show;
@@ -169,13 +173,16 @@ final class SanitizeCommand implements Callable<Integer> {
     } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
-    OutputFormat.write(result, output, outputFormat, mode);
+    String frequencies = model != null ? CorpusFrequencies.LABEL : "embeddings (public rank of the embedding file)";
+    String hash = model != null ? model.hash() : modelHash(spark);
+    OutputFormat.write(result, output, outputFormat, mode,
+        RunSummary.audit(builder.options(), builder.guarantee(spark), hash, frequencies));
     long rowsOut = OutputFormat.countWritten(spark, output, outputFormat, mode, rowsIn);
     double seconds = (System.nanoTime() - start) / 1e9;
-    RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, counters, seconds,
-        model != null ? model.hash() : modelHash(spark),
-        model != null ? CorpusFrequencies.LABEL : "embeddings (public rank of the embedding file)");
+    RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, counters, seconds, hash, frequencies);
     System.out.println(summary.render());
+    String summaryPath = summaryJson != null ? summaryJson : output.replaceAll("/+$", "") + "/_dptext_summary.json";
+    OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(summary.toMap(output)) + "\n");
     if (show > 0) {
       OutputFormat.read(spark, output, outputFormat).select(out).show(show, false);
     }

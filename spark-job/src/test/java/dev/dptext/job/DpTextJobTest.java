@@ -1,6 +1,7 @@
 package dev.dptext.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -98,6 +99,28 @@ class DpTextJobTest {
     Run refused = run(sanitize(out));
     assertEquals(2, refused.exitCode());
     assertTrue(refused.err().contains("already exists"), refused.err());
+  }
+
+  @Test
+  void deltaOutputRecordsWhatProducedItAndAJsonSummary() throws Exception {
+    String out = tmp.resolve("audited").toString();
+    Run r = run(sanitize(out, "--mechanism", "santext", "--epsilon", "2"));
+    assertEquals(0, r.exitCode(), r.err());
+    // DESCRIBE DETAIL, not SHOW TBLPROPERTIES: the latter redacts values that match
+    // spark.redaction.regex, and the guarantee text mentions tokens.
+    java.util.Map<String, String> props = scala.jdk.javaapi.CollectionConverters.asJava(
+        spark.sql("DESCRIBE DETAIL delta.`" + out + "`").select("properties").first().<String, String>getMap(0));
+    assertEquals("santext", props.get("dptext.mechanism"));
+    assertEquals("2.0", props.get("dptext.epsilon"));
+    assertTrue(props.get("dptext.guarantee").contains("metric local DP"), props.toString());
+    assertEquals(64, props.get("dptext.modelSha256").length());
+    String userMetadata = spark.sql("DESCRIBE HISTORY delta.`" + out + "`").where("operation = 'WRITE'")
+        .select("userMetadata").first().getString(0);
+    assertTrue(userMetadata.contains("\"dptext.mechanism\":\"santext\""), userMetadata);
+    String json = Files.readString(Path.of(out, "_dptext_summary.json"));
+    assertTrue(json.contains("\"rowsIn\":16") && json.contains("\"rowsOut\":16") && json.contains("\"epsilon\":2.0"), json);
+    String all = String.join("\n", props.values()) + userMetadata + json;
+    assertFalse(all.contains("00112233445566778899aabbccddeeff"), "the key leaked into the audit record");
   }
 
   @Test

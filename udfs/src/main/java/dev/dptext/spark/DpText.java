@@ -226,6 +226,14 @@ public final class DpText {
       return schema.apply(name);
     }
 
+    /**
+     * The guarantee of the configured mechanism, one sentence (ε, metric, what is not covered), for
+     * audit records; builds (or reuses) the broadcast sanitizer on the driver.
+     */
+    public String guarantee(SparkSession spark) {
+      return broadcast(spark, o).value().textSanitizer().mechanism().guarantee();
+    }
+
     /** The UDF itself, for use in {@code select} or SQL registration. */
     public UserDefinedFunction udf(SparkSession spark) {
       Broadcast<Sanitizer> b = broadcast(spark, o);
