@@ -102,10 +102,6 @@ final class ExponentialNeighbourSampler implements Serializable {
     return epsilon;
   }
 
-  int targetStart() {
-    return targetStart;
-  }
-
   /** Draws y ∈ T with P(y | x) ∝ exp(−ε·d(x,y)/2). */
   int sample(int x, RandomStream random) {
     double pUniform = uniformBranch[x];

@@ -32,6 +32,19 @@ final class NoiseSampling {
     }
   }
 
+  /** One standard normal variate (the polar method's second variate is discarded). */
+  static double gaussian(RandomStream random) {
+    double u;
+    double v;
+    double s;
+    do {
+      u = 2 * random.nextDouble() - 1;
+      v = 2 * random.nextDouble() - 1;
+      s = u * u + v * v;
+    } while (s >= 1 || s == 0);
+    return u * Math.sqrt(-2 * Math.log(s) / s);
+  }
+
   /** A point uniform on the unit sphere S^{m-1}: a standard normal vector, normalised. */
   static void unitSphere(RandomStream random, double[] out, int m) {
     double norm2;
@@ -58,13 +71,11 @@ final class NoiseSampling {
     }
     double d = shape - 1.0 / 3;
     double c = 1 / Math.sqrt(9 * d);
-    double[] z = new double[1];
     while (true) {
       double x;
       double v;
       do {
-        gaussians(random, z, 1);
-        x = z[0];
+        x = gaussian(random);
         v = 1 + c * x;
       } while (v <= 0);
       v = v * v * v;

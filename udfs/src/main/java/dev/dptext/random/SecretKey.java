@@ -32,10 +32,12 @@ public final class SecretKey implements Serializable {
 
   private final byte[] material;
   private final String source;
+  private final boolean fresh;
 
-  private SecretKey(byte[] material, String source) {
+  private SecretKey(byte[] material, String source, boolean fresh) {
     this.material = material;
     this.source = source;
+    this.fresh = fresh;
   }
 
   /**
@@ -72,7 +74,7 @@ public final class SecretKey implements Serializable {
           "The RNG key in " + source + " has " + (bytes.length * 8) + " bits; at least "
               + (MIN_BYTES * 8) + " are needed; " + HOW_TO_GENERATE);
     }
-    return new SecretKey(bytes, source);
+    return new SecretKey(bytes, source, false);
   }
 
   private static boolean isAsciiHex(int c) {
@@ -102,7 +104,12 @@ public final class SecretKey implements Serializable {
   public static SecretKey fresh() {
     byte[] b = new byte[32];
     new SecureRandom().nextBytes(b);
-    return new SecretKey(b, "a fresh random key (not reproducible)");
+    return new SecretKey(b, "a fresh random key (not reproducible)", true);
+  }
+
+  /** Whether this key was drawn by {@link #fresh()}: outputs keyed by it cannot be reproduced. */
+  public boolean isFresh() {
+    return fresh;
   }
 
   /** Where this key came from, e.g. "environment variable DPTEXT_KEY". Safe to log. */

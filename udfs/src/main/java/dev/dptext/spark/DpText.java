@@ -80,6 +80,8 @@ public final class DpText {
     private final DpTextOptions o;
     private String idColumn;
     private TokenAccumulators counters;
+    /** The sanitizer this builder broadcast last (fresh keys are never shared, so keep our own). */
+    private Broadcast<Sanitizer> built;
 
     Builder(DpTextOptions options) {
       this.o = options;
@@ -231,12 +233,14 @@ public final class DpText {
      * audit records; builds (or reuses) the broadcast sanitizer on the driver.
      */
     public String guarantee(SparkSession spark) {
-      return broadcast(spark, o).value().textSanitizer().mechanism().guarantee();
+      Broadcast<Sanitizer> b = built != null ? built : broadcast(spark, o);
+      return b.value().textSanitizer().mechanism().guarantee();
     }
 
     /** The UDF itself, for use in {@code select} or SQL registration. */
     public UserDefinedFunction udf(SparkSession spark) {
       Broadcast<Sanitizer> b = broadcast(spark, o);
+      built = b;
       UserDefinedFunction udf =
           functions.udf(new SanitizeFunction(b, counters), DataTypes.StringType).withName(SQL_FUNCTION);
       return o.idMode == IdMode.FRESH ? udf.asNondeterministic() : udf;
@@ -251,7 +255,7 @@ public final class DpText {
    */
   static Broadcast<Sanitizer> broadcast(SparkSession spark, DpTextOptions o) {
     SecretKey key = o.resolveKey();
-    if (o.idMode == IdMode.FRESH || (key.source().startsWith("a fresh"))) {
+    if (o.idMode == IdMode.FRESH || key.isFresh()) {
       LOG.warn("dptext runs with fresh randomness: re-runs and retried tasks give different output");
     }
     if (o.idMode == IdMode.FRESH) {
