@@ -67,11 +67,12 @@ Seq(
 // MAGIC %md
 // MAGIC ## The key and the settings
 // MAGIC
-// MAGIC The key goes from the secret scope into this session's Spark conf, `spark.dptext.rng.secret`, where the
-// MAGIC DataFrame API, the ML stage and `dp_sanitize` all find it. Spark redacts the value in its UI and event
-// MAGIC logs (the name matches `spark.redaction.regex`), and Databricks redacts secrets in cell output. It is
-// MAGIC never written to a table or a saved pipeline. (If the cluster's Spark config already has
-// MAGIC `spark.dptext.rng.secret {{secrets/dptext/rng-key}}`, this cell changes nothing.)
+// MAGIC The key stays in the secret scope: this session's Spark conf only *names* it
+// MAGIC (`spark.dptext.rng.databricksSecret = dptext/rng-key`), and the DataFrame API, the ML stage and `dp_sanitize`
+// MAGIC read it through `dbutils` on the driver. Never put the key itself into a running session's conf
+// MAGIC (`spark.conf.set("spark.dptext.rng.secret", …)`): Spark copies session settings into every job's properties
+// MAGIC and writes them, unredacted, to the event log, so dptext refuses a key set that way. It is never written to
+// MAGIC a table or a saved pipeline either.
 // MAGIC
 // MAGIC `model = "default"` is the GloVe subset inside the jar (25,000 words); for real use, point it at a model
 // MAGIC built once with `dptext build-model`, e.g. `dbfs:/Volumes/main/dptext/models/glove-6B-100d-74k.dptext`.
@@ -81,7 +82,7 @@ Seq(
 import dev.dptext.mechanism.MechanismSpec
 import dev.dptext.spark.{DpText, DpTextOptions, TokenAccumulators}
 
-spark.conf.set(DpTextOptions.SECRET, dbutils.secrets.get(scope = "dptext", key = "rng-key"))
+spark.conf.set(DpTextOptions.SECRET_DATABRICKS, "dptext/rng-key")
 
 val mechanism = MechanismSpec.santextPlus(3.0, 0.9, 0.3) // ε = 3, w = 0.9, p = 0.3
 val model = "default"
@@ -155,7 +156,7 @@ display(runStatistics)
 // MAGIC
 // MAGIC `DpTextSanitizer` is a `Transformer` with the same settings as params. A saved pipeline holds the params
 // MAGIC and the model's *path*, never the model's vectors and never the key: at transform time the key is found
-// MAGIC as above (`spark.dptext.rng.secret`, else `keyFile`, else the environment variable `keyEnv`). Same key,
+// MAGIC as above (`spark.dptext.rng.databricksSecret`, else `keyFile`, else the environment variable `keyEnv`). Same key,
 // MAGIC same ids, same settings: the same text as the table just written.
 
 // COMMAND ----------

@@ -19,12 +19,15 @@
 -- MAGIC    databricks secrets create-scope dptext
 -- MAGIC    databricks secrets put-secret dptext rng-key --string-value "$(openssl rand -hex 32)"
 -- MAGIC    ```
--- MAGIC 4. **The cluster's Spark config** (*Compute → Advanced options → Spark*) references it:
+-- MAGIC 4. **The cluster's Spark config** (*Compute → Advanced options → Spark*) names it:
 -- MAGIC    ```
--- MAGIC    spark.dptext.rng.secret {{secrets/dptext/rng-key}}
+-- MAGIC    spark.dptext.rng.databricksSecret dptext/rng-key
 -- MAGIC    ```
--- MAGIC    Databricks resolves the reference when the cluster starts; Spark redacts the value in its UI and
--- MAGIC    event logs (the name matches `spark.redaction.regex`). Only people who may read the secret scope
+-- MAGIC    dptext reads the secret through `dbutils` on the driver; the key itself never enters the Spark conf.
+-- MAGIC    (`spark.dptext.rng.secret {{secrets/dptext/rng-key}}` works too: Databricks resolves it at cluster start
+-- MAGIC    and Spark redacts it. Never `SET spark.dptext.rng.secret` in a running session: Spark would copy the
+-- MAGIC    value, unredacted, into the event log with every job, so dptext refuses a key set that way.)
+-- MAGIC    Only people who may read the secret scope
 -- MAGIC    should be able to attach to this cluster.
 
 -- COMMAND ----------

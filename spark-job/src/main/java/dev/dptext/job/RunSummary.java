@@ -6,8 +6,8 @@ import dev.dptext.spark.TokenAccumulators;
 import java.util.Locale;
 
 /** The end-of-run report: counts, privacy parameters, timing. Contains no text and no key. */
-record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, TokenAccumulators counters,
-    double seconds, String modelHash, String frequencySource) {
+record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRejected, TokenAccumulators counters,
+    double seconds, String modelHash, String frequencySource, TableWriter.Target target, long tableVersion) {
 
   /** The job's version, recorded with every output so an auditor can tell what produced it. */
   static final String VERSION = "0.1.0";
@@ -40,6 +40,18 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, TokenAccumul
     j.put("output", output);
     j.put("rowsIn", rowsIn);
     j.put("rowsOut", rowsOut);
+    j.put("rowsRejected", rowsRejected);
+    j.put("writeMode", target.mode().label);
+    if (target.where() != null) {
+      j.put("where", target.where());
+    }
+    if (tableVersion >= 0) {
+      j.put("tableVersion", tableVersion);
+    }
+    if (target.txnAppId() != null) {
+      j.put("txnAppId", target.txnAppId());
+      j.put("txnVersion", target.txnVersion());
+    }
     j.put("tokens", counters.tokens());
     j.put("tokensChanged", counters.changed());
     j.put("tokensOutOfVocabulary", counters.outOfVocabulary());
@@ -59,6 +71,12 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, TokenAccumul
     StringBuilder s = new StringBuilder();
     s.append("dptext sanitize summary\n");
     s.append(String.format(Locale.ROOT, "  rows in / out      %,d / %,d%n", rowsIn, rowsOut));
+    if (rowsRejected > 0) {
+      s.append(String.format(Locale.ROOT, "  rows rejected      %,d (raw, in the rejects table)%n", rowsRejected));
+    }
+    s.append(String.format(Locale.ROOT, "  write              %s%s%s%n", target.mode().label,
+        target.where() != null ? " where " + target.where() : "",
+        tableVersion >= 0 ? ", table version " + tableVersion : ""));
     s.append(String.format(Locale.ROOT, "  tokens             %,d%n", tokens));
     s.append(String.format(Locale.ROOT, "  tokens changed     %,d (%.1f%%)%n", counters.changed(), pct(counters.changed(), tokens)));
     s.append(String.format(Locale.ROOT, "  out of vocabulary  %,d (%.1f%%)%n", counters.outOfVocabulary(), pct(counters.outOfVocabulary(), tokens)));

@@ -5,10 +5,12 @@ import dev.dptext.spark.CorpusFrequencies;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.IdMode;
+import dev.dptext.spark.SessionSecret;
 import dev.dptext.spark.TokenAccumulators;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.Dataset;
@@ -45,8 +47,37 @@ final class SanitizeCommand implements Callable<Integer> {
   String outputFormat;
 
   @Option(names = "--mode", paramLabel = "MODE", defaultValue = "errorifexists",
-      description = "errorifexists, overwrite or append. Default: ${DEFAULT-VALUE}.")
+      description = "errorifexists, overwrite, append, replace-where (Delta: replace the rows matching --where) "
+          + "or merge (Delta: upsert by --merge-key). Default: ${DEFAULT-VALUE}.")
   String mode;
+
+  @Option(names = "--where", paramLabel = "PREDICATE",
+      description = "A SQL predicate selecting the input rows to sanitize, e.g. \"event_date = '2026-11-21'\"; "
+          + "with --mode replace-where also the output rows to replace.")
+  String where;
+
+  @Option(names = "--merge-key", paramLabel = "COLUMN", split = ",",
+      description = "--mode merge: the column(s) matching input rows to output rows. Default: the id column.")
+  java.util.List<String> mergeKeys;
+
+  @Option(names = "--txn-app-id", paramLabel = "ID",
+      description = "Delta idempotent writes: a stable name of this scheduled job (with --txn-version).")
+  String txnAppId;
+
+  @Option(names = "--txn-version", paramLabel = "N",
+      description = "Delta idempotent writes: increasing number of this run, e.g. the date as 20261121; a "
+          + "re-run with the same number writes nothing, a lower one is refused.")
+  Long txnVersion;
+
+  @Option(names = "--on-corrupt", paramLabel = "POLICY", defaultValue = "fail",
+      description = "Malformed input records (and rows with text but a null id): fail (default; nothing is "
+          + "written) or reject (sanitize the rest; the rejected records go, raw, to --rejects).")
+  String onCorrupt;
+
+  @Option(names = "--rejects", paramLabel = "PATH",
+      description = "With --on-corrupt reject: where the rejected records go (raw, unsanitized: store them "
+          + "like the input), in --output-format, replaced on each run; use a per-run path.")
+  String rejects;
 
   @Option(names = "--text-column", paramLabel = "NAME", defaultValue = "text",
       description = "The string column to sanitize. Default: ${DEFAULT-VALUE} ('value' for text input).")
@@ -120,6 +151,10 @@ final class SanitizeCommand implements Callable<Integer> {
   @Option(names = "--key-file", paramLabel = "FILE", description = "File holding the RNG key (instead of --key-env).")
   String keyFile;
 
+  @Option(names = "--key-secret", paramLabel = "SCOPE/KEY",
+      description = "On Databricks: the secret scope and key holding the RNG key (read through dbutils).")
+  String keySecret;
+
   @Option(names = "--fresh-randomness",
       description = "Run without a key, with fresh randomness: re-runs and retried tasks give different output.")
   boolean freshRandomness;
@@ -133,6 +168,11 @@ final class SanitizeCommand implements Callable<Integer> {
       description = "Where to write the run's JSON summary. Default: <output>/_dptext_summary.json.")
   String summaryJson;
 
+  @Option(names = "--progress-interval", paramLabel = "SECONDS", defaultValue = "30",
+      description = "Log progress (tasks done, tokens, rate) every SECONDS while the run works; 0 = off. "
+          + "Default: ${DEFAULT-VALUE}.")
+  int progressInterval;
+
   @Option(names = "--show", paramLabel = "N", defaultValue = "0",
       description = "Print N rows of the output after the run (for demos). Default: ${DEFAULT-VALUE}.")
   int show;
@@ -141,32 +181,62 @@ final class SanitizeCommand implements Callable<Integer> {
   public Integer call() {
     long start = System.nanoTime();
     SparkSession spark = JobSession.get();
-    Dataset<Row> in = readInput(spark);
+    TableWriter.Target target = new TableWriter.Target(output, outputFormat, WriteMode.parse(mode), where,
+        mergeKeys != null ? mergeKeys : idColumn != null ? List.of(idColumn) : List.of(), txnAppId, txnVersion);
+    InputTable.OnCorrupt corruptPolicy = InputTable.OnCorrupt.parse(onCorrupt);
+    if ((corruptPolicy == InputTable.OnCorrupt.REJECT) != (rejects != null)) {
+      throw new JobException(ExitCode.USAGE, rejects == null
+          ? "--on-corrupt reject needs --rejects PATH (where the rejected records go)"
+          : "--rejects is given but --on-corrupt is fail; add --on-corrupt reject or drop --rejects");
+    }
+    DpText.Builder builder = sanitizer(spark); // validates options and resolves the key before any reading
+    IdMode ids = idModeValue();
+    java.util.Optional<String> done = TableWriter.alreadyCommitted(spark, target);
+    if (done.isPresent()) {
+      System.out.println("dptext: " + done.get());
+      return 0;
+    }
+    DataFormat format = resolvedInputFormat();
     String text = textColumn;
-    if (resolvedInputFormat() == DataFormat.TEXT && text.equals("text") && !hasColumn(in, "text")) {
+    InputTable input = InputTable.read(spark, this.input, format, inputOptions, where,
+        ids == IdMode.COLUMN ? idColumn : null, text);
+    if (format == DataFormat.TEXT && text.equals("text") && !hasColumn(input.all(), "text")) {
       text = "value";
+      input = InputTable.read(spark, this.input, format, inputOptions, where, null, text);
     }
     String out = outputColumn == null ? text : outputColumn;
-    DpText.Builder builder = sanitizer(spark);
     try {
-      if (idModeValue() == IdMode.COLUMN) {
+      if (ids == IdMode.COLUMN) {
         builder.idColumn(idColumn);
-      } else if (idModeValue() == IdMode.CONTENT_HASH) {
+      } else if (ids == IdMode.CONTENT_HASH) {
         builder.seedByContent();
       } else {
         builder.freshRandomness();
       }
-      builder.validate(in.schema(), text);
+      builder.validate(input.schema(), text);
     } catch (IllegalArgumentException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
+    InputTable.Counts counts = input.count();
+    if (counts.rejected() > 0 && corruptPolicy == InputTable.OnCorrupt.FAIL) {
+      throw InputTable.failure(counts, this.input);
+    }
+    long rejected = 0;
+    if (counts.rejected() > 0) {
+      TableWriter.write(input.rejected(), new TableWriter.Target(rejects, outputFormat, WriteMode.OVERWRITE, null,
+          List.of(), null, null), java.util.Map.of());
+      rejected = OutputFormat.read(spark, rejects, outputFormat).count();
+      org.slf4j.LoggerFactory.getLogger(SanitizeCommand.class).warn(
+          "{} rejected record(s) ({} malformed, {} with a null id) written, unsanitized, to {}",
+          rejected, counts.malformed(), counts.nullIds(), rejects);
+    }
+    Dataset<Row> in = input.accepted();
     DpTextModel model = privateCorpusModel(spark, in, text);
     if (model != null) {
       builder.model(model);
     }
     TokenAccumulators counters = new TokenAccumulators(spark.sparkContext());
     builder.countTokens(counters);
-    long rowsIn = in.count();
     Dataset<Row> result;
     try {
       result = builder.transform(in, text, out);
@@ -175,20 +245,25 @@ final class SanitizeCommand implements Callable<Integer> {
     }
     String frequencies = model != null ? CorpusFrequencies.LABEL : "embeddings (public rank of the embedding file)";
     String hash = model != null ? model.hash() : modelHash(spark);
-    OutputFormat.write(result, output, outputFormat, mode,
-        RunSummary.audit(builder.options(), builder.guarantee(spark), hash, frequencies));
-    long rowsOut = OutputFormat.countWritten(spark, output, outputFormat, mode, rowsIn);
+    TableWriter.Result written;
+    try (ProgressReporter progress = ProgressReporter.start(spark, counters, progressInterval)) {
+      written = TableWriter.write(result, target,
+          RunSummary.audit(builder.options(), builder.guarantee(spark), hash, frequencies));
+    }
+    long rowsIn = counts.rows();
+    long rowsOut = written.rowsWritten();
     double seconds = (System.nanoTime() - start) / 1e9;
-    RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, counters, seconds, hash, frequencies);
+    RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, rejected, counters, seconds, hash,
+        frequencies, target, written.version());
     System.out.println(summary.render());
     String summaryPath = summaryJson != null ? summaryJson : output.replaceAll("/+$", "") + "/_dptext_summary.json";
     OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(summary.toMap(output)) + "\n");
     if (show > 0) {
       OutputFormat.read(spark, output, outputFormat).select(out).show(show, false);
     }
-    if (rowsOut != rowsIn) {
-      throw new JobException(ExitCode.INTEGRITY,
-          "Rows out (" + rowsOut + ") differ from rows in (" + rowsIn + "); do not use " + output);
+    if (rowsOut + rejected != rowsIn) {
+      throw new JobException(ExitCode.INTEGRITY, "Rows written (" + rowsOut + ") + rejected (" + rejected
+          + ") differ from rows in (" + rowsIn + "); do not use " + output);
     }
     return 0;
   }
@@ -258,11 +333,14 @@ final class SanitizeCommand implements Callable<Integer> {
     if (keyFile != null) {
       conf.put(DpTextOptions.SECRET_FILE, keyFile);
     }
+    if (keySecret != null) {
+      conf.put(DpTextOptions.SECRET_DATABRICKS, keySecret);
+    }
     conf.put(DpTextOptions.FRESH, Boolean.toString(freshRandomness));
-    // A key in Spark conf (spark.dptext.rng.secret, redacted by Spark) takes precedence.
-    spark.conf().getOption(DpTextOptions.SECRET).foreach(v -> conf.put(DpTextOptions.SECRET, v));
     DpTextOptions options;
     try {
+      // A key in the application's Spark conf (spark.dptext.rng.secret, redacted by Spark) wins.
+      SessionSecret.get(spark).ifPresent(v -> conf.put(DpTextOptions.SECRET, v));
       options = DpTextOptions.fromMap(conf);
       options.resolveKey(); // fail before reading any data
     } catch (IllegalArgumentException e) {
@@ -284,22 +362,6 @@ final class SanitizeCommand implements Callable<Integer> {
     }
     throw new JobException(ExitCode.USAGE,
         "Cannot tell the format of " + input + " from its name; pass --input-format csv|json|parquet|text|delta");
-  }
-
-  private Dataset<Row> readInput(SparkSession spark) {
-    DataFormat format = resolvedInputFormat();
-    try {
-      Dataset<Row> df = spark.read().format(format.sparkName()).options(inputOptions).load(input);
-      df.schema(); // resolve now: a missing path fails here with a clear message
-      return df;
-    } catch (Exception e) {
-      if (e instanceof org.apache.spark.sql.AnalysisException || e instanceof java.io.FileNotFoundException) {
-        throw new JobException(ExitCode.INPUT,
-            "Cannot read " + format.sparkName() + " input " + input + ": " + firstLine(e.getMessage())
-                + "; check --input and --input-format");
-      }
-      throw e;
-    }
   }
 
   private static boolean hasColumn(Dataset<Row> df, String name) {

@@ -113,6 +113,8 @@ class DatabricksTaskTest {
     task.at("/spark_jar_task/parameters").forEach(p -> parameters.add(p.asText()));
     assertEquals("sanitize", parameters.get(0));
     String config = parameters.get(parameters.indexOf("--config") + 1);
+    // Idempotent: every retry of a job run passes the same transaction version.
+    assertTrue(parameters.get(parameters.indexOf("--txn-version") + 1).startsWith("{{job.start_time."), parameters.toString());
 
     // The configuration it names is the one in conf/, and every key in it is a sanitize option.
     Path local = Path.of("../conf").resolve(Path.of(config).getFileName());

@@ -121,7 +121,9 @@ class NotebooksTest {
     SparkSession cluster = SharedSpark.get();
     cluster.sql("DROP TABLE IF EXISTS " + SANITIZED_TABLE);
     SparkSession session = cluster.newSession();
-    session.conf().set(DpTextOptions.SECRET, SECRET_SCOPES.get("dptext/rng-key"));
+    // The cluster's Spark config names the secret; dbutils (a stand-in here) reads it.
+    com.databricks.dbutils_v1.DBUtilsHolder$.SECRETS.putAll(SECRET_SCOPES);
+    session.conf().set(DpTextOptions.SECRET_DATABRICKS, "dptext/rng-key");
     SparkSession.setActiveSession(session);
     boolean scalaStarted = false;
     StringBuilder printed = new StringBuilder();

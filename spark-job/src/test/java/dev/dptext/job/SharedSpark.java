@@ -18,6 +18,8 @@ final class SharedSpark {
   private static final Path ROOT = Path.of("target", "test-spark").toAbsolutePath();
   /** Where the notebook tests' Scala interpreter writes its classes, for executors to load. */
   static final Path REPL_CLASSES = ROOT.resolve("repl-classes");
+  /** Spark's event log of this JVM's session, which the secrets test searches for the key. */
+  static final Path EVENT_LOG = ROOT.resolve("event-log");
 
   private static SparkSession session;
 
@@ -28,6 +30,7 @@ final class SharedSpark {
       deleteRecursively(ROOT);
       try {
         Files.createDirectories(REPL_CLASSES);
+        Files.createDirectories(EVENT_LOG);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -44,6 +47,10 @@ final class SharedSpark {
           // Read at SparkContext start-up only: Spark serves this directory to executors, so closures
           // compiled by the notebook tests' interpreter can be deserialized in tasks.
           .config("spark.repl.class.outputDir", REPL_CLASSES.toString())
+          .config("spark.eventLog.enabled", "true")
+          .config("spark.eventLog.dir", EVENT_LOG.toUri().toString())
+          // Spark 4 compresses event logs by default; plain JSON lines let the test search them.
+          .config("spark.eventLog.compress", "false")
           .getOrCreate();
     }
     return session;

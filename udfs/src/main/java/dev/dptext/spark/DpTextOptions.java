@@ -19,7 +19,8 @@ import java.util.function.Function;
  * that set them for SQL functions. The job and the DataFrame API fill the same object.
  *
  * <p>The RNG key is resolved here, on the driver, from (first match) an explicit key,
- * {@value #SECRET}, the file named by {@value #SECRET_FILE}, or the environment variable named by
+ * {@value #SECRET}, the Databricks secret named by {@value #SECRET_DATABRICKS} ({@code scope/key}, on
+ * Databricks), the file named by {@value #SECRET_FILE}, or the environment variable named by
  * {@value #SECRET_ENV} (default {@code DPTEXT_KEY}). {@value #SECRET} matches Spark's default
  * {@code spark.redaction.regex}, so the UI and event log show it redacted. Without a key the run fails,
  * unless {@value #FRESH} is true: then a fresh random key is used and re-runs differ.
@@ -44,12 +45,13 @@ public final class DpTextOptions {
   public static final String SECRET = PREFIX + "rng.secret";
   public static final String SECRET_FILE = PREFIX + "rng.secretFile";
   public static final String SECRET_ENV = PREFIX + "rng.secretEnv";
+  public static final String SECRET_DATABRICKS = PREFIX + "rng.databricksSecret";
   public static final String FRESH = PREFIX + "rng.fresh";
 
   /** Every key this class reads; anything else under {@value #PREFIX} is a typo. */
   public static final Set<String> KEYS =
       Set.of(MODEL, VOCAB_SIZE, NEIGHBOURS, MECHANISM, EPSILON, W, P, LAMBDA, T, BITS, OOV, OOV_PLACEHOLDER, CASE,
-          ID_MODE, PURPOSE, SECRET, SECRET_FILE, SECRET_ENV, FRESH);
+          ID_MODE, PURPOSE, SECRET, SECRET_DATABRICKS, SECRET_FILE, SECRET_ENV, FRESH);
 
   public static final String DEFAULT_KEY_ENV = "DPTEXT_KEY";
 
@@ -71,6 +73,7 @@ public final class DpTextOptions {
   String purpose = "dptext";
   SecretKey key;
   String secretFile;
+  String databricksSecret;
   String secretEnv = DEFAULT_KEY_ENV;
   boolean fresh;
 
@@ -124,6 +127,7 @@ public final class DpTextOptions {
       o.key = SecretKey.parse(secret, "Spark conf " + SECRET);
     }
     o.secretFile = get.apply(SECRET_FILE);
+    o.databricksSecret = get.apply(SECRET_DATABRICKS);
     o.secretEnv = Objects.requireNonNullElse(get.apply(SECRET_ENV), o.secretEnv);
     String fresh = get.apply(FRESH);
     if (fresh != null) {
@@ -181,6 +185,10 @@ public final class DpTextOptions {
   public SecretKey resolveKey() {
     if (key != null) {
       return key;
+    }
+    if (databricksSecret != null && !databricksSecret.isBlank()) {
+      return SecretKey.parse(DatabricksSecrets.get(databricksSecret.strip()),
+          "Databricks secret " + databricksSecret.strip());
     }
     if (secretFile != null && !secretFile.isBlank()) {
       return SecretKey.fromFile(Path.of(secretFile));

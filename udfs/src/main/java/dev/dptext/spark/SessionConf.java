@@ -9,7 +9,9 @@ final class SessionConf {
   private SessionConf() {}
 
   static DpTextOptions options(SparkSession spark) {
-    Map<String, String> all = CollectionConverters.asJava(spark.conf().getAll());
+    Map<String, String> all = new java.util.HashMap<>(CollectionConverters.asJava(spark.conf().getAll()));
+    all.remove(DpTextOptions.SECRET);
+    SessionSecret.get(spark).ifPresent(key -> all.put(DpTextOptions.SECRET, key));
     return DpTextOptions.fromConf(all::get, all.keySet());
   }
 }

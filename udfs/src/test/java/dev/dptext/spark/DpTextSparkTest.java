@@ -153,7 +153,9 @@ class DpTextSparkTest {
     spark.conf().set(DpTextOptions.NEIGHBOURS, "32");
     spark.conf().set(DpTextOptions.MECHANISM, "santext");
     spark.conf().set(DpTextOptions.EPSILON, "2");
-    spark.conf().set(DpTextOptions.SECRET, KEY_HEX);
+    java.nio.file.Path keyFile = java.nio.file.Files.createTempFile("dptext-key", ".txt");
+    java.nio.file.Files.writeString(keyFile, KEY_HEX);
+    spark.conf().set(DpTextOptions.SECRET_FILE, keyFile.toString());
     try {
       input.createOrReplaceTempView("reviews");
       List<Row> viaExtension = spark.sql("SELECT id, dp_sanitize(text, id) AS dp FROM reviews ORDER BY id").collectAsList();
@@ -168,9 +170,16 @@ class DpTextSparkTest {
       String described = spark.sql("DESCRIBE FUNCTION EXTENDED dp_sanitize").collectAsList().toString();
       assertTrue(described.contains("metric local DP") && described.contains("id"), described);
 
-      // SET shows the key redacted (the name matches spark.redaction.regex).
+      // The key itself SET on the running session is refused (Spark would write it, unredacted, into
+      // the event log with every job); SET itself shows it redacted.
+      spark.conf().set(DpTextOptions.SECRET, KEY_HEX);
       String set = spark.sql("SET " + DpTextOptions.SECRET).collectAsList().toString();
       assertTrue(set.contains("redacted") && !set.contains(KEY_HEX), set);
+      Exception refused = assertThrows(Exception.class,
+          () -> spark.sql("SELECT dp_sanitize(text, id) FROM reviews").collect());
+      assertTrue(refused.getMessage().contains("RESET " + DpTextOptions.SECRET)
+          && !refused.getMessage().contains(KEY_HEX), refused.getMessage());
+      spark.conf().unset(DpTextOptions.SECRET);
 
       // The plan shows the function, never the key.
       String plan = spark.sql("SELECT dp_sanitize(text, id) FROM reviews").queryExecution().toString();
@@ -181,7 +190,7 @@ class DpTextSparkTest {
       assertTrue(err.getMessage().contains("needs an id"), err.getMessage());
     } finally {
       for (String k : List.of(DpTextOptions.MODEL, DpTextOptions.NEIGHBOURS, DpTextOptions.MECHANISM,
-          DpTextOptions.EPSILON, DpTextOptions.SECRET)) {
+          DpTextOptions.EPSILON, DpTextOptions.SECRET, DpTextOptions.SECRET_FILE)) {
         spark.conf().unset(k);
       }
     }

@@ -54,7 +54,8 @@ import scala.Function1;
  * transforms, so a pipeline stays a few kilobytes and a rebuilt model is picked up without re-saving.
  * The RNG key is deliberately <em>not</em> a param, so it can never be written with a pipeline: at
  * transform time it is resolved like everywhere else in dptext, first match wins: the Spark conf
- * {@value DpTextOptions#SECRET} (on Databricks, a cluster conf referencing a secret), the file named by
+ * {@value DpTextOptions#SECRET} (set at application start), the Databricks secret named by the session's
+ * {@value DpTextOptions#SECRET_DATABRICKS}, the file named by
  * {@link #keyFile()}, the environment variable named by {@link #keyEnv()}. Without a key the stage
  * fails unless {@code idMode} is {@code fresh}.
  *
@@ -462,8 +463,10 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
   public Dataset<Row> transform(Dataset<?> dataset) {
     transformSchema(dataset.schema());
     Map<String, String> settings = settings();
-    dataset.sparkSession().conf().getOption(DpTextOptions.SECRET)
-        .foreach(secret -> settings.put(DpTextOptions.SECRET, secret));
+    dev.dptext.spark.SessionSecret.get(dataset.sparkSession())
+        .ifPresent(secret -> settings.put(DpTextOptions.SECRET, secret));
+    dataset.sparkSession().conf().getOption(DpTextOptions.SECRET_DATABRICKS)
+        .foreach(name -> settings.put(DpTextOptions.SECRET_DATABRICKS, name));
     return sanitizer(settings).transform(dataset.toDF(), getInputCol(), getOutputCol());
   }
 

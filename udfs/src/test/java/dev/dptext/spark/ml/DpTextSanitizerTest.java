@@ -80,6 +80,7 @@ class DpTextSanitizerTest {
   @AfterEach
   void forgetSessionKey() {
     spark.conf().unset(DpTextOptions.SECRET);
+    spark.sparkContext().conf().remove(DpTextOptions.SECRET);
   }
 
   static String writeGlove(Embeddings e, Path file) throws IOException {
@@ -169,7 +170,11 @@ class DpTextSanitizerTest {
     assertTrue(noKey.getMessage().contains("DPTEXT_TEST_UNSET_VARIABLE")
         && noKey.getMessage().contains(DpTextOptions.SECRET), noKey.getMessage());
 
+    // The key itself on the running session is refused (it would reach the event log unredacted)...
     spark.conf().set(DpTextOptions.SECRET, KEY_HEX);
+    assertMessage(() -> dp.transform(tickets), "RESET " + DpTextOptions.SECRET, "databricksSecret");
+    // ...unless it was set at application start, as a cluster's Spark config does (emulated here).
+    spark.sparkContext().conf().set(DpTextOptions.SECRET, KEY_HEX);
     List<String> viaStage = sanitized(dp.transform(tickets));
     List<String> viaApi = sanitized(DpText.sanitizer(DpTextOptions.fromMap(Map.of(DpTextOptions.NEIGHBOURS, "32")))
         .model(embeddingsPath).mechanism(MechanismSpec.santextPlus(3.0, 0.9, 0.3))
@@ -186,6 +191,8 @@ class DpTextSanitizerTest {
       }
     }
     assertEquals(viaStage, sanitized(DpTextSanitizer.load(saved.toString()).transform(tickets)));
+    spark.sparkContext().conf().remove(DpTextOptions.SECRET);
+    spark.conf().unset(DpTextOptions.SECRET);
 
     // A saved stage edited to an invalid value is refused when loaded, naming the param.
     Path metadata;

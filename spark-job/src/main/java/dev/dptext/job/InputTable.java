@@ -1,0 +1,190 @@
+package dev.dptext.job;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.not;
+import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.when;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The job's input: read in one format, filtered by {@code --where}, with records that cannot be
+ * sanitized identified rather than dropped.
+ *
+ * <p>A record is <em>rejected</em> when it is malformed (CSV/JSON that does not parse, or a value that
+ * does not fit the column's type) or, with an id column, when its text is not null but its id is (the
+ * row's randomness cannot be keyed). CSV and JSON are always read in Spark's PERMISSIVE mode with a
+ * corrupt-record column, whatever the policy: in FAILFAST mode Spark puts the offending record's raw
+ * text into the exception and the executor log, and raw text must never reach a log. The policy then
+ * decides: {@code fail} stops the run before writing anything, with counts only; {@code reject} sends
+ * the rejected records (raw, unsanitized) to a separate table and sanitizes the rest.
+ *
+ * <p>Parquet and Delta have no per-record corruption (a corrupt file fails the read). Invalid UTF-8:
+ * a JSON record holding it is malformed (JSON text must be UTF-8); in text and CSV input Spark decodes
+ * it to U+FFFD replacement characters, which are out-of-vocabulary symbols and so are sanitized like
+ * any other token.
+ */
+final class InputTable {
+  /** The corrupt-record column dptext asks Spark for; removed from the sanitized output. */
+  static final String CORRUPT = "_corrupt_record";
+  /** Why a record was rejected, in the rejects table. */
+  static final String REASON = "_dptext_reject_reason";
+
+  /** What to do with rejected records. */
+  enum OnCorrupt {
+    FAIL, REJECT;
+
+    static OnCorrupt parse(String s) {
+      try {
+        return valueOf(s.strip().toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new JobException(ExitCode.USAGE, "Unknown --on-corrupt '" + s + "'; use fail or reject");
+      }
+    }
+  }
+
+  /** Row counts of one pass over the input. */
+  record Counts(long rows, long malformed, long nullIds) {
+    long rejected() {
+      return malformed + nullIds;
+    }
+  }
+
+  private final Dataset<Row> all;
+  private final boolean hasCorruptColumn;
+  private final String idColumn;
+  private final String textColumn;
+
+  private InputTable(Dataset<Row> all, boolean hasCorruptColumn, String idColumn, String textColumn) {
+    this.all = all;
+    this.hasCorruptColumn = hasCorruptColumn;
+    this.idColumn = idColumn;
+    this.textColumn = textColumn;
+  }
+
+  /**
+   * Reads {@code path}.
+   *
+   * @param idColumn the id column, or null when rows are not keyed by a column
+   * @param textColumn the column to sanitize (validated by the caller)
+   */
+  static InputTable read(SparkSession spark, String path, DataFormat format, Map<String, String> options,
+      String where, String idColumn, String textColumn) {
+    for (String reserved : new String[] {"mode", "columnNameOfCorruptRecord"}) {
+      if (options.keySet().stream().anyMatch(k -> k.equalsIgnoreCase(reserved))) {
+        throw new JobException(ExitCode.USAGE, "--input-option " + reserved + " is set by dptext (malformed "
+            + "records are never dropped); choose what happens to them with --on-corrupt fail|reject");
+      }
+    }
+    boolean parsed = format == DataFormat.CSV || format == DataFormat.JSON;
+    Dataset<Row> df;
+    try {
+      org.apache.spark.sql.DataFrameReader reader = spark.read().format(format.sparkName()).options(options);
+      if (parsed) {
+        reader = reader.option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", CORRUPT);
+        StructType inferred = reader.load(path).schema();
+        if (inferred.fieldNames().length == 1 && inferred.fieldNames()[0].equals(CORRUPT)) {
+          throw new JobException(ExitCode.INPUT, "No record of " + path + " parses as " + format.sparkName()
+              + "; check --input-format and --input-option (e.g. header=true, multiLine=true)");
+        }
+        if (!Arrays.asList(inferred.fieldNames()).contains(CORRUPT)) {
+          inferred = inferred.add(CORRUPT, DataTypes.StringType, true);
+        }
+        reader = reader.schema(inferred);
+      }
+      df = reader.load(path);
+      df.schema(); // resolve now: a missing path fails here with a clear message
+    } catch (JobException e) {
+      throw e;
+    } catch (Exception e) {
+      if (e instanceof org.apache.spark.sql.AnalysisException || e instanceof java.io.FileNotFoundException) {
+        throw new JobException(ExitCode.INPUT, "Cannot read " + format.sparkName() + " input " + path + ": "
+            + SanitizeCommand.firstLine(e.getMessage()) + "; check --input and --input-format");
+      }
+      throw e;
+    }
+    if (where != null && !where.isBlank()) {
+      try {
+        // A malformed record has no column values, so it would match no predicate and vanish: keep
+        // it, so it is counted and rejected (or fails the run) like every other malformed record.
+        df = df.where(parsed ? org.apache.spark.sql.functions.expr(where).or(col(CORRUPT).isNotNull())
+            : org.apache.spark.sql.functions.expr(where));
+        df.schema();
+      } catch (Exception e) {
+        if (!(e instanceof org.apache.spark.sql.AnalysisException)) {
+          throw e;
+        }
+        throw new JobException(ExitCode.USAGE, "--where '" + where + "' is not a valid predicate over the input's "
+            + "columns (" + String.join(", ", Arrays.stream(df.columns()).filter(c -> !c.equals(CORRUPT))
+                .toArray(String[]::new)) + "): " + SanitizeCommand.firstLine(e.getMessage()));
+      }
+    }
+    return new InputTable(df, parsed, idColumn, textColumn);
+  }
+
+  /** Every input row, corrupt-record column included (for schema checks use {@link #accepted}). */
+  Dataset<Row> all() {
+    return all;
+  }
+
+  /** The input's columns, without the corrupt-record column dptext added. */
+  StructType schema() {
+    StructType s = new StructType();
+    for (org.apache.spark.sql.types.StructField f : all.schema().fields()) {
+      if (!(hasCorruptColumn && f.name().equals(CORRUPT))) {
+        s = s.add(f);
+      }
+    }
+    return s;
+  }
+
+  private Column malformed() {
+    return hasCorruptColumn ? col(CORRUPT).isNotNull() : lit(false);
+  }
+
+  private Column nullId() {
+    return idColumn == null ? lit(false) : col(textColumn).isNotNull().and(col(idColumn).isNull());
+  }
+
+  /**
+   * Counts rows, malformed records and null ids in one pass. (Spark refuses a query on raw CSV/JSON
+   * that reads only the corrupt-record column; this one reads the text column too.)
+   */
+  Counts count() {
+    Row r = all.agg(functions.count(lit(1)),
+        sum(when(malformed(), 1).otherwise(0)),
+        sum(when(not(malformed()).and(nullId()), 1).otherwise(0)),
+        functions.count(col(textColumn))).first();
+    return new Counts(r.getLong(0), r.isNullAt(1) ? 0 : r.getLong(1), r.isNullAt(2) ? 0 : r.getLong(2));
+  }
+
+  /** The rows to sanitize: neither malformed nor unkeyable, without the corrupt-record column. */
+  Dataset<Row> accepted() {
+    Dataset<Row> ok = all.where(not(malformed()).and(not(nullId())));
+    return hasCorruptColumn ? ok.drop(CORRUPT) : ok;
+  }
+
+  /** The rejected rows as read (raw text included), with the reason. */
+  Dataset<Row> rejected() {
+    return all.where(malformed().or(nullId()))
+        .withColumn(REASON, when(malformed(), lit("malformed record")).otherwise(lit("null id")));
+  }
+
+  /** The failure for {@code --on-corrupt fail}: counts only, never a record's content. */
+  static JobException failure(Counts c, String path) {
+    return new JobException(ExitCode.INPUT, "The input " + path + " has " + c.malformed() + " malformed record(s)"
+        + (c.nullIds() > 0 ? " and " + c.nullIds() + " row(s) with text but a null id" : "") + " of " + c.rows()
+        + "; nothing was written. Fix the input, or pass --on-corrupt reject --rejects PATH to sanitize the rest "
+        + "and keep those records (raw, unsanitized) in a separate table");
+  }
+}

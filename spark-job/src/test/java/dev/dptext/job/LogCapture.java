@@ -1,0 +1,63 @@
+package dev.dptext.job;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.Configuration;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.config.Property;
+
+/**
+ * Captures every log line (root at DEBUG) while open: messages and exception texts. (The same helper
+ * as udfs' test of the same name; test sources are not shared between modules.)
+ */
+final class LogCapture extends AbstractAppender implements AutoCloseable {
+  private final List<String> lines = new ArrayList<>();
+  private final Level previous;
+
+  LogCapture() {
+    super("dptext-capture", null, null, true, Property.EMPTY_ARRAY);
+    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+    Configuration config = ctx.getConfiguration();
+    start();
+    LoggerConfig root = config.getRootLogger();
+    previous = root.getLevel();
+    root.addAppender(this, Level.ALL, null);
+    config.getLoggers().values().forEach(l -> {
+      if (l != root) {
+        l.addAppender(this, Level.ALL, null);
+      }
+    });
+    ctx.updateLoggers();
+    org.apache.logging.log4j.core.config.Configurator.setAllLevels(LogManager.ROOT_LOGGER_NAME, Level.DEBUG);
+  }
+
+  @Override
+  public synchronized void append(LogEvent event) {
+    lines.add(event.getMessage().getFormattedMessage());
+    Throwable t = event.getThrown();
+    while (t != null) {
+      lines.add(String.valueOf(t.getMessage()));
+      t = t.getCause();
+    }
+  }
+
+  synchronized List<String> lines() {
+    return new ArrayList<>(lines);
+  }
+
+  @Override
+  public void close() {
+    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+    Configuration config = ctx.getConfiguration();
+    config.getRootLogger().removeAppender(getName());
+    config.getLoggers().values().forEach(l -> l.removeAppender(getName()));
+    ctx.updateLoggers();
+    org.apache.logging.log4j.core.config.Configurator.setAllLevels(LogManager.ROOT_LOGGER_NAME, previous);
+    stop();
+  }
+}

@@ -1,0 +1,52 @@
+package dev.dptext.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.databricks.dbutils_v1.DBUtilsHolder$;
+import dev.dptext.random.SecretKey;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The key from a Databricks secret scope, through the runtime's dbutils (a test stand-in here). */
+class DatabricksSecretsTest {
+  static final String KEY = "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90";
+
+  @AfterEach
+  void clear() {
+    DBUtilsHolder$.SECRETS.clear();
+  }
+
+  @Test
+  void keyComesFromTheSecretScopeAndWinsOverEnvironmentAndFile() {
+    DBUtilsHolder$.SECRETS.put("dptext/rng-key", KEY);
+    DpTextOptions o = DpTextOptions.fromMap(Map.of(
+        DpTextOptions.SECRET_DATABRICKS, "dptext/rng-key",
+        DpTextOptions.SECRET_ENV, "DPTEXT_TEST_UNSET_VARIABLE"));
+    SecretKey key = o.resolveKey();
+    assertEquals(SecretKey.parse(KEY, "test"), key);
+    assertEquals("Databricks secret dptext/rng-key", key.source());
+    assertFalse(key.toString().contains(KEY.substring(0, 16)), key.toString());
+    assertFalse(o.describe().contains(KEY.substring(0, 16)));
+  }
+
+  @Test
+  void errorsNameScopeAndKeyNeverTheValue() {
+    DpTextOptions missing = DpTextOptions.fromMap(Map.of(DpTextOptions.SECRET_DATABRICKS, "dptext/other"));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, missing::resolveKey);
+    assertTrue(e.getMessage().contains("dptext/other") && e.getMessage().contains("READ"), e.getMessage());
+
+    DpTextOptions malformed = DpTextOptions.fromMap(Map.of(DpTextOptions.SECRET_DATABRICKS, "no-slash"));
+    e = assertThrows(IllegalArgumentException.class, malformed::resolveKey);
+    assertTrue(e.getMessage().contains("SCOPE/KEY") && e.getMessage().contains("'no-slash'"), e.getMessage());
+
+    DBUtilsHolder$.SECRETS.put("dptext/short", "abcd");
+    DpTextOptions tooShort = DpTextOptions.fromMap(Map.of(DpTextOptions.SECRET_DATABRICKS, "dptext/short"));
+    e = assertThrows(IllegalArgumentException.class, tooShort::resolveKey);
+    assertTrue(e.getMessage().contains("Databricks secret dptext/short"), e.getMessage());
+    assertFalse(e.getMessage().contains("abcd"), e.getMessage());
+  }
+}
