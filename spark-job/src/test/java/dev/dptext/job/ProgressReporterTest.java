@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.spark.LogCapture;
 import dev.dptext.spark.TokenAccumulators;
 import java.util.List;
 import java.util.stream.Collectors;

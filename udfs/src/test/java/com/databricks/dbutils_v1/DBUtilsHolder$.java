@@ -5,8 +5,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Test stand-in for the Databricks runtime's {@code DBUtilsHolder} Scala object (compiled as
- * {@code DBUtilsHolder$} with a {@code MODULE$} singleton), so {@code DatabricksSecretsTest} can
- * exercise the reflective lookup off Databricks. Holds secrets in a map; a missing one fails the way
+ * {@code DBUtilsHolder$} with a {@code MODULE$} singleton), so {@code DatabricksSecretsTest} and the
+ * job's notebook tests can exercise the reflective lookup off Databricks. Holds secrets in a map; a missing one fails the way
  * dbutils does, naming scope and key but no value.
  */
 public final class DBUtilsHolder$ {

@@ -12,11 +12,11 @@ import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
 
 /** Captures every log line (root at DEBUG) while open: messages and exception texts. */
-final class LogCapture extends AbstractAppender implements AutoCloseable {
+public final class LogCapture extends AbstractAppender implements AutoCloseable {
   private final List<String> lines = new ArrayList<>();
   private final Level previous;
 
-  LogCapture() {
+  public LogCapture() {
     super("dptext-capture", null, null, true, Property.EMPTY_ARRAY);
     LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
     Configuration config = ctx.getConfiguration();
@@ -43,7 +43,7 @@ final class LogCapture extends AbstractAppender implements AutoCloseable {
     }
   }
 
-  synchronized List<String> lines() {
+  public synchronized List<String> lines() {
     return new ArrayList<>(lines);
   }
 
