@@ -168,6 +168,12 @@ final class SanitizeCommand implements Callable<Integer> {
       description = "Where to write the run's JSON summary. Default: <output>/_dptext_summary.json.")
   String summaryJson;
 
+  @Option(names = "--partitions", paramLabel = "N", defaultValue = "0",
+      description = "Partitions to sanitize in (rows are independent, each keyed by its id, so the output "
+          + "does not depend on it). 0 = at least the cluster's default parallelism: a small input file is "
+          + "read as one partition, which would leave all but one core idle. Default: ${DEFAULT-VALUE}.")
+  int partitions;
+
   @Option(names = "--progress-interval", paramLabel = "SECONDS", defaultValue = "30",
       description = "Log progress (tasks done, tokens, rate) every SECONDS while the run works; 0 = off. "
           + "Default: ${DEFAULT-VALUE}.")
@@ -230,7 +236,7 @@ final class SanitizeCommand implements Callable<Integer> {
           "{} rejected record(s) ({} malformed, {} with a null id) written, unsanitized, to {}",
           rejected, counts.malformed(), counts.nullIds(), rejects);
     }
-    Dataset<Row> in = input.accepted();
+    Dataset<Row> in = spread(spark, input.accepted());
     DpTextModel model = privateCorpusModel(spark, in, text);
     if (model != null) {
       builder.model(model);
@@ -266,6 +272,21 @@ final class SanitizeCommand implements Callable<Integer> {
           + ") differ from rows in (" + rowsIn + "); do not use " + output);
     }
     return 0;
+  }
+
+  /**
+   * The rows to sanitize, over enough partitions to keep every core busy: sanitizing is CPU-bound per
+   * row, and a single input file smaller than a split is one partition.
+   */
+  private Dataset<Row> spread(SparkSession spark, Dataset<Row> in) {
+    if (partitions < 0) {
+      throw new JobException(ExitCode.USAGE, "--partitions must be ≥ 0 (0 = automatic), got " + partitions);
+    }
+    if (partitions > 0) {
+      return in.repartition(partitions);
+    }
+    int cores = spark.sparkContext().defaultParallelism();
+    return in.rdd().getNumPartitions() < cores ? in.repartition(cores) : in;
   }
 
   /** The model re-ranked by the input's own word counts, when that opt-in is chosen; else null. */
