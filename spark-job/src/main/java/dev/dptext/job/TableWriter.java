@@ -208,6 +208,19 @@ final class TableWriter {
     String props = audit.entrySet().stream()
         .map(e -> OutputFormat.sqlString(e.getKey()) + " = " + OutputFormat.sqlString(e.getValue()))
         .collect(Collectors.joining(", "));
-    spark.sql("ALTER TABLE delta.`" + path.replace("`", "``") + "` SET TBLPROPERTIES (" + props + ")");
+    spark.sql("ALTER TABLE delta.`" + qualified(spark, path).replace("`", "``") + "` SET TBLPROPERTIES (" + props + ")");
+  }
+
+  /**
+   * The path with scheme and made absolute: SQL reads {@code delta.`x`} as a path only when x is
+   * absolute, so a relative {@code --output} such as {@code target/out} would be looked up as a table.
+   */
+  private static String qualified(SparkSession spark, String path) {
+    try {
+      org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(path);
+      return p.getFileSystem(spark.sparkContext().hadoopConfiguration()).makeQualified(p).toString();
+    } catch (java.io.IOException e) {
+      throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + e.getMessage());
+    }
   }
 }
