@@ -34,21 +34,41 @@ MODEL="$WORK/glove-6B-100d-100k.dptext"
 if [[ ! -f "$MODEL" ]]; then
   scripts/dptext build-model --model "$CACHE/glove.6B.100d.txt" --vocab-size $VOCAB --output "$MODEL" >&2
 fi
-INPUT="$WORK/reviews-$JOB_REVIEWS.jsonl"
-head -n "$JOB_REVIEWS" "$CACHE/imdb-reviews.jsonl" >"$INPUT"
+SMALL=20
+head -n "$JOB_REVIEWS" "$CACHE/imdb-reviews.jsonl" >"$WORK/reviews-large.jsonl"
+head -n "$SMALL" "$CACHE/imdb-reviews.jsonl" >"$WORK/reviews-small.jsonl"
 export OPENBLAS_NUM_THREADS=1
 export DPTEXT_JAVA_OPTS="-Xmx8g -Dspark.master=local[1]"
-run() { # name, mechanism flags...
-  local name="$1"; shift
-  rm -rf "$WORK/out-$name"
+# A throwaway RNG key for the benchmark runs (keyed per row as in production; never printed).
+DPTEXT_KEY=$(openssl rand -hex 32)
+export DPTEXT_KEY
+# Prints: name wall-seconds job-elapsed-seconds tokens
+run() { # name, size (small|large), mechanism flags...
+  local name="$1" size="$2"; shift 2
+  rm -rf "$WORK/out-$name-$size"
   local t0 t1
   t0=$(date +%s.%N)
-  scripts/dptext sanitize --input "$INPUT" --text-column review --id-column id --model "$MODEL" \
-    --output "$WORK/out-$name" --output-format parquet "$@" >"$WORK/$name.log" 2>&1 || { cat "$WORK/$name.log"; exit 1; }
+  scripts/dptext sanitize --input "$WORK/reviews-$size.jsonl" --text-column review --id-column id --model "$MODEL" \
+    --output "$WORK/out-$name-$size" --output-format parquet "$@" >"$WORK/$name-$size.log" 2>&1 || { cat "$WORK/$name-$size.log"; exit 1; }
   t1=$(date +%s.%N)
-  echo "$name: whole wall $(echo "$t1 - $t0" | bc) s"
-  grep -i -E "tokens|sanitiz|elapsed|seconds" "$WORK/$name.log" | grep -v -i warn | tail -n 6
+  local elapsed tokens
+  elapsed=$(sed -n 's/^ *elapsed *\([0-9.]*\) s/\1/p' "$WORK/$name-$size.log")
+  tokens=$(sed -n 's/^ *tokens *\([0-9,]*\)$/\1/p' "$WORK/$name-$size.log" | tr -d ,)
+  if [[ -z "$elapsed" || -z "$tokens" ]]; then
+    echo "no run summary in $WORK/$name-$size.log" >&2; tail -n 5 "$WORK/$name-$size.log" >&2; exit 1
+  fi
+  echo "$name $size $(echo "$t1 - $t0" | bc) $elapsed $tokens"
 }
-run brr --mechanism brr --epsilon 2 --bits 256
-run laplace --mechanism laplace --epsilon 10
-run brr-again --mechanism brr --epsilon 2 --bits 256
+report() { # name, flags...: whole-wall tokens/s on the large input; sanitize phase = marginal cost large − small
+  local name="$1"; shift
+  local line
+  line=$(run "$name" large "$@") || exit 1
+  read -r _ _ wl el tl <<<"$line"
+  line=$(run "$name" small "$@") || exit 1
+  read -r _ _ ws es ts <<<"$line"
+  printf "%-8s large: %s tokens, whole wall %.1f s (%.0f tokens/s), job elapsed %.1f s (%.0f tokens/s); small: %s tokens, wall %.1f s; sanitize phase (large − small): %.0f tokens/s\n" \
+    "$name" "$tl" "$wl" "$(echo "$tl / $wl" | bc -l)" "$el" "$(echo "$tl / $el" | bc -l)" "$ts" "$ws" "$(echo "($tl - $ts) / ($el - $es)" | bc -l)"
+}
+echo "== whole jobs, local[1], OPENBLAS_NUM_THREADS=1, model $MODEL, first $JOB_REVIEWS / $SMALL reviews"
+report brr --mechanism brr --epsilon 2 --bits 256
+report laplace --mechanism laplace --epsilon 10

@@ -24,13 +24,15 @@ import java.io.Serializable;
  *
  * <p><b>Exact nearest word.</b> {@link #nearest(long[], int[], int, int[])} returns, for each query,
  * the word of least Hamming distance, ties to the lower rank — the same as a plain scan of every code
- * (tests compare with brute force). It is faster than that scan for three reasons that do not change
- * the answer: (1) a hint word's distance starts the search as an upper bound, so words that cannot
- * win are recognised early; (2) a word whose head alone already reaches the best distance found is
+ * (tests compare with brute force). It is faster than that scan for reasons that do not change the
+ * answer: (1) a hint word's distance b (for BRR, the input word's) bounds the search; (2) when b is
+ * small (below 3 per 16-bit chunk: 48 at 256 bits) a multi-index over the codes' chunks
+ * ({@link ChunkIndex}) lists every word that can be within b, so only those are compared; otherwise
+ * (3) the codes are scanned, and a word whose head alone already reaches the best distance found is
  * abandoned (distances only grow with more bits), which for 256-bit codes skips the tail of almost
  * every word when the bound is well below the 64 that half the bits of an unrelated word differ by;
- * (3) the codes are scanned in tiles that stay in the L1 cache while every query of a batch passes
- * over them, so a batch reads the table from memory once rather than once per query.
+ * (4) the scan goes over tiles that stay in the L1 cache while every query of a batch passes over
+ * them, so a batch reads the table from memory once rather than once per query.
  */
 public final class BinaryCodes implements Serializable {
   private static final long serialVersionUID = 2L;
