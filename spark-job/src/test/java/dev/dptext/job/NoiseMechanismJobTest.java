@@ -87,5 +87,14 @@ class NoiseMechanismJobTest {
     String[] bad = run("calibrate", "--model", embeddings.toString(), "--mechanism-a", "laplace",
         "--epsilon-a", "10", "--mechanism-b", "brr", "--aggregate", "median");
     assertEquals("2", bad[0]);
+    String[] sampled = run("calibrate", "--model", embeddings.toString(), "--vocab-size", "500",
+        "--mechanism-a", "laplace", "--epsilon-a", "10", "--mechanism-b", "brr:bits=64", "--sample-pairs", "5000",
+        "--seed", "7");
+    assertEquals("0", sampled[0], sampled[1]);
+    assertTrue(sampled[1].contains("5,000 uniform ordered pairs") && sampled[1].contains("95% interval")
+        && sampled[1].contains("a lower bound") && sampled[1].contains("ε_B = ε_A·R ≈ "), sampled[1]);
+    String[] sampledMax = run("calibrate", "--model", embeddings.toString(), "--mechanism-a", "laplace",
+        "--epsilon-a", "10", "--mechanism-b", "brr", "--aggregate", "max", "--sample-pairs", "5000");
+    assertEquals("2", sampledMax[0], "--aggregate max with --sample-pairs is a usage error");
   }
 }

@@ -4,6 +4,7 @@ import dev.dptext.embedding.BinaryCodes;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
+import dev.dptext.random.RandomStream;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,16 @@ import org.apache.spark.sql.SparkSession;
  * O(|V|²·n/64). The metric of each mechanism: Euclidean for SanText, SanText+, Laplace and Vickrey
  * with Laplace noise; the regularized Mahalanobis distance for Mahalanobis (and Vickrey with λ &gt; 0),
  * computed as the Euclidean distance after the map (λΣ + (1−λ)I)^{-1/2}; Hamming on the codes for BRR.
+ *
+ * <p><b>Sampled, for very large vocabularies</b> ({@link #sampled}): P_d^avg is the mean of d(I, J)
+ * for I, J independent and uniform over the vocabulary — exactly the definition above — so the mean of
+ * N sampled pairs is unbiased, with standard error s/√N (s the sample standard deviation) and, by the
+ * central limit theorem, an approximate confidence interval mean ± z·s/√N. P_d^max cannot be
+ * estimated that way: the largest sampled distance is only a <em>lower</em> bound; an upper bound is
+ * given next to it (Euclidean: 2·max_x ‖φ(x) − μ‖ by the triangle inequality through the mean μ;
+ * Hamming: min(n, 2·max_x d_H(x, x₀)) through the first word x₀). Pairs are drawn in fixed blocks of
+ * {@value #SAMPLE_BLOCK} from streams seeded by (seed, block), so the estimate depends only on the
+ * seed and N, not on the cluster.
  */
 public final class PrivacyRatio {
   private PrivacyRatio() {}
@@ -29,15 +40,59 @@ public final class PrivacyRatio {
   /** P_d^avg and P_d^max of one metric over a vocabulary. */
   public record Aggregate(String metric, double average, double maximum, long words) implements Serializable {}
 
+  /**
+   * A sampled estimate of P_d^avg (mean ± standard error over {@code pairs} uniform ordered pairs) and
+   * bounds on P_d^max: {@code sampledMaximum} ≤ P_d^max ≤ {@code maximumUpperBound}.
+   */
+  public record Estimate(String metric, double average, double standardError, long pairs, long seed,
+      double sampledMaximum, double maximumUpperBound, long words) implements Serializable {
+
+    /** The half-width of the two-sided normal-approximation interval at {@code confidence}, e.g. 0.95. */
+    public double halfWidth(double confidence) {
+      return zScore(confidence) * standardError;
+    }
+  }
+
+  /** The two-sided normal quantile z with P(|Z| ≤ z) = confidence. */
+  public static double zScore(double confidence) {
+    if (!(confidence > 0 && confidence < 1)) {
+      throw new IllegalArgumentException("confidence must be in (0, 1), got " + confidence);
+    }
+    return new org.apache.commons.math3.distribution.NormalDistribution(null, 0, 1)
+        .inverseCumulativeProbability(0.5 + confidence / 2);
+  }
+
+  /** Pairs per sampling block (one task each, one random stream each). */
+  static final int SAMPLE_BLOCK = 1 << 18;
+
   /** A metric over word ranks, shipped to executors. */
   interface PairMetric extends Serializable {
     int size();
 
     double distance(int i, int j);
+
+    /** An upper bound of the largest distance between two words, in O(|V|) distance evaluations. */
+    double maximumUpperBound();
   }
 
   /** The aggregate of the metric that {@code spec}'s guarantee is stated in, over the model's vocabulary. */
   public static Aggregate of(SparkSession spark, DpTextModel model, MechanismSpec spec) {
+    Named m = metric(model, spec);
+    return aggregate(spark, m.metric, m.name);
+  }
+
+  /**
+   * A sampled estimate over {@code pairs} uniform ordered pairs of the metric of {@code spec}'s
+   * guarantee (see the class comment for the error and the bounds).
+   */
+  public static Estimate sampled(SparkSession spark, DpTextModel model, MechanismSpec spec, long pairs, long seed) {
+    Named m = metric(model, spec);
+    return sample(spark, m.metric, m.name, pairs, seed);
+  }
+
+  private record Named(PairMetric metric, String name) {}
+
+  private static Named metric(DpTextModel model, MechanismSpec spec) {
     PairMetric metric;
     String name;
     switch (spec.name()) {
@@ -61,7 +116,7 @@ public final class PrivacyRatio {
         name = "Euclidean";
       }
     }
-    return aggregate(spark, metric, name);
+    return new Named(metric, name);
   }
 
   /** ε_B = ε_A·P_dA/P_dB. */
@@ -99,6 +154,42 @@ public final class PrivacyRatio {
     return new Aggregate(name, 2 * total[0] / ((double) n * n), total[1], n);
   }
 
+  static Estimate sample(SparkSession spark, PairMetric metric, String name, long pairs, long seed) {
+    if (pairs < 2) {
+      throw new IllegalArgumentException("the number of sampled pairs must be at least 2, got " + pairs);
+    }
+    int n = metric.size();
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    Broadcast<PairMetric> b = jsc.broadcast(metric);
+    long blocks = (pairs + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK;
+    List<Long> ids = new ArrayList<>();
+    for (long k = 0; k < blocks; k++) {
+      ids.add(k);
+    }
+    int slices = (int) Math.max(1, Math.min(blocks, jsc.defaultParallelism() * 4L));
+    double[] total = jsc.parallelize(ids, slices).map(k -> {
+      PairMetric m = b.value();
+      // One stream per (seed, block): the sample does not depend on how blocks meet tasks.
+      RandomStream r = new RandomStream(seed, k, 0x5A3B_1E5D_0C0F_FEE1L, 0x7F4A_7C15_9E37_79B9L);
+      long count = Math.min(SAMPLE_BLOCK, pairs - k * SAMPLE_BLOCK);
+      double sum = 0;
+      double sumSquares = 0;
+      double max = 0;
+      for (long p = 0; p < count; p++) {
+        double d = m.distance(r.nextInt(n), r.nextInt(n));
+        sum += d;
+        sumSquares += d * d;
+        max = Math.max(max, d);
+      }
+      return new double[] {sum, sumSquares, max};
+    }).reduce((x, y) -> new double[] {x[0] + y[0], x[1] + y[1], Math.max(x[2], y[2])});
+    b.destroy();
+    double mean = total[0] / pairs;
+    double variance = Math.max(0, (total[1] - pairs * mean * mean) / (pairs - 1));
+    return new Estimate(name, mean, Math.sqrt(variance / pairs), pairs, seed, total[2],
+        metric.maximumUpperBound(), n);
+  }
+
   private static Embeddings transformed(Embeddings e, double[] map) {
     int n = e.size();
     int m = e.dim();
@@ -126,6 +217,24 @@ public final class PrivacyRatio {
     public double distance(int i, int j) {
       return embeddings.distance(i, j);
     }
+
+    /** 2·max_x ‖φ(x) − μ‖: d(x, y) ≤ ‖φ(x) − μ‖ + ‖μ − φ(y)‖. Rounded up by a relative 1e-9. */
+    @Override
+    public double maximumUpperBound() {
+      double[] mu = embeddings.mean();
+      float[] v = embeddings.rawVectors();
+      int m = embeddings.dim();
+      double radius = 0;
+      for (int i = 0; i < embeddings.size(); i++) {
+        double s = 0;
+        for (int a = 0; a < m; a++) {
+          double diff = v[i * m + a] - mu[a];
+          s += diff * diff;
+        }
+        radius = Math.max(radius, Math.sqrt(s));
+      }
+      return 2 * radius * (1 + 1e-9);
+    }
   }
 
   record HammingMetric(BinaryCodes codes) implements PairMetric {
@@ -137,6 +246,16 @@ public final class PrivacyRatio {
     @Override
     public double distance(int i, int j) {
       return codes.hamming(i, j);
+    }
+
+    /** min(n, 2·max_x d_H(x, x₀)): d_H(x, y) ≤ d_H(x, x₀) + d_H(x₀, y). */
+    @Override
+    public double maximumUpperBound() {
+      int radius = 0;
+      for (int i = 0; i < codes.size(); i++) {
+        radius = Math.max(radius, codes.hamming(i, 0));
+      }
+      return Math.min(codes.bits(), 2 * radius);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.dptext.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.embedding.BinaryCodes;
 import dev.dptext.embedding.Embeddings;
@@ -36,5 +37,33 @@ class PrivacyRatioTest {
     PrivacyRatio.Aggregate agg = PrivacyRatio.aggregate(SharedSpark.get(), new PrivacyRatio.HammingMetric(codes), "Hamming");
     assertEquals(sum / (300.0 * 300), agg.average(), 1e-9);
     assertEquals(max, agg.maximum(), 0);
+  }
+
+  @Test
+  void sampledEstimatesContainTheExactValuesWithinTheirStatedError() {
+    // z at α = 1e-5 two-sided: the false-failure rate of each check (fixed seeds, so deterministic).
+    double z = PrivacyRatio.zScore(1 - 1e-5);
+    Embeddings e = EmbeddedDefault.embeddings().topWords(300);
+    BinaryCodes codes = BinaryCodes.of(e, 256, 3);
+    PrivacyRatio.PairMetric[] metrics = {new PrivacyRatio.EuclideanMetric(e), new PrivacyRatio.HammingMetric(codes)};
+    for (PrivacyRatio.PairMetric metric : metrics) {
+      PrivacyRatio.Aggregate exact = PrivacyRatio.aggregate(SharedSpark.get(), metric, "m");
+      // 300,000 pairs: two sampling blocks, so the block seeding is exercised.
+      PrivacyRatio.Estimate est = PrivacyRatio.sample(SharedSpark.get(), metric, "m", 300_000, 11);
+      String what = metric.getClass().getSimpleName() + ": exact " + exact.average() + ", sampled "
+          + est.average() + " ± " + est.standardError();
+      assertTrue(Math.abs(est.average() - exact.average()) <= z * est.standardError(), what);
+      assertTrue(est.standardError() > 0 && est.standardError() < 0.01 * exact.average(), what);
+      assertTrue(est.sampledMaximum() <= exact.maximum(), what);
+      assertTrue(exact.maximum() <= est.maximumUpperBound(), what + ", max " + exact.maximum()
+          + " above the bound " + est.maximumUpperBound());
+      assertEquals(est, PrivacyRatio.sample(SharedSpark.get(), metric, "m", 300_000, 11), "same seed, same estimate");
+    }
+  }
+
+  @Test
+  void zScoreIsTheTwoSidedNormalQuantile() {
+    assertEquals(1.959964, PrivacyRatio.zScore(0.95), 1e-6);
+    assertEquals(4.417173, PrivacyRatio.zScore(1 - 1e-5), 1e-5);
   }
 }

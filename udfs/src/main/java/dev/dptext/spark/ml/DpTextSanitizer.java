@@ -46,7 +46,8 @@ import scala.Function1;
  * <p><b>Guarantee</b> (per token, as for the job and the SQL function): SanText and the multivariate
  * Laplace mechanism give ε·d metric local DP, d the Euclidean distance of the embeddings; SanText+
  * gives (ε, ε0)-UMLDP with ε0 = ln(1/p); Mahalanobis gives ε·d_RM (regularized Mahalanobis norm);
- * Vickrey gives its noise's guarantee (the selection is post-processing). Not covered: the number of tokens, whitespace and layout, and anything emitted
+ * Vickrey gives its noise's guarantee (the selection is post-processing); BRR ({@code bits}-bit codes)
+ * gives ε·d_H, d_H the Hamming distance of the words' codes. Not covered: the number of tokens, whitespace and layout, and anything emitted
  * verbatim by an opt-in ({@code oov=keep}, {@code casePolicy=restore}).
  *
  * <p><b>What a saved pipeline holds.</b> Only these params, through {@link DefaultParamsWritable}.
@@ -83,6 +84,7 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
   private final DoubleParam p;
   private final DoubleParam lambda;
   private final DoubleArrayParam t;
+  private final IntParam bits;
   private final Param<String> model;
   private final IntParam vocabSize;
   private final IntParam neighbours;
@@ -112,7 +114,7 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
             + "(reproducible; equal texts get equal outputs) or fresh (not reproducible)",
         parsedBy("idMode", IdMode::parse));
     mechanism = new Param<>(this, "mechanism",
-        "the mechanism: santext, santext+, laplace, mahalanobis, vickrey or vickrey-topk",
+        "the mechanism: santext, santext+, laplace, mahalanobis, vickrey, vickrey-topk or brr",
         parsedBy("mechanism", MechanismSpec::canonicalName));
     epsilon = new DoubleParam(this, "epsilon", "the privacy parameter ε > 0 (finite)",
         numberCheck("epsilon", v -> v > 0 && !Double.isInfinite(v), "a positive finite number (ε > 0)"));
@@ -128,6 +130,9 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
     t = new DoubleArrayParam(this, "t",
         "vickrey: one threshold t in [0, 1] (default 0.5); vickrey-topk: thresholds t_1..t_k ≥ 0",
         thresholdsCheck());
+    bits = new IntParam(this, "bits",
+        "brr: the code length n in [1, 4096] (default " + MechanismSpec.DEFAULT_BRR_BITS + ", the paper's)",
+        intCheck("bits", v -> v >= 1 && v <= 4096, "in [1, 4096]"));
     model = new Param<>(this, "model",
         "a dptext model artifact, a GloVe / word2vec / fastText .vec file (any Hadoop file system), or "
             + "'default' for the embedded GloVe subset; referenced, never copied into a saved pipeline",
@@ -160,6 +165,7 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
     setDefault(epsilon, 3.0);
     setDefault(w, 0.9);
     setDefault(p, 0.3);
+    setDefault(bits, MechanismSpec.DEFAULT_BRR_BITS);
     setDefault(model, EmbeddedDefault.NAME);
     setDefault(vocabSize, 0);
     setDefault(neighbours, DpTextModel.DEFAULT_NEIGHBOURS);
@@ -219,6 +225,10 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
 
   public Param<String> model() {
     return model;
+  }
+
+  public IntParam bits() {
+    return bits;
   }
 
   public IntParam vocabSize() {
@@ -312,6 +322,12 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
     return this;
   }
 
+  /** BRR's code length n (default 256). */
+  public DpTextSanitizer setBits(int value) {
+    set(bits, value);
+    return this;
+  }
+
   public DpTextSanitizer setVocabSize(int value) {
     set(vocabSize, value);
     return this;
@@ -397,6 +413,10 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
 
   public String getModel() {
     return getOrDefault(model);
+  }
+
+  public int getBits() {
+    return (Integer) getOrDefault(bits);
   }
 
   public int getVocabSize() {
@@ -502,6 +522,7 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
       s.put(DpTextOptions.T,
           Arrays.stream(getT()).mapToObj(Double::toString).collect(Collectors.joining(",")));
     }
+    s.put(DpTextOptions.BITS, Integer.toString(getBits()));
     s.put(DpTextOptions.OOV, getOov());
     s.put(DpTextOptions.OOV_PLACEHOLDER, getOovPlaceholder());
     s.put(DpTextOptions.CASE, getCasePolicy());

@@ -162,6 +162,23 @@ class DpTextSanitizerTest {
   }
 
   @Test
+  void brrBitsReachTheMechanismAndSurviveSaveAndLoad() throws IOException {
+    DpTextSanitizer dp = stage().setMechanism("brr").setEpsilon(0.2).setBits(128).setCasePolicy("vocabulary");
+    List<String> expected = sanitized(dataFrameApi("ml-stage-test").mechanism(MechanismSpec.brr(0.2, 128))
+        .casePolicy(CasePolicy.VOCABULARY).transform(tickets, "body", "body_dp"));
+    PipelineModel fitted = new Pipeline().setStages(new PipelineStage[] {dp}).fit(tickets);
+    assertEquals(expected, sanitized(fitted.transform(tickets)));
+    assertNotEquals(expected, sanitized(dataFrameApi("ml-stage-test").mechanism(MechanismSpec.brr(0.2, 256))
+        .casePolicy(CasePolicy.VOCABULARY).transform(tickets, "body", "body_dp")), "the bits param must reach BRR");
+    Path saved = tmp.resolve("pipeline-brr");
+    fitted.write().overwrite().save(saved.toString());
+    PipelineModel loaded = PipelineModel.load(saved.toString());
+    assertEquals(128, ((DpTextSanitizer) loaded.stages()[0]).getBits());
+    assertEquals(expected, sanitized(loaded.transform(tickets)));
+    assertEquals(256, new DpTextSanitizer().getBits());
+  }
+
+  @Test
   void keyComesFromTheSessionConfAndIsNeverWrittenWithTheStage() throws IOException {
     DpTextSanitizer dp = new DpTextSanitizer()
         .setInputCol("body").setOutputCol("body_dp").setIdCol("ticket_id")
@@ -250,6 +267,8 @@ class DpTextSanitizerTest {
     assertMessage(() -> dp.setCasePolicy("upper"), "casePolicy", "upper", "restore");
     assertMessage(() -> dp.setNeighbours(0), "neighbours", "≥ 1");
     assertMessage(() -> dp.setVocabSize(-3), "vocabSize", "-3");
+    assertMessage(() -> dp.setBits(0), "param bits", "[1, 4096]", "got 0");
+    assertMessage(() -> dp.setBits(5000), "param bits", "5000");
     assertMessage(() -> dp.setInputCol(" "), "inputCol", "non-empty");
     // The stage is unchanged by the rejected values.
     assertEquals(3.0, dp.getEpsilon());

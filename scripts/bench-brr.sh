@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# BRR on one core: (1) the mechanism alone, batched per review, next to the plain algorithm it replaced
+# (per-bit uniforms, full scan) at several ε; (2) with --jobs, whole sanitize jobs BRR vs Laplace,
+# back to back on local[1] from a prebuilt model artifact, reporting whole-wall and sanitize-phase
+# tokens/s. Results go to BENCHMARKS.md by hand. Run under the exclusive CPU lock:
+#   flock -x /tmp/dptext-cpu.lock scripts/bench-brr.sh [--jobs] [reviews=200] [job reviews=2000]
+# Builds with `package` (never `install`).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+CACHE="${DPTEXT_DATA:-$HOME/.cache/dptext}"
+JOBS=0
+if [[ "${1:-}" == "--jobs" ]]; then JOBS=1; shift; fi
+REVIEWS="${1:-200}"
+JOB_REVIEWS="${2:-2000}"
+VOCAB=100000
+echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%F)"
+if [[ "${DPTEXT_SKIP_BUILD:-0}" != 1 ]]; then
+  ./mvnw -q -B -ntp -DskipTests package dependency:build-classpath -Dmdep.outputFile=target/bench.cp \
+    -Dmdep.includeScope=provided >/dev/null
+fi
+MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
+if [[ $JOBS == 0 ]]; then
+  CP="benchmarks/target/classes:udfs/target/classes:$(cat benchmarks/target/bench.cp)"
+  echo "== BRR mechanism, one thread, V=$VOCAB, $REVIEWS reviews"
+  java $MODULE_OPTIONS -Xmx4g -cp "$CP" dev.dptext.bench.BrrBenchmark \
+    "$CACHE/glove.6B.100d.txt" "$CACHE/imdb-reviews.jsonl" $VOCAB "$REVIEWS" 2>&1 | grep -v -E "WARN|InstanceBuilder"
+  exit 0
+fi
+# Whole jobs: one prebuilt model (V = 100,000), the first $JOB_REVIEWS reviews, local[1].
+WORK="${DPTEXT_BENCH_DIR:-/tmp/dptext-bench-brr}"
+mkdir -p "$WORK"
+MODEL="$WORK/glove-6B-100d-100k.dptext"
+if [[ ! -f "$MODEL" ]]; then
+  scripts/dptext build-model --model "$CACHE/glove.6B.100d.txt" --vocab-size $VOCAB --output "$MODEL" >&2
+fi
+SMALL=20
+head -n "$JOB_REVIEWS" "$CACHE/imdb-reviews.jsonl" >"$WORK/reviews-large.jsonl"
+head -n "$SMALL" "$CACHE/imdb-reviews.jsonl" >"$WORK/reviews-small.jsonl"
+export OPENBLAS_NUM_THREADS=1
+export DPTEXT_JAVA_OPTS="-Xmx8g -Dspark.master=local[1]"
+# A throwaway RNG key for the benchmark runs (keyed per row as in production; never printed).
+DPTEXT_KEY=$(openssl rand -hex 32)
+export DPTEXT_KEY
+# Prints: name wall-seconds job-elapsed-seconds tokens
+run() { # name, size (small|large), mechanism flags...
+  local name="$1" size="$2"; shift 2
+  rm -rf "$WORK/out-$name-$size"
+  local t0 t1
+  t0=$(date +%s.%N)
+  scripts/dptext sanitize --input "$WORK/reviews-$size.jsonl" --text-column review --id-column id --model "$MODEL" \
+    --output "$WORK/out-$name-$size" --output-format parquet "$@" >"$WORK/$name-$size.log" 2>&1 || { cat "$WORK/$name-$size.log"; exit 1; }
+  t1=$(date +%s.%N)
+  local elapsed tokens
+  elapsed=$(sed -n 's/^ *elapsed *\([0-9.]*\) s/\1/p' "$WORK/$name-$size.log")
+  tokens=$(sed -n 's/^ *tokens *\([0-9,]*\)$/\1/p' "$WORK/$name-$size.log" | tr -d ,)
+  if [[ -z "$elapsed" || -z "$tokens" ]]; then
+    echo "no run summary in $WORK/$name-$size.log" >&2; tail -n 5 "$WORK/$name-$size.log" >&2; exit 1
+  fi
+  echo "$name $size $(echo "$t1 - $t0" | bc) $elapsed $tokens"
+}
+report() { # name, flags...: whole-wall tokens/s on the large input; sanitize phase = marginal cost large − small
+  local name="$1"; shift
+  local line
+  line=$(run "$name" large "$@") || exit 1
+  read -r _ _ wl el tl <<<"$line"
+  line=$(run "$name" small "$@") || exit 1
+  read -r _ _ ws es ts <<<"$line"
+  printf "%-8s large: %s tokens, whole wall %.1f s (%.0f tokens/s), job elapsed %.1f s (%.0f tokens/s); small: %s tokens, wall %.1f s; sanitize phase (large − small): %.0f tokens/s\n" \
+    "$name" "$tl" "$wl" "$(echo "$tl / $wl" | bc -l)" "$el" "$(echo "$tl / $el" | bc -l)" "$ts" "$ws" "$(echo "($tl - $ts) / ($el - $es)" | bc -l)"
+}
+echo "== whole jobs, local[1], OPENBLAS_NUM_THREADS=1, model $MODEL, first $JOB_REVIEWS / $SMALL reviews"
+report brr --mechanism brr --epsilon 2 --bits 256
+report laplace --mechanism laplace --epsilon 10

@@ -1,0 +1,139 @@
+package dev.dptext.embedding;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.dptext.random.RandomStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The exact Hamming-nearest search (bound from a hint, head-only abandoning, tiles, batches) returns
+ * what a plain scan of every code returns, ties to the lower rank, for every code length path.
+ */
+class BinaryCodesTest {
+
+  /** 3,000 words (three tiles) drawn as small perturbations of 40 base codes: many exact ties. */
+  private static long[] clusteredCodes(int bits, int words, RandomStream r, long[][] bases) {
+    int longs = (bits + 63) / 64;
+    long[] codes = new long[words * longs];
+    for (int y = 0; y < words; y++) {
+      long[] base = bases[r.nextInt(bases.length)];
+      System.arraycopy(base, 0, codes, y * longs, longs);
+      int flips = r.nextInt(3); // 0, 1 or 2 flipped bits: duplicates and equal distances abound
+      for (int f = 0; f < flips; f++) {
+        int b = r.nextInt(bits);
+        codes[y * longs + (b >>> 6)] ^= 1L << (b & 63);
+      }
+    }
+    return codes;
+  }
+
+  private static long[] randomCode(int bits, RandomStream r) {
+    int longs = (bits + 63) / 64;
+    long[] c = new long[longs];
+    for (int k = 0; k < longs; k++) {
+      c[k] = r.nextLong();
+    }
+    if (bits % 64 != 0) {
+      c[longs - 1] &= (1L << (bits % 64)) - 1;
+    }
+    return c;
+  }
+
+  private static int bruteForce(BinaryCodes codes, long[] q, int offset) {
+    int best = Integer.MAX_VALUE;
+    int bestWord = -1;
+    for (int y = 0; y < codes.size(); y++) {
+      int d = codes.hammingTo(q, offset, y);
+      if (d < best) {
+        best = d;
+        bestWord = y;
+      }
+    }
+    return bestWord;
+  }
+
+  @Test
+  void nearestEqualsBruteForceWithTiesToTheLowerRankForEveryCodeLength() {
+    for (int bits : new int[] {64, 100, 192, 256, 320}) {
+      RandomStream r = RandomStream.fromSeed(bits);
+      int longs = (bits + 63) / 64;
+      long[][] bases = new long[40][];
+      for (int i = 0; i < bases.length; i++) {
+        bases[i] = randomCode(bits, r);
+      }
+      int words = 3_000;
+      BinaryCodes codes = BinaryCodes.ofCodes(bits, clusteredCodes(bits, words, r, bases));
+      int count = 700;
+      long[] queries = new long[count * longs];
+      int[] hints = new int[count];
+      for (int i = 0; i < count; i++) {
+        hints[i] = r.nextInt(words);
+        // A word's own code with 0 (exact: d = 0), few, many or half its bits flipped, a random code, or
+        // exactly 1 or 2 bits flipped in every 16-bit chunk (the hint's duplicates of lower rank are
+        // then found only by the chunk index's radius-1 or radius-2 probes).
+        int kind = i % 7;
+        if (kind >= 5) {
+          codes.copyCode(hints[i], queries, i * longs);
+          for (int c = 0; c * 16 < bits; c++) {
+            int width = Math.min(16, bits - c * 16);
+            int a = r.nextInt(width);
+            int b = (a + 1 + r.nextInt(width - 1)) % width;
+            for (int bit : kind == 5 ? new int[] {a} : new int[] {a, b}) {
+              int pos = c * 16 + bit;
+              queries[i * longs + (pos >>> 6)] ^= 1L << (pos & 63);
+            }
+          }
+        } else if (kind == 4) {
+          System.arraycopy(randomCode(bits, r), 0, queries, i * longs, longs);
+        } else {
+          codes.copyCode(hints[i], queries, i * longs);
+          int flips = new int[] {0, 3, 40, bits / 2}[kind];
+          for (int f = 0; f < flips; f++) {
+            int b = r.nextInt(bits);
+            queries[i * longs + (b >>> 6)] ^= 1L << (b & 63);
+          }
+        }
+      }
+      int[] withHints = new int[count];
+      int[] withoutHints = new int[count];
+      codes.nearest(queries, hints, count, withHints);
+      codes.nearest(queries, null, count, withoutHints);
+      for (int i = 0; i < count; i++) {
+        int expected = bruteForce(codes, queries, i * longs);
+        String what = bits + " bits, query " + i;
+        assertEquals(expected, withHints[i], what + " (batch, hinted)");
+        assertEquals(expected, withoutHints[i], what + " (batch, no hint)");
+        assertEquals(expected, codes.nearest(queries, i * longs), what + " (single)");
+        // Any hint, even a far one, gives the same answer.
+        int[] one = new int[1];
+        long[] q = java.util.Arrays.copyOfRange(queries, i * longs, (i + 1) * longs);
+        codes.nearest(q, new int[] {words - 1 - hints[i]}, 1, one);
+        assertEquals(expected, one[0], what + " (other hint)");
+      }
+    }
+  }
+
+  @Test
+  void anExactCodeMapsToTheLowestRankHoldingIt() {
+    // Words 5, 700 and 2,500 share a code; every query equal to it must return 5.
+    RandomStream r = RandomStream.fromSeed(11);
+    int words = 3_000;
+    long[] raw = new long[words * 4];
+    for (int i = 0; i < raw.length; i++) {
+      raw[i] = r.nextLong();
+    }
+    for (int y : new int[] {700, 2_500}) {
+      System.arraycopy(raw, 5 * 4, raw, y * 4, 4);
+    }
+    BinaryCodes codes = BinaryCodes.ofCodes(256, raw);
+    long[] q = new long[4];
+    codes.copyCode(2_500, q, 0);
+    int[] out = new int[1];
+    for (int hint : new int[] {5, 700, 2_500, 0, 2_999}) {
+      codes.nearest(q, new int[] {hint}, 1, out);
+      assertEquals(5, out[0], "hint " + hint);
+    }
+    assertEquals(0, codes.hamming(5, 2_500));
+    assertEquals(256 * 3_000 / 8, codes.bytes());
+  }
+}
