@@ -35,39 +35,6 @@ public final class BrrBenchmark {
     for (int y = 0; y < codes.size(); y++) {
       codes.copyCode(y, rowMajor, 4 * y);
     }
-    if (System.getProperty("balls") != null) {
-      int[] radii = {48, 64, 80, 96, 112};
-      long[][] sizes = new long[radii.length][];
-      int sample = 2000;
-      int k = 0;
-      for (int ri = 0; ri < radii.length; ri++) {
-        sizes[ri] = new long[sample];
-      }
-      outer:
-      for (int[] b : batches) {
-        for (int w : b) {
-          if (k == sample) {
-            break outer;
-          }
-          for (int y = 0; y < codes.size(); y++) {
-            int d = codes.hamming(w, y);
-            for (int ri = 0; ri < radii.length; ri++) {
-              if (d <= radii[ri]) {
-                sizes[ri][k]++;
-              }
-            }
-          }
-          k++;
-        }
-      }
-      for (int ri = 0; ri < radii.length; ri++) {
-        long[] z = Arrays.copyOf(sizes[ri], k);
-        Arrays.sort(z);
-        System.out.printf(Locale.ROOT, "ball radius %d over %d tokens: mean %.1f, median %d, p90 %d, p99 %d, max %d%n",
-            radii[ri], k, Arrays.stream(z).average().orElse(0), z[k / 2], z[k * 9 / 10], z[k * 99 / 100], z[k - 1]);
-      }
-      return;
-    }
     for (double eps : new double[] {0.57, 1, 2, 4}) {
       BrrMechanism m = new BrrMechanism(codes, eps);
       double p = m.flipProbability();
