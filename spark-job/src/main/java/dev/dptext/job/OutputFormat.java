@@ -42,7 +42,22 @@ final class OutputFormat {
         props.append(props.length() == 0 ? "" : ", ").append(sqlString(e.getKey())).append(" = ")
             .append(sqlString(e.getValue()));
       }
-      df.sparkSession().sql("ALTER TABLE delta.`" + path.replace("`", "``") + "` SET TBLPROPERTIES (" + props + ")");
+      df.sparkSession().sql("ALTER TABLE " + deltaPathIdentifier(df.sparkSession(), path) + " SET TBLPROPERTIES (" + props + ")");
+    }
+  }
+
+  /**
+   * {@code delta.`<path>`} for SQL. The path is qualified first (scheme, absolute): Delta reads
+   * {@code delta.`x`} as a path only when x is absolute, so a relative {@code --output} such as
+   * {@code target/out} would otherwise be looked up as a table and not found.
+   */
+  private static String deltaPathIdentifier(SparkSession spark, String path) {
+    try {
+      Path p = new Path(path);
+      String q = p.getFileSystem(spark.sparkContext().hadoopConfiguration()).makeQualified(p).toString();
+      return "delta.`" + q.replace("`", "``") + "`";
+    } catch (java.io.IOException e) {
+      throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + e.getMessage());
     }
   }
 
@@ -75,8 +90,10 @@ final class OutputFormat {
     String f = checkFormat(format);
     if (mode.equalsIgnoreCase("append")) {
       if (f.equals("delta")) {
-        // The last commit's metrics say how many rows this append added.
-        Row last = spark.sql("DESCRIBE HISTORY delta.`" + path.replace("`", "``") + "` LIMIT 1")
+        // The last WRITE commit's metrics say how many rows this append added (the very last
+        // commit is the ALTER TABLE that records the audit properties, which has no row count).
+        Row last = spark.sql("DESCRIBE HISTORY " + deltaPathIdentifier(spark, path))
+            .where("operation = 'WRITE'").orderBy(org.apache.spark.sql.functions.desc("version"))
             .select("operationMetrics").first();
         scala.collection.Map<String, String> metrics = last.getMap(0);
         return Long.parseLong(metrics.get("numOutputRows").getOrElse(() -> "-1"));
