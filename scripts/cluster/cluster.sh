@@ -14,7 +14,8 @@
 #   cluster.env        MASTER_URL, ports and PIDs, read by submit.sh and by `stop`
 #   logs/, work/       daemon logs; each worker's work dir (executor and cluster-mode driver logs)
 # Settings (environment): DPTEXT_WORKER_MEMORY (default 3g, what a worker may give its executors
-# and drivers), DPTEXT_DAEMON_OPTS (default -Xmx512m).
+# and drivers), DPTEXT_DAEMON_OPTS (default -Xmx512m), DPTEXT_PIN_WORKERS=1 (pin worker i, with
+# its executors and drivers, to CPU i-1 with taskset).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 DIR="${DPTEXT_CLUSTER_DIR:-$ROOT/target/cluster}"
@@ -133,8 +134,13 @@ start() {
     ui=$(free_port)
     port=$(free_port)
     mkdir -p "$DIR/work/worker-$i"
+    # DPTEXT_PIN_WORKERS=1: worker i and everything it launches (CPU affinity is inherited) run on
+    # CPU (i-1) mod nproc only, so that "1 core" means one CPU, as on a 1-CPU machine; unpinned,
+    # an executor's GC and JIT threads also use the other CPUs.
+    local pin=()
+    [[ ${DPTEXT_PIN_WORKERS:-0} == 1 ]] && pin=(taskset -c $(((i - 1) % $(nproc))))
     # shellcheck disable=SC2086
-    java $opts -cp "$cp" org.apache.spark.deploy.worker.Worker \
+    "${pin[@]}" java $opts -cp "$cp" org.apache.spark.deploy.worker.Worker \
       --host 127.0.0.1 --port "$port" --webui-port "$ui" --cores 1 \
       --memory "${DPTEXT_WORKER_MEMORY:-3g}" --work-dir "$DIR/work/worker-$i" \
       "$MASTER_URL" > "$DIR/logs/worker-$i.log" 2>&1 &
