@@ -49,7 +49,8 @@ make_spark_home() {
     ln -s "$jar" "$SPARK_HOME/jars/$(basename "$jar")"
   done
   # Spark's own chatter at WARN, except the lines the cluster test reads (task starts, ends and
-  # losses; executor launches; driver states) and dptext's INFO lines. Nothing here logs row content.
+  # losses; executor launches; driver states), broadcast read times, and dptext's INFO lines.
+  # Nothing here logs row content.
   cat > "$SPARK_HOME/conf/log4j2.properties" <<'EOF'
 rootLogger.level = warn
 rootLogger.appenderRef.stderr.ref = console
@@ -70,6 +71,8 @@ logger.backend.name = org.apache.spark.scheduler.cluster
 logger.backend.level = info
 logger.executor.name = org.apache.spark.executor.Executor
 logger.executor.level = info
+logger.broadcast.name = org.apache.spark.broadcast.TorrentBroadcast
+logger.broadcast.level = info
 EOF
 }
 
