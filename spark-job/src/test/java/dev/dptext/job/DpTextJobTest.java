@@ -124,6 +124,23 @@ class DpTextJobTest {
   }
 
   @Test
+  void relativeDeltaOutputPathWorks() throws Exception {
+    // As scripts/demo.sh passes it (--output target/demo-output): Delta takes delta.`x` as a path
+    // only when x is absolute, so the job must qualify it before its ALTER TABLE / DESCRIBE HISTORY.
+    Path relative = Path.of("target", "relative-output-" + System.nanoTime());
+    try {
+      Run r = run(sanitize(relative.toString()));
+      assertEquals(0, r.exitCode(), r.err());
+      Run appended = run(sanitize(relative.toString(), "--mode", "append"));
+      assertEquals(0, appended.exitCode(), appended.err());
+      assertTrue(appended.out().contains("rows in / out      16 / 16"), appended.out());
+      assertEquals(32, spark.read().format("delta").load(relative.toAbsolutePath().toString()).count());
+    } finally {
+      org.apache.commons.io.FileUtils.deleteDirectory(relative.toFile());
+    }
+  }
+
+  @Test
   void configFileWithOverridesAndUnknownKeys() throws Exception {
     Path conf = tmp.resolve("job.properties");
     Files.writeString(conf, String.join("\n",

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Throughput on a Spark standalone cluster (scripts/cluster/): the same sanitize on 1 worker
+# (1 core) and on 2 workers (1 core each), driver in client mode, side by side in one run.
+# Results go to BENCHMARKS.md by hand ("Standalone cluster (issue 5)").
+#
+#   ./mvnw -B -ntp -DskipTests package        # once, outside the lock
+#   flock -x /tmp/dptext-cpu.lock scripts/bench-cluster.sh
+#
+# Job: $DPTEXT_BENCH_COPIES (default 3) copies of the first $DPTEXT_BENCH_ROWS IMDb reviews
+# (default all 50,000), each copy with ids of its own, SanText+ ε=3 w=0.9 p=0.3, over the prebuilt
+# 74,000-word GloVe model of scripts/bench-foundation.sh ($DPTEXT_DATA/glove-6B-100d-74k.dptext),
+# Delta output. Input split into 2 MB partitions (~100 tasks) so that two executors get equal
+# shares. The runs, in order: $DPTEXT_BENCH_RUNS (default "1:pinned 2:pinned 1 2"): a worker
+# count, ":pinned" to pin worker i (and its executor) to CPU i-1 (cluster.sh DPTEXT_PIN_WORKERS).
+# Per run it prints: wall time (submit JVM start to exit), the write stage (reading, sanitizing
+# and writing every row: the part that runs on the executors) from the driver log, tokens from the
+# run summary, tokens/s for both, and how busy the machine's CPUs were (all processes: a neighbour
+# outside the lock shows up as busy cores beyond ours). A CPU probe before and after says how much
+# two threads can gain over one on the machine at that time.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+CACHE="${DPTEXT_DATA:-$HOME/.cache/dptext}"
+MODEL="$CACHE/glove-6B-100d-74k.dptext"
+ROWS=${DPTEXT_BENCH_ROWS:-50000}
+COPIES=${DPTEXT_BENCH_COPIES:-3}
+RUN="$ROOT/target/bench-cluster"
+export DPTEXT_CLUSTER_DIR="$RUN/cluster"
+log() { echo "[bench-cluster] $*" >&2; }
+
+[[ -s $CACHE/imdb-reviews.jsonl ]] || { log "no $CACHE/imdb-reviews.jsonl: run scripts/fetch-data.sh"; exit 2; }
+[[ -s $MODEL ]] || { log "no $MODEL: build it with scripts/dptext build-model --model $CACHE/glove.6B.100d.txt --vocab-size 74000 --output $MODEL"; exit 2; }
+ls spark-job/target/dptext-spark-job-*-shaded.jar >/dev/null 2>&1 || { log "build first: ./mvnw -B -ntp -DskipTests package"; exit 2; }
+
+rm -rf "$RUN" && mkdir -p "$RUN"
+# COPIES copies of the reviews, each with ids of its own (copy c: id + c·1,000,000), so that
+# every row gets its own noise and one worker works long enough that its fixed costs (executor
+# start, fetching and deserializing the broadcast model) do not dominate.
+for ((c = 0; c < COPIES; c++)); do
+  head -n "$ROWS" "$CACHE/imdb-reviews.jsonl" | awk -v off=$((c * 1000000)) '{
+    if (!match($0, /^\{"id":[0-9]+,/)) { print "line " NR ": no leading id" > "/dev/stderr"; exit 1 }
+    id = substr($0, 7, RLENGTH - 7) + off
+    print "{\"id\":" id "," substr($0, RLENGTH + 1) }'
+done > "$RUN/input.jsonl"
+(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > "$RUN/key")
+trap 'scripts/cluster/cluster.sh stop' EXIT
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB, $(java -version 2>&1 | head -n 1), $(date -u +%F)"
+echo "input: $COPIES × $ROWS IMDb reviews ($(wc -l < "$RUN/input.jsonl") rows, $(du -m "$RUN/input.jsonl" | cut -f1) MB), model $MODEL"
+# busy_ticks: CPU time used on the whole machine (all processes, ours and the neighbours'), in
+# clock ticks, from /proc/stat: user + nice + system + irq + softirq + steal.
+busy_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
+HZ=$(getconf CLK_TCK)
+probe() { echo "CPU scaling probe (2 threads ÷ 1 thread, scripts/cluster/CpuScaling.java), $1: $(java -Xmx1g scripts/cluster/CpuScaling.java)"; }
+probe before
+echo "| workers | CPUs | wall s | write stage s | tokens | tokens/s (wall) | tokens/s (write stage) | machine busy cores (avg over wall) |"
+echo "|---:|---|---:|---:|---:|---:|---:|---:|"
+n=0
+for spec in ${DPTEXT_BENCH_RUNS:-1:pinned 2:pinned 1 2}; do
+  n=$((n + 1))
+  workers=${spec%%:*}
+  pinned=0
+  [[ $spec == *:pinned ]] && pinned=1
+  DPTEXT_PIN_WORKERS=$pinned scripts/cluster/cluster.sh start "$workers" >/dev/null 2>"$RUN/cluster-$n.log"
+  out="$RUN/out-$n"
+  b0=$(busy_ticks)
+  t0=$(date +%s.%N)
+  DPTEXT_DRIVER_MEMORY=3g scripts/cluster/submit.sh client \
+    --conf spark.executor.memory=2g --conf spark.sql.files.maxPartitionBytes=2m -- \
+    sanitize --input "$RUN/input.jsonl" --text-column review --id-column id --key-file "$RUN/key" \
+    --model "$MODEL" --mechanism santext+ --epsilon 3 --w 0.9 --p 0.3 --output "$out" \
+    > "$RUN/run-$n.out" 2> "$RUN/run-$n.log" || { tail -n 30 "$RUN/run-$n.log" >&2; exit 1; }
+  t1=$(date +%s.%N)
+  b1=$(busy_ticks)
+  scripts/cluster/cluster.sh stop 2>/dev/null
+  stage_ms=$(grep -oE 'ResultStage [0-9]+ \(save at [^)]*\) finished in [0-9]+ ms' "$RUN/run-$n.log" | grep -oE '[0-9]+ ms' | cut -d' ' -f1)
+  tokens=$(grep -oE '"tokens":[0-9]+' "$out/_dptext_summary.json" | cut -d: -f2)
+  tasks=$(grep -oE 'Got job [0-9]+ \(save at [^)]*\) with [0-9]+ output partitions' "$RUN/run-$n.log" | grep -oE '[0-9]+ output' | cut -d' ' -f1)
+  awk -v w="$workers" -v pin="$([[ $pinned == 1 ]] && echo "worker i on CPU i-1" || echo "not pinned")" -v t0="$t0" -v t1="$t1" -v ms="$stage_ms" -v tok="$tokens" -v busy=$((b1 - b0)) -v hz="$HZ" 'BEGIN {
+    wall = t1 - t0; st = ms / 1000;
+    printf "| %d | %s | %.1f | %.1f | %d | %.0f | %.0f | %.2f |\n", w, pin, wall, st, tok, tok / wall, tok / st, busy / hz / wall }'
+  log "run $n: $workers worker(s), write stage of $tasks tasks; summary: $(grep -E 'rows in / out|elapsed' "$RUN/run-$n.out" | tr -s ' ' | paste -sd';')"
+done
+probe after
