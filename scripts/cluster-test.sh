@@ -8,7 +8,7 @@
 #      JVM of this app (a child of one of our workers) → the job still succeeds, a task was lost
 #      and re-run, the worker started a replacement executor, and the output is identical, row for
 #      row, to run 1's;
-#   4. the key appears in no log, event log, work directory or output.
+#   4. neither the key nor a canary input text appears in any log, event log, work directory or output.
 # Exits non-zero on any failure; always stops the processes it started (by PID).
 # Needs: the package build (./mvnw -B -ntp -DskipTests package) and the IMDb reviews
 # (~/.cache/dptext/imdb-reviews.jsonl; fetched with `scripts/fetch-data.sh imdb` when missing). Settings: DPTEXT_CLUSTER_ROWS
@@ -33,6 +33,10 @@ ls spark-job/target/dptext-spark-job-*-shaded.jar >/dev/null 2>&1 \
 rm -rf "$RUN" && mkdir -p "$RUN/events"
 head -n "$ROWS" "$REVIEWS" > "$RUN/input.jsonl"
 [[ $(wc -l < "$RUN/input.jsonl") -eq $ROWS ]] || fail "$REVIEWS has fewer than $ROWS lines"
+# A canary review replaces the last one: raw input text must not reach any log either.
+CANARY="dptextcanary$(od -An -tx1 -N6 /dev/urandom | tr -d ' \n')"
+sed -i '$d' "$RUN/input.jsonl"
+echo "{\"id\":$((ROWS - 1)),\"review\":\"the $CANARY was here\"}" >> "$RUN/input.jsonl"
 (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > "$RUN/key")
 KEY=$(cat "$RUN/key")
 
@@ -137,3 +141,7 @@ found=0
 grep -rlF --exclude=key -e "$KEY" "$RUN" || found=$?
 [[ $found -eq 1 ]] || fail "the key appears in the files above (or grep failed: exit code $found)"
 log "key found nowhere under $RUN (event logs, daemon, driver and executor logs, outputs)"
+found=0
+grep -rlF --exclude=input.jsonl -e "$CANARY" "$RUN" || found=$?
+[[ $found -eq 1 ]] || fail "the canary input text appears in the files above (or grep failed: exit code $found)"
+log "canary input text found nowhere but in the input (logs, event logs, work directories, outputs)"
