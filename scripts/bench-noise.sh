@@ -10,8 +10,10 @@ CACHE="${DPTEXT_DATA:-$HOME/.cache/dptext}"
 REVIEWS="${1:-200}"
 scripts/fetch-data.sh >&2
 scripts/setup-native-blas.sh >&2
-./mvnw -q -B -DskipTests install
-./mvnw -q -B dependency:build-classpath -pl benchmarks -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=provided >/dev/null
+# Build in the reactor (no install: the local repository is shared); the classpath file then names
+# the sibling module's fresh jar, not a stale snapshot.
+./mvnw -q -B -DskipTests package dependency:build-classpath -pl benchmarks -am \
+  -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=provided >/dev/null
 MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
 CP="benchmarks/target/classes:udfs/target/classes:$(cat benchmarks/target/bench.cp)"
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%F)"
