@@ -37,21 +37,52 @@ public final class NearestWords implements Serializable {
   static final int SLACK = 8;
   private static final int QUERY_BLOCK = 512;
 
+  /** Overrides the choice of backend in a JVM: {@code native}, {@code vector} or {@code java}. */
+  public static final String BACKEND_PROPERTY = "dptext.knn.backend";
+
   /** How the float scores are computed. All three give the same (exact) answers. */
   enum Backend {
     /** Native BLAS SGEMM (OpenBLAS via netlib's JNI binding) and a Vector API or scalar scan. */
-    NATIVE_BLAS,
+    NATIVE_BLAS("native"),
     /** The pure-Java Vector API kernel, product and scan fused ({@code VectorKernels.Fused}). */
-    JAVA_VECTOR,
+    JAVA_VECTOR("vector"),
     /** netlib's Java SGEMM and a scalar scan: no native BLAS and no Vector API on this JVM. */
-    JAVA_BLAS;
+    JAVA_BLAS("java");
 
-    /** The best backend this JVM offers: native BLAS, else the Vector API kernel, else Java BLAS. */
+    final String key;
+
+    Backend(String key) {
+      this.key = key;
+    }
+
+    /**
+     * The backend of this JVM: the one named by {@value #BACKEND_PROPERTY} if set, else the fastest
+     * measured. On CPUs whose widest vectors are 256 bits (AVX2) the fused Vector API kernel beats
+     * OpenBLAS at every batch size measured (BENCHMARKS.md: it needs no per-call packing of the
+     * vocabulary and never writes the score matrix), so it comes first there; on wider vectors
+     * (AVX-512, which OpenBLAS uses and this kernel does not) native BLAS comes first.
+     */
     static Backend best() {
-      if (BLAS.getInstance() instanceof NativeBLAS) {
-        return NATIVE_BLAS;
+      String forced = System.getProperty(BACKEND_PROPERTY, "").trim();
+      if (!forced.isEmpty()) {
+        for (Backend b : values()) {
+          if (b.key.equalsIgnoreCase(forced)) {
+            if (!b.available()) {
+              throw new IllegalStateException("-D" + BACKEND_PROPERTY + "=" + forced + ": that backend is "
+                  + "not available in this JVM (" + b.requirement() + ")");
+            }
+            return b;
+          }
+        }
+        throw new IllegalArgumentException("-D" + BACKEND_PROPERTY + "=" + forced
+            + " is not a backend; use native, vector or java (or leave it unset)");
       }
-      return vectorApi() ? JAVA_VECTOR : JAVA_BLAS;
+      boolean vector = vectorApi();
+      boolean nativeBlas = NATIVE_BLAS.available();
+      if (vector && (!nativeBlas || VectorKernels.preferredBits() <= 256)) {
+        return JAVA_VECTOR;
+      }
+      return nativeBlas ? NATIVE_BLAS : JAVA_BLAS;
     }
 
     /** Whether this backend can run in this JVM. */
@@ -63,6 +94,17 @@ public final class NearestWords implements Serializable {
           return vectorApi();
         default:
           return true;
+      }
+    }
+
+    private String requirement() {
+      switch (this) {
+        case NATIVE_BLAS:
+          return "needs libblas.so.3, e.g. Debian's libopenblas0, loadable by netlib's JNIBLAS";
+        case JAVA_VECTOR:
+          return "needs --add-modules=jdk.incubator.vector and a CPU with 256-bit vectors";
+        default:
+          return "always available";
       }
     }
   }

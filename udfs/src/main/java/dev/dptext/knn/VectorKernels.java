@@ -21,21 +21,33 @@ final class VectorKernels {
 
   /** Whether 256-bit float vectors are compiled to hardware vectors on this JVM and CPU. */
   static boolean supported() {
-    return FloatVector.SPECIES_PREFERRED.vectorBitSize() >= 256;
+    return preferredBits() >= 256;
   }
 
-  /** The threshold scan of a BLAS score row, sixteen scores per comparison. */
+  /** The widest vectors this JVM compiles to hardware on this CPU (256 on AVX2, 512 on AVX-512). */
+  static int preferredBits() {
+    return FloatVector.SPECIES_PREFERRED.vectorBitSize();
+  }
+
+  /**
+   * The threshold scan of a BLAS score row, thirty-two scores per comparison: the row's maximum over
+   * four vectors is compared once, and only a chunk holding a candidate is looked at score by score
+   * (after the first few hundred words almost none does).
+   */
   static final class Scan implements BlasScoreKernel.RowScan {
+    private static final int CHUNK = 4 * L;
+
     @Override
     public void scan(Candidates candidates, int query, float[] scores, int offset, int count, int firstWord) {
       float t = candidates.threshold[query];
       int j = 0;
-      int upper = count & ~(2 * L - 1);
-      for (; j < upper; j += 2 * L) {
-        FloatVector a = FloatVector.fromArray(S, scores, offset + j);
-        FloatVector b = FloatVector.fromArray(S, scores, offset + j + L);
-        if (a.max(b).compare(VectorOperators.GT, t).anyTrue()) {
-          for (int jj = j; jj < j + 2 * L; jj++) {
+      int upper = count - count % CHUNK;
+      for (; j < upper; j += CHUNK) {
+        int o = offset + j;
+        FloatVector m = FloatVector.fromArray(S, scores, o).max(FloatVector.fromArray(S, scores, o + L))
+            .max(FloatVector.fromArray(S, scores, o + 2 * L).max(FloatVector.fromArray(S, scores, o + 3 * L)));
+        if (m.compare(VectorOperators.GT, t).anyTrue()) {
+          for (int jj = j; jj < j + CHUNK; jj++) {
             float s = scores[offset + jj];
             if (s > t) {
               t = candidates.offer(query, s, firstWord + jj);
@@ -155,12 +167,39 @@ final class VectorKernels {
         c50 = w0.fma(x, c50);
         c51 = w1.fma(x, c51);
       }
-      offer(c, query0, c00, c01, word0, tile);
-      offer(c, query0 + 1, c10, c11, word0, tile);
-      offer(c, query0 + 2, c20, c21, word0, tile);
-      offer(c, query0 + 3, c30, c31, word0, tile);
-      offer(c, query0 + 4, c40, c41, word0, tile);
-      offer(c, query0 + 5, c50, c51, word0, tile);
+      // The threshold tests stay in this method: a vector passed to a method the JIT does not inline
+      // is boxed, which costs more than the tile. Only a tile holding a candidate leaves registers.
+      float[] t = c.threshold;
+      if (c00.max(c01).compare(VectorOperators.GT, t[query0]).anyTrue()) {
+        c00.intoArray(tile, 0);
+        c01.intoArray(tile, L);
+        offerTile(c, query0, word0, tile);
+      }
+      if (c10.max(c11).compare(VectorOperators.GT, t[query0 + 1]).anyTrue()) {
+        c10.intoArray(tile, 0);
+        c11.intoArray(tile, L);
+        offerTile(c, query0 + 1, word0, tile);
+      }
+      if (c20.max(c21).compare(VectorOperators.GT, t[query0 + 2]).anyTrue()) {
+        c20.intoArray(tile, 0);
+        c21.intoArray(tile, L);
+        offerTile(c, query0 + 2, word0, tile);
+      }
+      if (c30.max(c31).compare(VectorOperators.GT, t[query0 + 3]).anyTrue()) {
+        c30.intoArray(tile, 0);
+        c31.intoArray(tile, L);
+        offerTile(c, query0 + 3, word0, tile);
+      }
+      if (c40.max(c41).compare(VectorOperators.GT, t[query0 + 4]).anyTrue()) {
+        c40.intoArray(tile, 0);
+        c41.intoArray(tile, L);
+        offerTile(c, query0 + 4, word0, tile);
+      }
+      if (c50.max(c51).compare(VectorOperators.GT, t[query0 + 5]).anyTrue()) {
+        c50.intoArray(tile, 0);
+        c51.intoArray(tile, L);
+        offerTile(c, query0 + 5, word0, tile);
+      }
     }
 
     /** One query (at stride {@value #GROUP} in {@code q}) against one panel. */
@@ -174,19 +213,20 @@ final class VectorKernels {
         c0 = FloatVector.fromArray(S, w, wo).fma(x, c0);
         c1 = FloatVector.fromArray(S, w, wo + L).fma(x, c1);
       }
-      offer(c, query, c0, c1, word0, tile);
+      if (c0.max(c1).compare(VectorOperators.GT, c.threshold[query]).anyTrue()) {
+        c0.intoArray(tile, 0);
+        c1.intoArray(tile, L);
+        offerTile(c, query, word0, tile);
+      }
     }
 
-    private void offer(Candidates c, int query, FloatVector s0, FloatVector s1, int word0, float[] tile) {
+    /** Offers a tile's scores one by one; the last panel's padding is never offered. */
+    private void offerTile(Candidates c, int query, int word0, float[] tile) {
       float t = c.threshold[query];
-      if (s0.max(s1).compare(VectorOperators.GT, t).anyTrue()) {
-        s0.intoArray(tile, 0);
-        s1.intoArray(tile, L);
-        int n = Math.min(PANEL, size - word0); // the last panel's padding is never offered
-        for (int j = 0; j < n; j++) {
-          if (tile[j] > t) {
-            t = c.offer(query, tile[j], word0 + j);
-          }
+      int n = Math.min(PANEL, size - word0);
+      for (int j = 0; j < n; j++) {
+        if (tile[j] > t) {
+          t = c.offer(query, tile[j], word0 + j);
         }
       }
     }

@@ -253,4 +253,25 @@ class NearestWordsTest {
     }
     assertExact(copy, q, 9, 4, "deserialized");
   }
+
+  @Test
+  void theBackendPropertyPicksOneAndABadValueIsNamed() {
+    String before = System.getProperty(NearestWords.BACKEND_PROPERTY);
+    try {
+      System.setProperty(NearestWords.BACKEND_PROPERTY, "vector");
+      assertEquals(NearestWords.Backend.JAVA_VECTOR, NearestWords.Backend.best());
+      System.setProperty(NearestWords.BACKEND_PROPERTY, "java");
+      assertEquals(NearestWords.Backend.JAVA_BLAS, NearestWords.Backend.best());
+      System.setProperty(NearestWords.BACKEND_PROPERTY, "gpu");
+      IllegalArgumentException x =
+          org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, NearestWords.Backend::best);
+      assertTrue(x.getMessage().contains("gpu") && x.getMessage().contains("native, vector or java"), x.getMessage());
+    } finally {
+      if (before == null) {
+        System.clearProperty(NearestWords.BACKEND_PROPERTY);
+      } else {
+        System.setProperty(NearestWords.BACKEND_PROPERTY, before);
+      }
+    }
+  }
 }
