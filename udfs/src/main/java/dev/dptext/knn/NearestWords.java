@@ -19,9 +19,9 @@ import org.slf4j.LoggerFactory;
  * nearest). Per batch of queries, ‖φ(y) − q‖² = ‖q‖² + ‖φ(y)‖² − 2·q·φ(y) is scored for the whole
  * vocabulary in single precision, on mean-centred vectors to keep rounding small; the −‖φ(y)‖²/2 term
  * rides in the product as an extra coordinate, so each word costs one comparison. Three kernels
- * compute these scores ({@link Backend}, chosen once per JVM and logged once): native BLAS SGEMM over
- * L2-sized word blocks when {@code libblas.so.3} loads, else a pure-Java Vector API kernel that fuses
- * the product with the scan, else netlib's Java SGEMM. The result is then made exact: each query
+ * compute these scores ({@link Backend}, decided in each JVM, logged once): a pure-Java Vector API
+ * kernel that fuses the product with the scan, native BLAS SGEMM over L2-sized word blocks when
+ * {@code libblas.so.3} loads, or netlib's Java SGEMM. The result is then made exact: each query
  * keeps k+{@value #SLACK} candidates, their distances are recomputed in double ({@link
  * Embeddings#squaredDistanceTo}), ordered by (distance, rank), and certified against a bound on the
  * float error of every word left out (a bound valid for any summation order, so for every kernel); a

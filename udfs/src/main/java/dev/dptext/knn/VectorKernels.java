@@ -9,7 +9,7 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <p>This class is loaded only after {@link NearestWords} has checked that the module
  * {@code jdk.incubator.vector} is in the boot layer (the JVM was started with
- * {@code --add-modules=jdk.incubator.vector}, as Spark 4 starts its JVMs) and that the JIT maps
+ * {@code --add-modules=jdk.incubator.vector}, as Spark 4's launcher does) and that the JIT maps
  * 256-bit vectors to hardware; otherwise the search runs on BLAS with a scalar scan.
  */
 final class VectorKernels {
