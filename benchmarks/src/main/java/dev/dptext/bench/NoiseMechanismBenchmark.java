@@ -20,7 +20,8 @@ import java.util.Locale;
  * The embedding-noise mechanisms on one thread, batched per review as the job batches them:
  * noise, exact nearest words by GEMM, selection. Prints tokens/s and the BLAS in use.
  *
- * <p>Usage: {@code NoiseMechanismBenchmark <glove.txt> <reviews.jsonl> <vocab size> <reviews>}.
+ * <p>Usage: {@code NoiseMechanismBenchmark <glove.txt> <reviews.jsonl> <vocab size> <reviews>
+ * [mechanism names, comma-separated]}.
  */
 public final class NoiseMechanismBenchmark {
   public static void main(String[] args) throws Exception {
@@ -32,15 +33,22 @@ public final class NoiseMechanismBenchmark {
         dev.ludovic.netlib.blas.BLAS.getInstance().getClass().getSimpleName(), emb.size(), emb.dim(),
         batches.size(), tokens);
     DpTextModel model = DpTextModel.of(emb, args[0], 64);
+    List<String> only = args.length > 4 ? Arrays.asList(args[4].split(",")) : null;
+    System.out.println("nearest words: " + model.nearestWords().describeKernel());
+    if (only == null || only.contains("brr")) {
     long t1 = System.nanoTime();
     dev.dptext.embedding.BinaryCodes codes = model.binaryCodes(256);
     System.out.printf(Locale.ROOT, "256-bit codes: %.1f s to build, %,d bytes (float vectors: %,d bytes, %.1f× larger); "
             + "mean 10-NN overlap real vs binary over 200 words: %.2f of 10%n",
         (System.nanoTime() - t1) / 1e9, codes.bytes(), 4L * emb.rawVectors().length,
         4.0 * emb.rawVectors().length / codes.bytes(), dev.dptext.embedding.NeighbourOverlap.mean(emb, codes, 10, 200));
+    }
     for (MechanismSpec spec : new MechanismSpec[] {
         MechanismSpec.laplace(10), MechanismSpec.mahalanobis(10, 0.5), MechanismSpec.vickrey(10, 0.5, 0),
         MechanismSpec.brr(2, 256)}) {
+      if (only != null && !only.contains(spec.describe().split(" ")[0])) {
+        continue;
+      }
       WordMechanism m = spec.build(model);
       RandomStream r = RandomStream.fromSeed(1);
       int[] out = new int[4096];

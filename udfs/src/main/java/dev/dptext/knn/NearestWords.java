@@ -2,6 +2,10 @@ package dev.dptext.knn;
 
 import dev.dptext.embedding.Embeddings;
 import dev.ludovic.netlib.blas.BLAS;
+import dev.ludovic.netlib.blas.JavaBLAS;
+import dev.ludovic.netlib.blas.NativeBLAS;
+import java.io.IOException;
+import java.io.ObjectInputStream;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -12,43 +16,174 @@ import org.slf4j.LoggerFactory;
  * Exact k-nearest vocabulary words of arbitrary points (noisy embeddings), a batch at a time.
  *
  * <p>The embedding-noise mechanisms map each noisy vector q back to argmin_y ‖φ(y) − q‖ (or the k
- * nearest). Per batch of queries, ‖φ(y) − q‖² = ‖q‖² + ‖φ(y)‖² − 2·q·φ(y) is computed for the whole
- * vocabulary with one single-precision matrix product per block (the −‖φ(y)‖²/2 term rides in the
- * product as an extra coordinate, so scanning a block is one comparison per word) (native BLAS when
- * {@code libblas.so.3} loads, else netlib's Java fallback — logged once), on mean-centred vectors to
- * keep rounding small. The result is then made exact: each query keeps k+{@value #SLACK} candidates,
- * their distances are recomputed in double ({@link Embeddings#squaredDistanceTo}), ordered by
- * (distance, rank), and certified against a bound on the float error of every word left out; a query
- * that cannot be certified is searched by brute force in double. So the answer is always what brute
- * force returns, ties broken by the lower rank, whatever BLAS ran.
+ * nearest). Per batch of queries, ‖φ(y) − q‖² = ‖q‖² + ‖φ(y)‖² − 2·q·φ(y) is scored for the whole
+ * vocabulary in single precision, on mean-centred vectors to keep rounding small; the −‖φ(y)‖²/2 term
+ * rides in the product as an extra coordinate, so each word costs one comparison. Three kernels
+ * compute these scores ({@link Backend}, decided in each JVM, logged once): a pure-Java Vector API
+ * kernel that fuses the product with the scan, native BLAS SGEMM over L2-sized word blocks when
+ * {@code libblas.so.3} loads, or netlib's Java SGEMM. The result is then made exact: each query
+ * keeps k+{@value #SLACK} candidates, their distances are recomputed in double ({@link
+ * Embeddings#squaredDistanceTo}), ordered by (distance, rank), and certified against a bound on the
+ * float error of every word left out (a bound valid for any summation order, so for every kernel); a
+ * query that cannot be certified is searched by brute force in double. So the answer is always what
+ * brute force returns, ties broken by the lower rank, whatever kernel ran.
  */
 public final class NearestWords implements Serializable {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
   private static final Logger LOG = LoggerFactory.getLogger(NearestWords.class);
   private static final AtomicBoolean LOGGED = new AtomicBoolean();
 
   /** Extra float candidates per query, re-ranked exactly. */
   static final int SLACK = 8;
   private static final int QUERY_BLOCK = 512;
-  private static final int WORD_BLOCK = 2048;
+
+  /** Overrides the choice of backend in a JVM: {@code native}, {@code vector} or {@code java}. */
+  public static final String BACKEND_PROPERTY = "dptext.knn.backend";
+
+  /** How the float scores are computed. All three give the same (exact) answers. */
+  enum Backend {
+    /** Native BLAS SGEMM (OpenBLAS via netlib's JNI binding) and a Vector API or scalar scan. */
+    NATIVE_BLAS("native"),
+    /** The pure-Java Vector API kernel, product and scan fused ({@code VectorKernels.Fused}). */
+    JAVA_VECTOR("vector"),
+    /** netlib's Java SGEMM and a scalar scan: no native BLAS and no Vector API on this JVM. */
+    JAVA_BLAS("java");
+
+    final String key;
+
+    Backend(String key) {
+      this.key = key;
+    }
+
+    /**
+     * The backend of this JVM: the one named by {@value #BACKEND_PROPERTY} if set, else the fastest
+     * measured. On CPUs whose widest vectors are 256 bits (AVX2) the fused Vector API kernel beats
+     * OpenBLAS at every batch size measured (BENCHMARKS.md: it needs no per-call packing of the
+     * vocabulary and never writes the score matrix), so it comes first there; on wider vectors
+     * (AVX-512, which OpenBLAS uses and this kernel does not) native BLAS comes first.
+     */
+    static Backend best() {
+      String forced = System.getProperty(BACKEND_PROPERTY, "").trim();
+      if (!forced.isEmpty()) {
+        for (Backend b : values()) {
+          if (b.key.equalsIgnoreCase(forced)) {
+            if (!b.available()) {
+              throw new IllegalStateException("-D" + BACKEND_PROPERTY + "=" + forced + ": that backend is "
+                  + "not available in this JVM (" + b.requirement() + ")");
+            }
+            return b;
+          }
+        }
+        throw new IllegalArgumentException("-D" + BACKEND_PROPERTY + "=" + forced
+            + " is not a backend; use native, vector or java (or leave it unset)");
+      }
+      boolean vector = vectorApi();
+      boolean nativeBlas = NATIVE_BLAS.available();
+      if (vector && (!nativeBlas || VectorKernels.preferredBits() <= 256)) {
+        return JAVA_VECTOR;
+      }
+      return nativeBlas ? NATIVE_BLAS : JAVA_BLAS;
+    }
+
+    /** Whether this backend can run in this JVM. */
+    boolean available() {
+      switch (this) {
+        case NATIVE_BLAS:
+          return BLAS.getInstance() instanceof NativeBLAS;
+        case JAVA_VECTOR:
+          return vectorApi();
+        default:
+          return true;
+      }
+    }
+
+    private String requirement() {
+      switch (this) {
+        case NATIVE_BLAS:
+          return "needs libblas.so.3, e.g. Debian's libopenblas0, loadable by netlib's JNIBLAS";
+        case JAVA_VECTOR:
+          return "needs --add-modules=jdk.incubator.vector and a CPU with 256-bit vectors";
+        default:
+          return "always available";
+      }
+    }
+  }
+
+  private static volatile Boolean vectorApi;
+
+  /**
+   * Whether the incubating Vector API is usable: its module is in the boot layer (the JVM was started
+   * with {@code --add-modules=jdk.incubator.vector}) and 256-bit vectors are compiled to hardware.
+   * Checked before any class that names the API is loaded, so its absence is a slower path, never an
+   * error.
+   */
+  static boolean vectorApi() {
+    Boolean v = vectorApi;
+    if (v == null) {
+      boolean ok = false;
+      if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
+        try {
+          ok = VectorKernels.supported();
+        } catch (LinkageError | RuntimeException e) {
+          ok = false;
+        }
+      }
+      vectorApi = v = ok;
+    }
+    return v;
+  }
 
   private final Embeddings embeddings;
-  /** Row-major |V| × (m+1): the centred vector φ'(y), then −‖φ'(y)‖²/2. */
-  private final float[] augmented;
   private final double[] mean;
   private final double maxNorm;
+  private final Backend backend;
+  private transient ScoreKernel kernel;
 
+  /** An index on the best backend of this JVM (and of each JVM it is deserialized in). */
   public NearestWords(Embeddings embeddings) {
+    this(embeddings, null);
+  }
+
+  /** An index on the given backend ({@code null}: the best available, decided in each JVM). */
+  NearestWords(Embeddings embeddings, Backend backend) {
+    if (backend != null && !backend.available()) {
+      throw new IllegalStateException("nearest-word backend " + backend + " is not available in this JVM");
+    }
     this.embeddings = embeddings;
+    this.backend = backend;
+    mean = embeddings.mean();
     int n = embeddings.size();
     int m = embeddings.dim();
     float[] raw = embeddings.rawVectors();
-    mean = embeddings.mean();
-    // With the query augmented by a 1, one product gives q'·φ'(y) − ‖φ'(y)‖²/2 = (‖q'‖² − d²)/2: the
-    // largest scores are the nearest words, and the scan is a single comparison per word.
-    int a = m + 1;
-    augmented = new float[n * a];
     double max = 0;
+    for (int i = 0; i < n; i++) {
+      double s = 0;
+      for (int d = 0; d < m; d++) {
+        float c = (float) (raw[i * m + d] - mean[d]);
+        s += (double) c * c;
+      }
+      max = Math.max(max, Math.sqrt(s));
+    }
+    maxNorm = max;
+    kernel = buildKernel();
+  }
+
+  private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+    in.defaultReadObject();
+    kernel = buildKernel(); // the kernel and its layout are rebuilt where the index is used
+  }
+
+  /**
+   * The words in the layout of the chosen kernel. With the query augmented by a 1, one product gives
+   * q'·φ'(y) − ‖φ'(y)‖²/2 = (‖q'‖² − d²)/2: the largest scores are the nearest words.
+   */
+  private ScoreKernel buildKernel() {
+    Backend b = backend != null ? backend : Backend.best();
+    int n = embeddings.size();
+    int m = embeddings.dim();
+    int a = m + 1;
+    float[] raw = embeddings.rawVectors();
+    float[] augmented = new float[n * a];
     for (int i = 0; i < n; i++) {
       double s = 0;
       for (int d = 0; d < m; d++) {
@@ -57,13 +192,25 @@ public final class NearestWords implements Serializable {
         s += (double) c * c;
       }
       augmented[i * a + m] = (float) (-0.5 * s);
-      max = Math.max(max, Math.sqrt(s));
     }
-    maxNorm = max;
+    switch (b) {
+      case NATIVE_BLAS:
+        return new BlasScoreKernel(NativeBLAS.getInstance(),
+            vectorApi() ? new VectorKernels.Scan() : new ScalarRowScan(), augmented, n, a);
+      case JAVA_VECTOR:
+        return new VectorKernels.Fused(augmented, n, a);
+      default:
+        return new BlasScoreKernel(JavaBLAS.getInstance(), new ScalarRowScan(), augmented, n, a);
+    }
   }
 
   public Embeddings embeddings() {
     return embeddings;
+  }
+
+  /** What computes the float scores here, e.g. for a benchmark's report. */
+  public String describeKernel() {
+    return kernel.describe();
   }
 
   /**
@@ -80,16 +227,15 @@ public final class NearestWords implements Serializable {
     if (k < 1 || k > size) {
       throw new IllegalArgumentException("k must be in [1, " + size + "], got " + k);
     }
-    BLAS blas = BLAS.getInstance();
     if (LOGGED.compareAndSet(false, true)) {
-      LOG.info("nearest-word search uses {}", blas.getClass().getSimpleName());
+      LOG.info("nearest-word search uses {}", kernel.describe());
     }
     for (int q0 = 0; q0 < n; q0 += QUERY_BLOCK) {
-      searchBlock(blas, queries, q0, Math.min(n, q0 + QUERY_BLOCK), k, outWords, outDistances);
+      searchBlock(queries, q0, Math.min(n, q0 + QUERY_BLOCK), k, outWords, outDistances);
     }
   }
 
-  private void searchBlock(BLAS blas, double[] queries, int q0, int q1, int k, int[] outWords, double[] outDistances) {
+  private void searchBlock(double[] queries, int q0, int q1, int k, int[] outWords, double[] outDistances) {
     int m = embeddings.dim();
     int a = m + 1;
     int size = embeddings.size();
@@ -107,41 +253,14 @@ public final class NearestWords implements Serializable {
       qa[i * a + m] = 1f;
       qNorm2[i] = s;
     }
-    // Per query, a max-heap of −2·score = d² − ‖q'‖² (approximate), the `candidates` smallest.
-    double[] heapD = new double[qn * candidates];
-    int[] heapI = new int[qn * candidates];
-    int[] heapSize = new int[qn];
-    float[] scores = new float[WORD_BLOCK * qn];
-    for (int w0 = 0; w0 < size; w0 += WORD_BLOCK) {
-      int wn = Math.min(WORD_BLOCK, size - w0);
-      // Column-major C (wn × qn) = W · Qᵀ: scores[j + i*wn] = φ'(w0+j)·q'_i − ‖φ'(w0+j)‖²/2.
-      blas.sgemm("T", "N", wn, qn, a, 1.0f, augmented, w0 * a, a, qa, 0, a, 0.0f, scores, 0, wn);
-      for (int i = 0; i < qn; i++) {
-        int base = i * candidates;
-        int hs = heapSize[i];
-        // A word enters the heap when −2·score < heap max, i.e. score > −max/2 (exact in double).
-        double threshold = hs == candidates ? -0.5 * heapD[base] : Double.NEGATIVE_INFINITY;
-        int sb = i * wn;
-        for (int j = 0; j < wn; j++) {
-          float score = scores[sb + j];
-          if (score > threshold) {
-            double d2 = -2.0 * score;
-            if (hs < candidates) {
-              Heaps.push(heapD, heapI, base, hs++, d2, w0 + j);
-            } else {
-              Heaps.replaceTop(heapD, heapI, base, hs, d2, w0 + j);
-            }
-            threshold = hs == candidates ? -0.5 * heapD[base] : Double.NEGATIVE_INFINITY;
-          }
-        }
-        heapSize[i] = hs;
-      }
-    }
+    Candidates found = new Candidates(qn, candidates);
+    kernel.scan(qa, qn, found);
+    double[] heapD = found.heapD;
     for (int i = 0; i < qn; i++) {
       int q = q0 + i;
-      int hs = heapSize[i];
+      int hs = found.size[i];
       int base = i * candidates;
-      int[] ids = Arrays.copyOfRange(heapI, base, base + hs);
+      int[] ids = Arrays.copyOfRange(found.heapI, base, base + hs);
       double[] exact = new double[hs];
       for (int c = 0; c < hs; c++) {
         exact[c] = embeddings.squaredDistanceTo(queries, q * m, ids[c]);
@@ -150,7 +269,7 @@ public final class NearestWords implements Serializable {
       boolean certified = true;
       if (hs < size) {
         // Words never kept have approximate d² ≥ the heap's maximum; allow for float rounding of the
-        // product (m+1 terms, the last ‖φ'‖²/2) and of the centred coordinates.
+        // product (m+1 terms, the last ‖φ'‖²/2, in any order) and of the centred coordinates.
         double qNorm = Math.sqrt(qNorm2[i]);
         double margin = 8.0 * a * 0x1.0p-23 * (qNorm * maxNorm + maxNorm * maxNorm + 1)
             + 8.0 * Math.sqrt(m) * 0x1.0p-23 * (qNorm + maxNorm) * maxNorm + 1e-9;

@@ -2,13 +2,24 @@ package dev.dptext.knn;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.random.RandomStream;
 import dev.dptext.testing.Fixtures;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The batched float-GEMM search returns exactly what a brute-force double search returns. */
+/**
+ * The batched float search returns exactly what a brute-force double search returns — same words,
+ * same order, ties to the lower rank, same distances — on every score kernel (native BLAS, the
+ * Vector API kernel, Java BLAS), so the kernels also agree with each other.
+ */
 class NearestWordsTest {
 
   static void bruteForce(Embeddings e, double[] q, int qi, int k, int[] words, double[] dist) {
@@ -26,13 +37,70 @@ class NearestWordsTest {
     }
   }
 
+  /** The kernels this JVM can run; the Vector API one must be among them under the build's flags. */
+  static List<NearestWords.Backend> backends() {
+    List<NearestWords.Backend> out = new ArrayList<>();
+    for (NearestWords.Backend b : NearestWords.Backend.values()) {
+      if (b.available()) {
+        out.add(b);
+      }
+    }
+    return out;
+  }
+
+  /** Brute force's k nearest of each of n queries: n × k ranks and distances. */
+  record Expected(int k, int[] words, double[] distances) {
+    static Expected of(Embeddings e, double[] q, int n, int k) {
+      int[] words = new int[n * k];
+      double[] dist = new double[n * k];
+      int[] bw = new int[k];
+      double[] bd = new double[k];
+      for (int i = 0; i < n; i++) {
+        bruteForce(e, q, i, k, bw, bd);
+        System.arraycopy(bw, 0, words, i * k, k);
+        System.arraycopy(bd, 0, dist, i * k, k);
+      }
+      return new Expected(k, words, dist);
+    }
+  }
+
+  /**
+   * Runs one search of n queries for k ≤ expected.k and checks every answer against brute force's
+   * first k (the k nearest are a prefix of the expected.k nearest under the (distance, rank) order).
+   */
+  static void assertExact(NearestWords nearest, double[] q, int n, int k, Expected expected, String what) {
+    int[] words = new int[n * k];
+    double[] dist = new double[n * k];
+    nearest.search(q, n, k, words, dist);
+    int kk = expected.k();
+    for (int i = 0; i < n; i++) {
+      String msg = what + " query " + i + " k=" + k;
+      assertArrayEquals(java.util.Arrays.copyOfRange(expected.words(), i * kk, i * kk + k),
+          java.util.Arrays.copyOfRange(words, i * k, i * k + k), msg);
+      for (int c = 0; c < k; c++) {
+        assertEquals(expected.distances()[i * kk + c], dist[i * k + c], 0.0, msg);
+      }
+    }
+  }
+
+  static void assertExact(NearestWords nearest, double[] q, int n, int k, String what) {
+    assertExact(nearest, q, n, k, Expected.of(nearest.embeddings(), q, n, k), what);
+  }
+
   @Test
-  void batchedSearchEqualsBruteForce() {
+  void theVectorApiKernelRunsUnderTheBuildsJvmFlags() {
+    // surefire passes spark.module.options (with --add-modules=jdk.incubator.vector), as Spark does;
+    // if this fails, the pure-Java kernel is silently untested.
+    assertTrue(NearestWords.vectorApi(), "jdk.incubator.vector not usable in the test JVM");
+    assertTrue(backends().contains(NearestWords.Backend.JAVA_VECTOR));
+  }
+
+  @Test
+  void everyKernelEqualsBruteForceOnGlove() {
     Embeddings e = Fixtures.gloveTop2000();
-    NearestWords nearest = new NearestWords(e);
     int m = e.dim();
     RandomStream r = RandomStream.fromSeed(11);
-    int n = 700; // more than one query block
+    int n = 700; // more than one query block; not a multiple of the 6-query tile
     double[] q = new double[n * m];
     for (int i = 0; i < n; i++) {
       int w = r.nextInt(e.size());
@@ -41,35 +109,169 @@ class NearestWordsTest {
         q[i * m + d] = e.rawVectors()[w * m + d] + scale * (r.nextDouble() - 0.5);
       }
     }
-    for (int k : new int[] {1, 2, 5}) {
-      int[] words = new int[n * k];
-      double[] dist = new double[n * k];
-      nearest.search(q, n, k, words, dist);
-      int[] bw = new int[k];
-      double[] bd = new double[k];
-      for (int i = 0; i < n; i++) {
-        bruteForce(e, q, i, k, bw, bd);
-        assertArrayEquals(bw, java.util.Arrays.copyOfRange(words, i * k, i * k + k), "query " + i + " k=" + k);
-        for (int c = 0; c < k; c++) {
-          assertEquals(bd[c], dist[i * k + c], 0.0);
+    Expected expected = Expected.of(e, q, n, 5);
+    for (NearestWords.Backend b : backends()) {
+      NearestWords nearest = new NearestWords(e, b);
+      for (int k : new int[] {1, 2, 5}) {
+        assertExact(nearest, q, n, k, expected, b.toString());
+      }
+    }
+  }
+
+  @Test
+  void everyKernelEqualsBruteForceOnAwkwardShapes() {
+    // Vocabulary sizes around the 16-word panel, query counts around the 6-query tile, k up to |V|.
+    RandomStream r = RandomStream.fromSeed(5);
+    for (int size : new int[] {1, 7, 16, 17, 33, 100}) {
+      int m = 1 + r.nextInt(9);
+      String[] names = new String[size];
+      float[] v = new float[size * m];
+      for (int y = 0; y < size; y++) {
+        names[y] = "w" + y;
+        for (int d = 0; d < m; d++) {
+          v[y * m + d] = (float) (r.nextDouble() * 2 - 1);
+        }
+      }
+      Embeddings e = new Embeddings(names, v, m);
+      for (int n : new int[] {1, 5, 6, 7, 13}) {
+        double[] q = new double[n * m];
+        for (int i = 0; i < q.length; i++) {
+          q[i] = r.nextDouble() * 4 - 2;
+        }
+        for (NearestWords.Backend b : backends()) {
+          NearestWords nearest = new NearestWords(e, b);
+          for (int k : new int[] {1, Math.min(3, size), size}) {
+            assertExact(nearest, q, n, k, b + " |V|=" + size + " m=" + m + " n=" + n);
+          }
         }
       }
     }
   }
 
   @Test
-  void tiesGoToTheLowerRankAndUncertifiedQueriesFallBackExactly() {
+  void tiesGoToTheLowerRankOnEveryKernel() {
+    // Many exact duplicates spread over several panels (ranks 3, 20, 37, …), and queries equidistant
+    // from pairs of words: float scores tie, the exact order must still put the lower rank first.
+    int size = 90;
+    int m = 4;
+    String[] names = new String[size];
+    float[] v = new float[size * m];
+    RandomStream r = RandomStream.fromSeed(9);
+    for (int y = 0; y < size; y++) {
+      names[y] = "w" + y;
+      for (int d = 0; d < m; d++) {
+        v[y * m + d] = y % 17 == 3 ? 0.25f : (float) (r.nextInt(5) - 2); // a coarse grid: many ties
+      }
+    }
+    Embeddings e = new Embeddings(names, v, m);
+    int n = 40;
+    double[] q = new double[n * m];
+    for (int i = 0; i < n; i++) {
+      for (int d = 0; d < m; d++) {
+        q[i * m + d] = i < 10 ? 0.25 : (r.nextInt(9) - 4) * 0.5; // duplicates' vector, grid midpoints
+      }
+    }
+    for (NearestWords.Backend b : backends()) {
+      NearestWords nearest = new NearestWords(e, b);
+      for (int k : new int[] {1, 4, 9}) {
+        assertExact(nearest, q, n, k, b.toString());
+      }
+      int[] out = new int[1];
+      nearest.search(new double[] {0.25, 0.25, 0.25, 0.25}, 1, 1, out, new double[1]);
+      assertEquals(3, out[0], b + ": the lowest-ranked duplicate");
+    }
+  }
+
+  @Test
+  void uncertifiedQueriesFallBackExactlyOnEveryKernel() {
     // Words 0 and 2 share a vector; a large common offset makes float products cancel badly.
     String[] words = {"a0", "a1", "a2", "a3"};
     float[] v = {
       1000f, 1000f, 1000.5f, 1000f, 1000f, 1000f, 1001f, 999f,
     };
     Embeddings e = new Embeddings(words, v, 2);
+    for (NearestWords.Backend b : backends()) {
+      NearestWords nearest = new NearestWords(e, b);
+      double[] q = {1000.0, 1000.0, 1000.2, 1000.0};
+      int[] out = new int[4];
+      double[] dist = new double[4];
+      nearest.search(q, 2, 2, out, dist);
+      assertArrayEquals(new int[] {0, 2, 0, 2}, out, b.toString());
+    }
+  }
+
+  @Test
+  void adversarialScalesStayExact() {
+    // Far queries (the float scores of all words nearly equal relative to their size), words almost on
+    // top of each other, and a huge common offset: either certified or answered by brute force.
+    Embeddings g = Fixtures.gloveTop2000();
+    int m = g.dim();
+    int size = 300;
+    float[] v = new float[size * m];
+    String[] names = new String[size];
+    for (int y = 0; y < size; y++) {
+      names[y] = "w" + y;
+      for (int d = 0; d < m; d++) {
+        float base = g.rawVectors()[(y / 3) * m + d];
+        v[y * m + d] = 500f + base + (y % 3) * 1e-4f; // triples 1e-4 apart, offset 500
+      }
+    }
+    Embeddings e = new Embeddings(names, v, m);
+    RandomStream r = RandomStream.fromSeed(21);
+    int n = 25;
+    double[] q = new double[n * m];
+    for (int i = 0; i < n; i++) {
+      int w = r.nextInt(size);
+      double scale = i % 2 == 0 ? 1e-5 : 1e3;
+      for (int d = 0; d < m; d++) {
+        q[i * m + d] = v[w * m + d] + scale * (r.nextDouble() - 0.5);
+      }
+    }
+    for (NearestWords.Backend b : backends()) {
+      assertExact(new NearestWords(e, b), q, n, 3, b.toString());
+    }
+  }
+
+  @Test
+  void aDeserializedIndexRebuildsItsKernelAndAnswersTheSame() throws Exception {
+    Embeddings e = Fixtures.gloveTop2000();
     NearestWords nearest = new NearestWords(e);
-    double[] q = {1000.0, 1000.0, 1000.2, 1000.0};
-    int[] out = new int[4];
-    double[] dist = new double[4];
-    nearest.search(q, 2, 2, out, dist);
-    assertArrayEquals(new int[] {0, 2, 0, 2}, out);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(nearest);
+    }
+    NearestWords copy;
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+      copy = (NearestWords) in.readObject();
+    }
+    assertEquals(nearest.describeKernel(), copy.describeKernel());
+    int m = e.dim();
+    double[] q = new double[9 * m];
+    RandomStream r = RandomStream.fromSeed(3);
+    for (int i = 0; i < q.length; i++) {
+      q[i] = e.rawVectors()[i] + r.nextDouble() - 0.5;
+    }
+    assertExact(copy, q, 9, 4, "deserialized");
+  }
+
+  @Test
+  void theBackendPropertyPicksOneAndABadValueIsNamed() {
+    String before = System.getProperty(NearestWords.BACKEND_PROPERTY);
+    try {
+      System.setProperty(NearestWords.BACKEND_PROPERTY, "vector");
+      assertEquals(NearestWords.Backend.JAVA_VECTOR, NearestWords.Backend.best());
+      System.setProperty(NearestWords.BACKEND_PROPERTY, "java");
+      assertEquals(NearestWords.Backend.JAVA_BLAS, NearestWords.Backend.best());
+      System.setProperty(NearestWords.BACKEND_PROPERTY, "gpu");
+      IllegalArgumentException x =
+          org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, NearestWords.Backend::best);
+      assertTrue(x.getMessage().contains("gpu") && x.getMessage().contains("native, vector or java"), x.getMessage());
+    } finally {
+      if (before == null) {
+        System.clearProperty(NearestWords.BACKEND_PROPERTY);
+      } else {
+        System.setProperty(NearestWords.BACKEND_PROPERTY, before);
+      }
+    }
   }
 }
