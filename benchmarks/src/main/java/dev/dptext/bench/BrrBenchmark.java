@@ -5,13 +5,8 @@ import dev.dptext.embedding.EmbeddingReader;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.mechanism.BrrMechanism;
 import dev.dptext.random.RandomStream;
-import dev.dptext.text.Tokenizer;
-import java.io.BufferedReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -25,7 +20,7 @@ import java.util.Locale;
 public final class BrrBenchmark {
   public static void main(String[] args) throws Exception {
     Embeddings emb = EmbeddingReader.top(Integer.parseInt(args[2])).read(Path.of(args[0]));
-    List<int[]> batches = reviewRanks(emb, Path.of(args[1]), Integer.parseInt(args[3]));
+    List<int[]> batches = ReviewTokens.perReview(emb, Path.of(args[1]), Integer.parseInt(args[3]));
     long tokens = batches.stream().mapToLong(b -> b.length).sum();
     long t0 = System.nanoTime();
     BinaryCodes codes = BinaryCodes.of(emb, 256, BinaryCodes.DEFAULT_SEED);
@@ -121,26 +116,5 @@ public final class BrrBenchmark {
       }
     }
     return bestWord;
-  }
-
-  private static List<int[]> reviewRanks(Embeddings emb, Path reviews, int max) throws Exception {
-    Tokenizer tk = new Tokenizer(emb::indexOf);
-    List<int[]> out = new ArrayList<>();
-    try (BufferedReader r = Files.newBufferedReader(reviews, StandardCharsets.UTF_8)) {
-      String line;
-      while (out.size() < max && (line = r.readLine()) != null) {
-        int a = line.indexOf("\"review\":\"") + 10;
-        int b = line.lastIndexOf("\",\"sentiment\"");
-        int[] ranks = new int[4096];
-        int[] n = {0};
-        tk.forEachToken(line.substring(a, Math.max(a, b)), t -> {
-          if (t.rank() >= 0 && n[0] < ranks.length) {
-            ranks[n[0]++] = t.rank();
-          }
-        });
-        out.add(Arrays.copyOf(ranks, n[0]));
-      }
-    }
-    return out;
   }
 }

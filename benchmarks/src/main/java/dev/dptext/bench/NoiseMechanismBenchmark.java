@@ -6,12 +6,7 @@ import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.random.RandomStream;
-import dev.dptext.text.Tokenizer;
-import java.io.BufferedReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -27,7 +22,7 @@ public final class NoiseMechanismBenchmark {
   public static void main(String[] args) throws Exception {
     Embeddings emb = EmbeddingReader.top(Integer.parseInt(args[2])).read(Path.of(args[0]));
     int reviews = Integer.parseInt(args[3]);
-    List<int[]> batches = reviewRanks(emb, Path.of(args[1]), reviews);
+    List<int[]> batches = ReviewTokens.perReview(emb, Path.of(args[1]), reviews);
     long tokens = batches.stream().mapToLong(b -> b.length).sum();
     System.out.printf(Locale.ROOT, "BLAS %s; %d words × %d; %d reviews, %,d in-vocabulary tokens%n",
         dev.ludovic.netlib.blas.BLAS.getInstance().getClass().getSimpleName(), emb.size(), emb.dim(),
@@ -64,26 +59,5 @@ public final class NoiseMechanismBenchmark {
       System.out.printf(Locale.ROOT, "%-45s %,8.0f tokens/s on one thread (%.1f GFLOP/s in the products)%n",
           spec.describe(), tokens / s, gflops);
     }
-  }
-
-  private static List<int[]> reviewRanks(Embeddings emb, Path reviews, int max) throws Exception {
-    Tokenizer tk = new Tokenizer(emb::indexOf);
-    List<int[]> out = new ArrayList<>();
-    try (BufferedReader r = Files.newBufferedReader(reviews, StandardCharsets.UTF_8)) {
-      String line;
-      while (out.size() < max && (line = r.readLine()) != null) {
-        int a = line.indexOf("\"review\":\"") + 10;
-        int b = line.lastIndexOf("\",\"sentiment\"");
-        int[] ranks = new int[4096];
-        int[] n = {0};
-        tk.forEachToken(line.substring(a, Math.max(a, b)), t -> {
-          if (t.rank() >= 0 && n[0] < ranks.length) {
-            ranks[n[0]++] = t.rank();
-          }
-        });
-        out.add(Arrays.copyOf(ranks, n[0]));
-      }
-    }
-    return out;
   }
 }

@@ -23,4 +23,13 @@ final class JobFixtures {
     EmbeddingWriter.writeGlove(EmbeddedDefault.embeddings().topWords(words), file);
     return file;
   }
+
+  /** Runs {@code sanitize} on {@code input} keyed by {@code keyFile}, over {@code embeddings} (K = 32), quietly. */
+  static DpTextJobTest.Run sanitize(Path input, String output, Path keyFile, Path embeddings, String... extra) {
+    java.util.List<String> a = new java.util.ArrayList<>(java.util.List.of("sanitize", "--input", input.toString(),
+        "--output", output, "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32",
+        "--key-file", keyFile.toString(), "--progress-interval", "0"));
+    a.addAll(java.util.List.of(extra));
+    return DpTextJobTest.run(a.toArray(new String[0]));
+  }
 }

@@ -49,11 +49,7 @@ class ScheduledRunTest {
   }
 
   static DpTextJobTest.Run sanitize(Path input, String output, String... extra) {
-    List<String> a = new ArrayList<>(List.of("sanitize", "--input", input.toString(), "--output", output,
-        "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32",
-        "--key-file", keyFile.toString(), "--progress-interval", "0"));
-    a.addAll(List.of(extra));
-    return DpTextJobTest.run(a.toArray(new String[0]));
+    return JobFixtures.sanitize(input, output, keyFile, embeddings, extra);
   }
 
   static long version(String path) {

@@ -222,18 +222,11 @@ public final class PrivacyRatio {
     @Override
     public double maximumUpperBound() {
       double[] mu = embeddings.mean();
-      float[] v = embeddings.rawVectors();
-      int m = embeddings.dim();
-      double radius = 0;
+      double radius2 = 0;
       for (int i = 0; i < embeddings.size(); i++) {
-        double s = 0;
-        for (int a = 0; a < m; a++) {
-          double diff = v[i * m + a] - mu[a];
-          s += diff * diff;
-        }
-        radius = Math.max(radius, Math.sqrt(s));
+        radius2 = Math.max(radius2, embeddings.squaredDistanceTo(mu, 0, i));
       }
-      return 2 * radius * (1 + 1e-9);
+      return 2 * Math.sqrt(radius2) * (1 + 1e-9);
     }
   }
 
