@@ -200,8 +200,10 @@ final class TableWriter {
     if (audit.isEmpty()) {
       return;
     }
-    Map<String, String> current = scala.jdk.javaapi.CollectionConverters.asJava(
-        DeltaTable.forPath(spark, path).detail().select("properties").first().<String, String>getMap(0));
+    // The snapshot's metadata, not DESCRIBE DETAIL: DETAIL also counts files and bytes, which rebuilds
+    // the table's whole state (a 50-partition shuffle, seconds even for a one-commit table).
+    Map<String, String> current = scala.jdk.javaapi.CollectionConverters.asJava(DeltaLog.forTable(spark, path)
+        .update(false, scala.Option.empty(), scala.Option.empty()).metadata().configuration());
     if (audit.entrySet().stream().allMatch(e -> e.getValue().equals(current.get(e.getKey())))) {
       return;
     }
