@@ -1,29 +1,32 @@
 #!/usr/bin/env bash
 # Throughput on a Spark standalone cluster (scripts/cluster/): the same sanitize on 1 worker
-# (1 core) and on 2 workers (1 core each), driver in client mode, side by side in one run.
+# (1 core) and on 2 workers (1 core each), driver in client mode, alternating in one run.
 # Results go to BENCHMARKS.md by hand ("Standalone cluster (issue 5)").
 #
 #   ./mvnw -B -ntp -DskipTests package        # once, outside the lock
 #   flock -x /tmp/dptext-cpu.lock scripts/bench-cluster.sh
 #
-# Job: $DPTEXT_BENCH_COPIES (default 3) copies of the first $DPTEXT_BENCH_ROWS IMDb reviews
+# Job: $DPTEXT_BENCH_COPIES (default 4) copies of the first $DPTEXT_BENCH_ROWS IMDb reviews
 # (default all 50,000), each copy with ids of its own, SanText+ ε=3 w=0.9 p=0.3, over the prebuilt
 # 74,000-word GloVe model of scripts/bench-foundation.sh ($DPTEXT_DATA/glove-6B-100d-74k.dptext),
-# Delta output. Input split into 2 MB partitions (~100 tasks) so that two executors get equal
-# shares. The runs, in order: $DPTEXT_BENCH_RUNS (default "1:pinned 2:pinned 1 2"): a worker
-# count, ":pinned" to pin worker i (and its executor) to CPU i-1 (cluster.sh DPTEXT_PIN_WORKERS).
+# Delta output. Input split into 2 MB partitions so that two executors get equal shares.
+# The runs, in order: $DPTEXT_BENCH_RUNS (default "1:pinned 2:pinned 2:pinned 1:pinned 1:pinned
+# 2:pinned", an order that cancels a steady drift of the machine's speed): a worker count,
+# ":pinned" to pin worker i (and its executor) to CPU i-1 (cluster.sh DPTEXT_PIN_WORKERS).
 # Per run it prints: wall time (submit JVM start to exit), the write stage (reading, sanitizing
-# and writing every row: the part that runs on the executors) from the driver log, tokens from the
+# and writing every row: the part that runs on the executors) from the driver log, each
+# executor's first task (its one-off start-up) and the median of the other tasks, tokens from the
 # run summary, tokens/s for both, and how busy the machine's CPUs were (all processes: a neighbour
-# outside the lock shows up as busy cores beyond ours). A CPU probe before and after says how much
-# two threads can gain over one on the machine at that time.
+# outside the lock shows up as busy cores beyond ours). Then the ratio 2 workers ÷ 1 worker of each
+# adjacent pair of runs, and their median. A CPU probe before and after says how much two threads
+# can gain over one on the machine at that time.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 CACHE="${DPTEXT_DATA:-$HOME/.cache/dptext}"
 MODEL="$CACHE/glove-6B-100d-74k.dptext"
 ROWS=${DPTEXT_BENCH_ROWS:-50000}
-COPIES=${DPTEXT_BENCH_COPIES:-3}
+COPIES=${DPTEXT_BENCH_COPIES:-4}
 RUN="$ROOT/target/bench-cluster"
 export DPTEXT_CLUSTER_DIR="$RUN/cluster"
 log() { echo "[bench-cluster] $*" >&2; }
@@ -53,10 +56,11 @@ busy_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
 HZ=$(getconf CLK_TCK)
 probe() { echo "CPU scaling probe (2 threads ÷ 1 thread, scripts/cluster/CpuScaling.java), $1: $(java -Xmx1g scripts/cluster/CpuScaling.java)"; }
 probe before
-echo "| workers | CPUs | wall s | write stage s | tokens | tokens/s (wall) | tokens/s (write stage) | machine busy cores (avg over wall) |"
-echo "|---:|---|---:|---:|---:|---:|---:|---:|"
+echo "| run | workers | CPUs | wall s | write stage s | first task per executor s | other tasks, median s | tokens | tokens/s (wall) | tokens/s (write stage) | machine busy cores (avg over wall) |"
+echo "|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|"
+: > "$RUN/runs.txt"
 n=0
-for spec in ${DPTEXT_BENCH_RUNS:-1:pinned 2:pinned 1 2}; do
+for spec in ${DPTEXT_BENCH_RUNS:-1:pinned 2:pinned 2:pinned 1:pinned 1:pinned 2:pinned}; do
   n=$((n + 1))
   workers=${spec%%:*}
   pinned=0
@@ -76,9 +80,37 @@ for spec in ${DPTEXT_BENCH_RUNS:-1:pinned 2:pinned 1 2}; do
   stage_ms=$(grep -oE 'ResultStage [0-9]+ \(save at [^)]*\) finished in [0-9]+ ms' "$RUN/run-$n.log" | grep -oE '[0-9]+ ms' | cut -d' ' -f1)
   tokens=$(grep -oE '"tokens":[0-9]+' "$out/_dptext_summary.json" | cut -d: -f2)
   tasks=$(grep -oE 'Got job [0-9]+ \(save at [^)]*\) with [0-9]+ output partitions' "$RUN/run-$n.log" | grep -oE '[0-9]+ output' | cut -d' ' -f1)
-  awk -v w="$workers" -v pin="$([[ $pinned == 1 ]] && echo "worker i on CPU i-1" || echo "not pinned")" -v t0="$t0" -v t1="$t1" -v ms="$stage_ms" -v tok="$tokens" -v busy=$((b1 - b0)) -v hz="$HZ" 'BEGIN {
+  # Task durations of the write stage, per executor in launch order: "executor ms".
+  stage=$(grep -oE 'ResultStage [0-9]+ \(save at' "$RUN/run-$n.log" | grep -oE '[0-9]+' | head -n 1)
+  grep -E "Finished task [0-9.]+ in stage $stage\.0 " "$RUN/run-$n.log" \
+    | sed -E 's/.* in ([0-9]+) ms on [^ ]+ \(executor ([0-9]+)\).*/\2 \1/' > "$RUN/tasks-$n.txt"
+  first=$(awk '!seen[$1]++ { printf "%s%.1f", sep, $2 / 1000; sep = ", " }' "$RUN/tasks-$n.txt")
+  median=$(awk 'seen[$1]++ { print $2 }' "$RUN/tasks-$n.txt" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) / 1000 }')
+  awk -v n="$n" -v w="$workers" -v pin="$([[ $pinned == 1 ]] && echo "worker i on CPU i-1" || echo "not pinned")" -v t0="$t0" -v t1="$t1" -v ms="$stage_ms" -v tok="$tokens" -v busy=$((b1 - b0)) -v hz="$HZ" -v first="$first" -v med="$median" 'BEGIN {
     wall = t1 - t0; st = ms / 1000;
-    printf "| %d | %s | %.1f | %.1f | %d | %.0f | %.0f | %.2f |\n", w, pin, wall, st, tok, tok / wall, tok / st, busy / hz / wall }'
+    printf "| %d | %d | %s | %.1f | %.1f | %s | %.3f | %d | %.0f | %.0f | %.2f |\n", n, w, pin, wall, st, first, med, tok, tok / wall, tok / st, busy / hz / wall }'
+  echo "$n $workers $t0 $t1 $stage_ms" >> "$RUN/runs.txt"
   log "run $n: $workers worker(s), write stage of $tasks tasks; summary: $(grep -E 'rows in / out|elapsed' "$RUN/run-$n.out" | tr -s ' ' | paste -sd';')"
 done
+# Ratios of adjacent runs with 1 and 2 workers (1-2, 2-1, ...: each pair shares the machine's
+# state of the moment), then their median.
+echo
+echo "| pair (runs) | write stage 2 ÷ 1 workers | wall 2 ÷ 1 workers |"
+echo "|---|---:|---:|"
+awk 'function median(v, n,   i, j, t) { # insertion sort (mawk has no asort)
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+  }
+  { w[NR] = $2; wall[NR] = $4 - $3; st[NR] = $5 }
+  END {
+    for (i = 1; i < NR; i += 2) {
+      if (w[i] == w[i + 1]) continue;
+      a = w[i] == 1 ? i : i + 1; b = w[i] == 1 ? i + 1 : i;
+      rs[++k] = st[a] / st[b]; rw[k] = wall[a] / wall[b];
+      printf "| %d, %d | %.2f× | %.2f× |\n", i, i + 1, rs[k], rw[k]
+    }
+    if (k) {
+      printf "| median of %d pairs | %.2f× | %.2f× |\n", k, median(rs, k), median(rw, k)
+    }
+  }' "$RUN/runs.txt"
 probe after

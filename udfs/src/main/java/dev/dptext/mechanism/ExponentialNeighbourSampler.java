@@ -1,8 +1,6 @@
 package dev.dptext.mechanism;
 
 import dev.dptext.embedding.Embeddings;
-import dev.dptext.embedding.QuantizedRows;
-import dev.dptext.embedding.QuantizedRows.Comparison;
 import dev.dptext.knn.NeighbourTable;
 import dev.dptext.random.RandomStream;
 import java.io.Serializable;
@@ -26,12 +24,6 @@ import java.io.Serializable;
  * distance computation stop early, see {@link Embeddings#squaredDistanceBelow}). Accepted draws follow P(y | x) exactly. The
  * expected number of rounds is G / Σ_T w; the per-ε tables take O(|V|·K) memory, never O(|V|²).
  *
- * <p>At small ε most rounds are uniform draws (GloVe 100-d, 74,000 words, SanText+ ε = 3: 5.4 per
- * sampled token), each reading one random target row. An 8-bit copy of the target rows
- * ({@link QuantizedRows}, built per JVM, 4× smaller) decides the test d &lt; b − 2·log(u)/ε whenever
- * its error bound allows, and the float row is read only when it does not: the decisions, and so the
- * draws, are exactly those of the float rows alone.
- *
  * <h2>Numerics</h2>
  *
  * Weights are taken relative to the largest one; branch and acceptance tests use full-precision
@@ -53,8 +45,6 @@ final class ExponentialNeighbourSampler implements Serializable {
   private final double[] cumulativeExcess;
   /** Per word, P(uniform branch); 0 when H_x is the whole target set. */
   private final double[] uniformBranch;
-  /** Decides most uniform-round acceptances from 1 byte per dimension; see {@link QuantizedRows}. */
-  private transient volatile QuantizedRows quantized;
 
   ExponentialNeighbourSampler(Embeddings embeddings, NeighbourTable table, double epsilon) {
     if (!(epsilon > 0) || Double.isInfinite(epsilon)) {
@@ -114,15 +104,6 @@ final class ExponentialNeighbourSampler implements Serializable {
 
   /** Draws y ∈ T with P(y | x) ∝ exp(−ε·d(x,y)/2). */
   int sample(int x, RandomStream random) {
-    return sample(x, random, quantized());
-  }
-
-  /** {@link #sample} deciding every acceptance from the float rows: the same draws, for tests. */
-  int sampleWithoutQuantizedRows(int x, RandomStream random) {
-    return sample(x, random, null);
-  }
-
-  private int sample(int x, RandomStream random, QuantizedRows rows) {
     double pUniform = uniformBranch[x];
     double bound = table.outsideBound(x);
     while (true) {
@@ -131,30 +112,14 @@ final class ExponentialNeighbourSampler implements Serializable {
         // Accept iff log u < −ε·(d − b)/2, i.e. d < b − 2·log(u)/ε: drawing u first lets the distance
         // computation stop as soon as its partial sum passes that threshold.
         double threshold = bound - 2.0 * random.nextLogUniform() / epsilon;
-        Comparison c = rows == null ? Comparison.UNKNOWN : rows.compare(x, y, threshold);
-        if (c == Comparison.BELOW) {
+        double limit = threshold * threshold;
+        if (embeddings.squaredDistanceBelow(x, y, limit) < limit) {
           return y;
-        }
-        if (c == Comparison.UNKNOWN) {
-          double limit = threshold * threshold;
-          if (embeddings.squaredDistanceBelow(x, y, limit) < limit) {
-            return y;
-          }
         }
       } else {
         return table.neighbour(x, pickExcess(x, random.nextDouble()));
       }
     }
-  }
-
-  /** The 8-bit copy of the target rows, built once per JVM (a race builds two equal copies). */
-  private QuantizedRows quantized() {
-    QuantizedRows q = quantized;
-    if (q == null) {
-      q = QuantizedRows.of(embeddings, targetStart);
-      quantized = q;
-    }
-    return q;
   }
 
   /** The first neighbour index j with cumulative excess > u (binary search over the row). */
