@@ -8,15 +8,19 @@
 #      JVM of this app (a child of one of our workers) → the job still succeeds, a task was lost
 #      and re-run, the worker started a replacement executor, and the output is identical, row for
 #      row, to run 1's;
-#   4. neither the key nor a canary input text appears in any log, event log, work directory or output.
+#   4. DEBUG: client mode with every logger of the driver and the executors at DEBUG, over the
+#      first $DEBUG_ROWS reviews and the canary;
+#   5. neither the key nor a canary input text appears in any log (DEBUG ones included), event log,
+#      work directory or output.
 # Exits non-zero on any failure; always stops the processes it started (by PID).
 # Needs: the package build (./mvnw -B -ntp -DskipTests package) and the IMDb reviews
 # (~/.cache/dptext/imdb-reviews.jsonl; fetched with `scripts/fetch-data.sh imdb` when missing). Settings: DPTEXT_CLUSTER_ROWS
-# (default 10000), DPTEXT_DATA (the data cache). Takes ~3-5 minutes on 2 cores.
+# (default 10000), DPTEXT_DATA (the data cache). Takes ~4-8 minutes on 2 cores.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 ROWS=${DPTEXT_CLUSTER_ROWS:-10000}
+DEBUG_ROWS=1000
 REVIEWS="${DPTEXT_DATA:-$HOME/.cache/dptext}/imdb-reviews.jsonl"
 RUN="$ROOT/target/cluster-test"
 export DPTEXT_CLUSTER_DIR="$RUN/cluster"
@@ -73,14 +77,14 @@ check() { # check OUTPUT... : against run 1's output (the first argument is the 
     -cp "$SPARK_HOME/jars/*" scripts/cluster/CheckOutputs.java delta id "$ROWS" "$@"
 }
 
-log "1/4 client deploy mode, $ROWS reviews"
+log "1/5 client deploy mode, $ROWS reviews"
 job out-client
 scripts/cluster/submit.sh client "${SPARK_OPTS[@]}" -- "${JOB[@]}" \
   > "$RUN/client.out" 2> "$RUN/client.log" || { tail -n 30 "$RUN/client.log" >&2; fail "client-mode run"; }
 cat "$RUN/client.out"
 check "$RUN/out-client" || fail "client-mode output"
 
-log "2/4 cluster deploy mode"
+log "2/5 cluster deploy mode"
 job out-cluster
 scripts/cluster/submit.sh cluster "${SPARK_OPTS[@]}" -- "${JOB[@]}" \
   > "$RUN/cluster.out" 2> "$RUN/cluster.log" || { tail -n 30 "$RUN/cluster.log" >&2; fail "cluster-mode run"; }
@@ -88,7 +92,7 @@ cat "$RUN/cluster.out"
 grep -q "rows in / out" "$RUN/cluster.out" || fail "no run summary in the cluster-mode driver's stdout"
 check "$RUN/out-client" "$RUN/out-cluster" || fail "cluster-mode output differs from client mode's"
 
-log "3/4 fault: kill -9 one executor during the write stage"
+log "3/5 fault: kill -9 one executor during the write stage"
 FLOG="$RUN/fault.log"
 job out-fault
 scripts/cluster/submit.sh client "${SPARK_OPTS[@]}" -- "${JOB[@]}" > "$RUN/fault.out" 2> "$FLOG" &
@@ -133,10 +137,36 @@ log "after the kill: $lost_tasks lost task line(s), $lost_exec executor-loss lin
 [[ $relaunched -ge 3 ]] || fail "the workers did not launch a replacement executor"
 check "$RUN/out-client" "$RUN/out-fault" || fail "output after the fault differs from the undisturbed run"
 
-log "4/4 the key in logs, event logs, work directories, outputs?"
+log "4/5 DEBUG logging on the driver and the executors, $DEBUG_ROWS reviews and the canary"
+# Every logger at DEBUG (Spark's, Delta's, Hadoop's, dptext's), for this run's driver (the submit
+# JVM) and executors, written to files under $RUN like every other log searched below.
+sed -e 's/^rootLogger.level = .*/rootLogger.level = debug/' -e '/^logger\./d' \
+  "$SPARK_HOME/conf/log4j2.properties" > "$RUN/log4j2-debug.properties"
+{ head -n $((DEBUG_ROWS - 1)) "$RUN/input.jsonl"; tail -n 1 "$RUN/input.jsonl"; } > "$RUN/input-debug.jsonl"
+DEBUG_CONF="-Dlog4j2.configurationFile=file:$RUN/log4j2-debug.properties"
+DPTEXT_DRIVER_JAVA_OPTS="$DEBUG_CONF" scripts/cluster/submit.sh client "${SPARK_OPTS[@]}" \
+  --conf "spark.executor.extraJavaOptions=$DEBUG_CONF" -- \
+  sanitize --input "$RUN/input-debug.jsonl" --text-column review --id-column id \
+  --key-file "$RUN/key" --model default --output "$RUN/out-debug" \
+  > "$RUN/debug.out" 2> "$RUN/debug.log" || { tail -n 30 "$RUN/debug.log" >&2; fail "DEBUG run"; }
+grep -q "rows in / out      $DEBUG_ROWS / $DEBUG_ROWS" "$RUN/debug.out" || { cat "$RUN/debug.out" >&2; fail "DEBUG run summary"; }
+app=$(grep -oE 'app-[0-9]+-[0-9]+' "$RUN/debug.log" | head -n 1)
+# Control: DEBUG really was on, in the driver and in every executor of that run.
+driver_debug=$(grep -c ' DEBUG ' "$RUN/debug.log" || true)
+[[ $driver_debug -gt 1000 ]] || fail "the driver logged $driver_debug DEBUG lines; DEBUG is not on"
+executors=0
+for f in "$DPTEXT_CLUSTER_DIR"/work/worker-*/"$app"/*/stderr; do
+  n=$(grep -c ' DEBUG ' "$f" || true)
+  [[ $n -gt 1000 ]] || fail "$f has $n DEBUG lines; DEBUG is not on in that executor"
+  executors=$((executors + 1))
+done
+[[ $executors -ge 2 ]] || fail "expected the DEBUG run on 2 executors, found $executors"
+log "DEBUG on: $driver_debug driver lines, $executors executors ($(cat "$DPTEXT_CLUSTER_DIR"/work/worker-*/"$app"/*/stderr | wc -c) bytes of executor logs)"
+
+log "5/5 the key in logs, event logs, work directories, outputs?"
 # Control: the event logs are plain text and searchable (they hold the key file's path, from the
 # command line Spark records), so finding no key in them means something.
-[[ $(grep -rlF -e "$RUN/key" "$RUN/events" | wc -l) -eq 3 ]] || fail "expected 3 readable event logs naming the key file"
+[[ $(grep -rlF -e "$RUN/key" "$RUN/events" | wc -l) -eq 4 ]] || fail "expected 4 readable event logs naming the key file"
 found=0
 grep -rlF --exclude=key -e "$KEY" "$RUN" || found=$?
 [[ $found -eq 1 ]] || fail "the key appears in the files above (or grep failed: exit code $found)"

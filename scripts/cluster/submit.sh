@@ -6,7 +6,8 @@
 #   e.g. scripts/cluster/submit.sh cluster --conf spark.executor.memory=2g -- \
 #          sanitize --input in.jsonl --id-column id --key-file /secure/dptext.key --output out
 #
-# client:  the driver is this JVM (heap: DPTEXT_DRIVER_MEMORY, default 2g); the job's exit code is
+# client:  the driver is this JVM (heap: DPTEXT_DRIVER_MEMORY, default 2g; more JVM options:
+#          DPTEXT_DRIVER_JAVA_OPTS, e.g. -Dlog4j2.configurationFile=...); the job's exit code is
 #          this script's exit code.
 # cluster: the Master starts the driver on a Worker (spark.driver.memory, default here 2g; it takes
 #          one core of that worker). The job jar is passed by absolute path: every worker of this
@@ -48,7 +49,7 @@ common=(--master "$MASTER_URL" --deploy-mode "$mode" --class dev.dptext.job.DpTe
 
 if [[ $mode == client ]]; then
   # shellcheck disable=SC2086
-  exec java -Xmx"${DPTEXT_DRIVER_MEMORY:-2g}" $MODULE_OPTIONS -cp "$SPARK_HOME/conf:$SPARK_HOME/jars/*" \
+  exec java -Xmx"${DPTEXT_DRIVER_MEMORY:-2g}" $MODULE_OPTIONS ${DPTEXT_DRIVER_JAVA_OPTS:-} -cp "$SPARK_HOME/conf:$SPARK_HOME/jars/*" \
     org.apache.spark.deploy.SparkSubmit "${common[@]}" "${spark_opts[@]}" "$JAR" "$@"
 fi
 

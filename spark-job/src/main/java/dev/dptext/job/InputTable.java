@@ -79,7 +79,7 @@ final class InputTable {
    * @param textColumn the column to sanitize (validated by the caller)
    */
   static InputTable read(SparkSession spark, String path, DataFormat format, Map<String, String> options,
-      String where, String idColumn, String textColumn) {
+      String schemaDdl, String where, String idColumn, String textColumn) {
     for (String reserved : new String[] {"mode", "columnNameOfCorruptRecord"}) {
       if (options.keySet().stream().anyMatch(k -> k.equalsIgnoreCase(reserved))) {
         throw new JobException(ExitCode.USAGE, "--input-option " + reserved + " is set by dptext (malformed "
@@ -87,12 +87,14 @@ final class InputTable {
       }
     }
     boolean parsed = format == DataFormat.CSV || format == DataFormat.JSON;
+    StructType given = schemaDdl == null ? null : givenSchema(schemaDdl, format, parsed);
     Dataset<Row> df;
     try {
       org.apache.spark.sql.DataFrameReader reader = spark.read().format(format.sparkName()).options(options);
       if (parsed) {
         reader = reader.option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", CORRUPT);
-        StructType inferred = reader.load(path).schema();
+        // Inference reads the whole input once more; a scheduled job that knows its schema skips it.
+        StructType inferred = given != null ? given : reader.load(path).schema();
         if (inferred.fieldNames().length == 1 && inferred.fieldNames()[0].equals(CORRUPT)) {
           throw new JobException(ExitCode.INPUT, "No record of " + path + " parses as " + format.sparkName()
               + "; check --input-format and --input-option (e.g. header=true, multiLine=true)");
@@ -132,6 +134,34 @@ final class InputTable {
     return new InputTable(df, parsed, idColumn, textColumn);
   }
 
+  /**
+   * The schema of {@code --input-schema}: a record whose values do not fit it (a string where a
+   * number is declared, broken syntax) is a malformed record, counted and failed or rejected like any
+   * other; a declared column missing from a record is null.
+   */
+  private static StructType givenSchema(String ddl, DataFormat format, boolean parsed) {
+    if (!parsed) {
+      throw new JobException(ExitCode.USAGE, "--input-schema applies to csv and json input; "
+          + format.sparkName() + " input carries its own schema: drop --input-schema");
+    }
+    StructType schema;
+    try {
+      schema = StructType.fromDDL(ddl);
+    } catch (Exception e) {
+      throw new JobException(ExitCode.USAGE, "--input-schema is not a valid schema (columns as in "
+          + "CREATE TABLE, e.g. \"id BIGINT, review STRING\"): " + SanitizeCommand.firstLine(e.getMessage()));
+    }
+    if (Arrays.asList(schema.fieldNames()).contains(CORRUPT)) {
+      throw new JobException(ExitCode.USAGE, "--input-schema declares " + CORRUPT + ", the column dptext "
+          + "keeps malformed records in; rename that column");
+    }
+    return schema.add(CORRUPT, DataTypes.StringType, true);
+  }
+
+  private static String quoted(String column) {
+    return "`" + column.replace("`", "``") + "`";
+  }
+
   /** Every input row, corrupt-record column included (for schema checks use {@link #accepted}). */
   Dataset<Row> all() {
     return all;
@@ -161,10 +191,17 @@ final class InputTable {
    * that reads only the corrupt-record column; this one reads the text column too.)
    */
   Counts count() {
+    // Spark's CSV/JSON readers parse only the columns a query uses, and a record is malformed only if
+    // a USED column does not fit (a word in a declared INT column the count never reads would be
+    // found only by the write, which reads every column). The hash uses every column, so the count
+    // sees exactly the malformed records that the write will.
+    Column everyColumn = functions.xxhash64(java.util.Arrays.stream(all.columns()).map(c -> col(quoted(c)))
+        .toArray(Column[]::new));
     Row r = all.agg(functions.count(lit(1)),
         sum(when(malformed(), 1).otherwise(0)),
         sum(when(not(malformed()).and(nullId()), 1).otherwise(0)),
-        functions.count(col(textColumn))).first();
+        functions.count(col(textColumn)),
+        functions.max(everyColumn)).first();
     return new Counts(r.getLong(0), r.isNullAt(1) ? 0 : r.getLong(1), r.isNullAt(2) ? 0 : r.getLong(2));
   }
 

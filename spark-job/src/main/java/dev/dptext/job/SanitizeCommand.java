@@ -39,6 +39,12 @@ final class SanitizeCommand implements Callable<Integer> {
       description = "A Spark reader option, e.g. header=true for CSV; repeatable.")
   Map<String, String> inputOptions = new LinkedHashMap<>();
 
+  @Option(names = "--input-schema", paramLabel = "DDL",
+      description = "CSV/JSON: the input's columns, e.g. \"id BIGINT, review STRING, day DATE\", instead of "
+          + "inferring them (which reads the whole input once more). Records that do not fit are malformed "
+          + "(see --on-corrupt); fields not declared are not read, so not written.")
+  String inputSchema;
+
   @Option(names = "--output", required = true, paramLabel = "PATH", description = "Output path.")
   String output;
 
@@ -204,11 +210,11 @@ final class SanitizeCommand implements Callable<Integer> {
     }
     DataFormat format = resolvedInputFormat();
     String text = textColumn;
-    InputTable input = InputTable.read(spark, this.input, format, inputOptions, where,
+    InputTable input = InputTable.read(spark, this.input, format, inputOptions, inputSchema, where,
         ids == IdMode.COLUMN ? idColumn : null, text);
     if (format == DataFormat.TEXT && text.equals("text") && !hasColumn(input.all(), "text")) {
       text = "value";
-      input = InputTable.read(spark, this.input, format, inputOptions, where, null, text);
+      input = InputTable.read(spark, this.input, format, inputOptions, inputSchema, where, null, text);
     }
     String out = outputColumn == null ? text : outputColumn;
     try {
@@ -223,6 +229,11 @@ final class SanitizeCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
+    // Load the model and build the sampler on the driver while the executors count the input (a
+    // model that depends on the input's own word counts has to wait for the input).
+    java.util.concurrent.CompletableFuture<Void> prepared = ids != IdMode.FRESH && frequencySource.strip().equalsIgnoreCase("embeddings")
+        ? java.util.concurrent.CompletableFuture.runAsync(() -> builder.prepare(spark))
+        : java.util.concurrent.CompletableFuture.completedFuture(null);
     InputTable.Counts counts = input.count();
     if (counts.rejected() > 0 && corruptPolicy == InputTable.OnCorrupt.FAIL) {
       throw InputTable.failure(counts, this.input);
@@ -245,6 +256,7 @@ final class SanitizeCommand implements Callable<Integer> {
     builder.countTokens(counters);
     Dataset<Row> result;
     try {
+      awaitPrepared(prepared);
       result = builder.transform(in, text, out);
     } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
@@ -289,6 +301,21 @@ final class SanitizeCommand implements Callable<Integer> {
     // cores take as long as 4); the shuffle costs far less than sanitizing.
     int target = 3 * spark.sparkContext().defaultParallelism();
     return in.rdd().getNumPartitions() < target ? in.repartition(target) : in;
+  }
+
+  /** Waits for {@link DpText.Builder#prepare}, rethrowing its own exception, not a wrapper. */
+  private static void awaitPrepared(java.util.concurrent.CompletableFuture<Void> prepared) {
+    try {
+      prepared.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      if (e.getCause() instanceof Error error) {
+        throw error;
+      }
+      throw e;
+    }
   }
 
   /** The model re-ranked by the input's own word counts, when that opt-in is chosen; else null. */

@@ -166,6 +166,31 @@ class InputSafetyTest {
   }
 
   @Test
+  void aGivenSchemaIsUsedAsDeclaredAndRecordsThatDoNotFitItAreRejected() throws Exception {
+    Path input = tmp.resolve("typed.jsonl");
+    Files.write(input, List.of(
+        "{\"id\": 1, \"text\": \"the delivery was late\", \"stars\": 2}",
+        "{\"id\": 2, \"text\": \"great " + CANARY + "\", \"stars\": \"five\"}",
+        "{\"id\": 3, \"text\": \"please refund my order\"}"));
+    String out = tmp.resolve("typed-out").toString();
+    String rejects = tmp.resolve("typed-rejects").toString();
+    DpTextJobTest.Run r = sanitize(input, out, "--input-schema", "id BIGINT, text STRING, stars INT",
+        "--on-corrupt", "reject", "--rejects", rejects);
+    assertEquals(0, r.exitCode(), r.err());
+    assertTrue(r.out().contains("rows in / out      3 / 2") && r.out().contains("rows rejected      1"), r.out());
+    org.apache.spark.sql.Dataset<Row> written = spark.read().format("delta").load(out);
+    assertEquals("struct<id:bigint,text:string,stars:int>", written.schema().simpleString(), "declared types kept");
+    assertEquals(2, byId(out).get(1L).<Integer>getAs("stars"));
+    assertTrue(byId(out).get(3L).isNullAt(byId(out).get(3L).fieldIndex("stars")), "an absent declared column is null");
+    Row rejected = spark.read().format("delta").load(rejects).first();
+    assertTrue(rejected.<String>getAs(InputTable.CORRUPT).contains("\"five\""), "the raw record is kept");
+
+    DpTextJobTest.Run bad = sanitize(input, tmp.resolve("x").toString(), "--input-schema", "id BIGINT,, text");
+    assertEquals(2, bad.exitCode(), bad.err());
+    assertTrue(bad.err().contains("--input-schema is not a valid schema"), bad.err());
+  }
+
+  @Test
   void csvRecordsWithTheWrongShapeAreRejectedToo() throws Exception {
     Path input = tmp.resolve("tickets.csv");
     Files.write(input, List.of("id,text", "1,the box was damaged", "2,\"unterminated " + CANARY,

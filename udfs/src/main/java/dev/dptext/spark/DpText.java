@@ -237,6 +237,18 @@ public final class DpText {
       return b.value().textSanitizer().mechanism().guarantee();
     }
 
+    /**
+     * Builds the model, mechanism and broadcast now rather than at {@link #transform}: a job can do
+     * this on another thread while Spark reads its input, and {@link #transform} then reuses it (one
+     * broadcast per configuration and Spark context). Not for fresh randomness, which never shares.
+     */
+    public void prepare(SparkSession spark) {
+      if (o.idMode == IdMode.FRESH) {
+        throw new IllegalStateException("prepare() shares the broadcast; fresh randomness never does");
+      }
+      broadcast(spark, o);
+    }
+
     /** The UDF itself, for use in {@code select} or SQL registration. */
     public UserDefinedFunction udf(SparkSession spark) {
       Broadcast<Sanitizer> b = broadcast(spark, o);
