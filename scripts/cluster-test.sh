@@ -149,7 +149,8 @@ DPTEXT_DRIVER_JAVA_OPTS="$DEBUG_CONF" scripts/cluster/submit.sh client "${SPARK_
   sanitize --input "$RUN/input-debug.jsonl" --text-column review --id-column id \
   --key-file "$RUN/key" --model default --output "$RUN/out-debug" \
   > "$RUN/debug.out" 2> "$RUN/debug.log" || { tail -n 30 "$RUN/debug.log" >&2; fail "DEBUG run"; }
-grep -q "rows in / out      $DEBUG_ROWS / $DEBUG_ROWS" "$RUN/debug.out" || { cat "$RUN/debug.out" >&2; fail "DEBUG run summary"; }
+n_fmt=$(sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<< "$DEBUG_ROWS") # 1000 → 1,000, as the summary prints it
+grep -qE "rows in / out +$n_fmt / $n_fmt\$" "$RUN/debug.out" || { cat "$RUN/debug.out" >&2; fail "DEBUG run summary"; }
 app=$(grep -oE 'app-[0-9]+-[0-9]+' "$RUN/debug.log" | head -n 1)
 # Control: DEBUG really was on, in the driver and in every executor of that run.
 driver_debug=$(grep -c ' DEBUG ' "$RUN/debug.log" || true)
@@ -172,6 +173,6 @@ grep -rlF --exclude=key -e "$KEY" "$RUN" || found=$?
 [[ $found -eq 1 ]] || fail "the key appears in the files above (or grep failed: exit code $found)"
 log "key found nowhere under $RUN (event logs, daemon, driver and executor logs, outputs)"
 found=0
-grep -rlF --exclude=input.jsonl -e "$CANARY" "$RUN" || found=$?
+grep -rlF --exclude=input.jsonl --exclude=input-debug.jsonl -e "$CANARY" "$RUN" || found=$?
 [[ $found -eq 1 ]] || fail "the canary input text appears in the files above (or grep failed: exit code $found)"
-log "canary input text found nowhere but in the input (logs, event logs, work directories, outputs)"
+log "canary input text found nowhere but in the inputs (logs, DEBUG logs, event logs, work directories, outputs)"
