@@ -188,14 +188,14 @@ final class InputTable {
 
   /**
    * Counts rows, malformed records and null ids in one pass. (Spark refuses a query on raw CSV/JSON
-   * that reads only the corrupt-record column; this one reads the text column too.)
+   * that reads only the corrupt-record column; this one reads every column, see below.)
    */
   Counts count() {
     // Spark's CSV/JSON readers parse only the columns a query uses, and a record is malformed only if
     // a USED column does not fit (a word in a declared INT column the count never reads would be
     // found only by the write, which reads every column). The hash uses every column, so the count
     // sees exactly the malformed records that the write will.
-    Column everyColumn = functions.xxhash64(java.util.Arrays.stream(all.columns()).map(c -> col(quoted(c)))
+    Column everyColumn = functions.xxhash64(Arrays.stream(all.columns()).map(c -> col(quoted(c)))
         .toArray(Column[]::new));
     Row r = all.agg(functions.count(lit(1)),
         sum(when(malformed(), 1).otherwise(0)),

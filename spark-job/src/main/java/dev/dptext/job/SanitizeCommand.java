@@ -13,6 +13,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -231,9 +233,10 @@ final class SanitizeCommand implements Callable<Integer> {
     }
     // Load the model and build the sampler on the driver while the executors count the input (a
     // model that depends on the input's own word counts has to wait for the input).
-    java.util.concurrent.CompletableFuture<Void> prepared = ids != IdMode.FRESH && frequencySource.strip().equalsIgnoreCase("embeddings")
-        ? java.util.concurrent.CompletableFuture.runAsync(() -> builder.prepare(spark))
-        : java.util.concurrent.CompletableFuture.completedFuture(null);
+    boolean modelFromOptions = ids != IdMode.FRESH && frequencySource.strip().equalsIgnoreCase("embeddings");
+    CompletableFuture<Void> prepared = modelFromOptions
+        ? CompletableFuture.runAsync(() -> builder.prepare(spark))
+        : CompletableFuture.completedFuture(null);
     InputTable.Counts counts = input.count();
     if (counts.rejected() > 0 && corruptPolicy == InputTable.OnCorrupt.FAIL) {
       throw InputTable.failure(counts, this.input);
@@ -304,10 +307,10 @@ final class SanitizeCommand implements Callable<Integer> {
   }
 
   /** Waits for {@link DpText.Builder#prepare}, rethrowing its own exception, not a wrapper. */
-  private static void awaitPrepared(java.util.concurrent.CompletableFuture<Void> prepared) {
+  private static void awaitPrepared(CompletableFuture<Void> prepared) {
     try {
       prepared.join();
-    } catch (java.util.concurrent.CompletionException e) {
+    } catch (CompletionException e) {
       if (e.getCause() instanceof RuntimeException cause) {
         throw cause;
       }
