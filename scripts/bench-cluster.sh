@@ -12,15 +12,18 @@
 # Delta output, the input's schema declared (--input-schema). Input split into 4 MB partitions (tasks of ~1 s) so
 # that two executors get equal shares.
 # The runs, in order: $DPTEXT_BENCH_RUNS (default "1:pinned 2:pinned 2:pinned 1:pinned 1:pinned
-# 2:pinned", an order that cancels a steady drift of the machine's speed): a worker count,
+# 2:pinned 2:pinned 1:pinned 1:pinned 2:pinned", five pairs in an order that cancels a steady drift
+# of the machine's speed; ~25 minutes at 8 copies): a worker count,
 # ":pinned" to pin worker i (and its executor) to CPU i-1 (cluster.sh DPTEXT_PIN_WORKERS).
 # Per run it prints: wall time (submit JVM start to exit), the write stage (reading, sanitizing
 # and writing every row: the part that runs on the executors) from the driver log, each
-# executor's first task (its one-off start-up) and the median of the other tasks, tokens from the
+# executor's first task (its one-off start-up; and from the executor's log, that task's set-up,
+# model broadcast read and rows) and the median of the other tasks, tokens from the
 # run summary, tokens/s for both, and how busy the machine's CPUs were (all processes: a neighbour
 # outside the lock shows up as busy cores beyond ours). Then the ratio 2 workers ÷ 1 worker of each
-# adjacent pair of runs, and their median. A CPU probe before and after says how much two threads
-# can gain over one on the machine at that time.
+# adjacent pair of runs, and their median. Probes before and after say how much two threads can
+# gain over one on the machine at that time: simple loops, and the sanitize path itself without
+# Spark (benchmarks' SanitizeScaling), the ceiling for the cluster's ratio.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -34,7 +37,8 @@ log() { echo "[bench-cluster] $*" >&2; }
 
 [[ -s $CACHE/imdb-reviews.jsonl ]] || { log "no $CACHE/imdb-reviews.jsonl: run scripts/fetch-data.sh"; exit 2; }
 [[ -s $MODEL ]] || { log "no $MODEL: build it with scripts/dptext build-model --model $CACHE/glove.6B.100d.txt --vocab-size 74000 --output $MODEL"; exit 2; }
-ls spark-job/target/dptext-spark-job-*-shaded.jar >/dev/null 2>&1 || { log "build first: ./mvnw -B -ntp -DskipTests package"; exit 2; }
+ls spark-job/target/dptext-spark-job-*-shaded.jar benchmarks/target/classes/dev/dptext/bench/SanitizeScaling.class >/dev/null 2>&1 \
+  || { log "build first: ./mvnw -B -ntp -DskipTests package"; exit 2; }
 
 rm -rf "$RUN" && mkdir -p "$RUN"
 # Declared, as a scheduled job would: no inference pass over the input.
@@ -57,13 +61,22 @@ echo "input: $COPIES × $ROWS IMDb reviews ($(wc -l < "$RUN/input.jsonl") rows, 
 # clock ticks, from /proc/stat: user + nice + system + irq + softirq + steal.
 busy_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
 HZ=$(getconf CLK_TCK)
-probe() { echo "CPU scaling probe (2 threads ÷ 1 thread, scripts/cluster/CpuScaling.java), $1: $(java -Xmx1g scripts/cluster/CpuScaling.java)"; }
+MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
+# The ceilings for the ratio, measured on the machine as it is at that moment: simple loops
+# (CpuScaling.java), and the executors' own work without Spark (SanitizeScaling: the sanitize path on
+# one thread vs two, a model copy each, as two executor JVMs have).
+probe() {
+  echo "CPU scaling probe (2 threads ÷ 1 thread, scripts/cluster/CpuScaling.java), $1: $(java -Xmx1g scripts/cluster/CpuScaling.java)"
+  # shellcheck disable=SC2086
+  java $MODULE_OPTIONS -Xmx4g -cp "benchmarks/target/classes:udfs/target/classes:$(cat spark-job/target/classpath-provided.txt)" \
+    dev.dptext.bench.SanitizeScaling "$MODEL" "$CACHE/imdb-reviews.jsonl" 8 2>/dev/null | tail -n 1 | sed "s/^/$1: /"
+}
 probe before
-echo "| run | workers | CPUs | wall s | write stage s | first task per executor s | other tasks, median s | tokens | tokens/s (wall) | tokens/s (write stage) | machine busy cores (avg over wall) |"
-echo "|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|"
+echo "| run | workers | CPUs | wall s | write stage s | first task per executor s | first task: set-up + model broadcast + rows, s | other tasks, median s | tokens | tokens/s (wall) | tokens/s (write stage) | machine busy cores (avg over wall) |"
+echo "|---:|---:|---|---:|---:|---|---|---:|---:|---:|---:|---:|"
 : > "$RUN/runs.txt"
 n=0
-for spec in ${DPTEXT_BENCH_RUNS:-1:pinned 2:pinned 2:pinned 1:pinned 1:pinned 2:pinned}; do
+for spec in ${DPTEXT_BENCH_RUNS:-1:pinned 2:pinned 2:pinned 1:pinned 1:pinned 2:pinned 2:pinned 1:pinned 1:pinned 2:pinned}; do
   n=$((n + 1))
   workers=${spec%%:*}
   pinned=0
@@ -89,9 +102,22 @@ for spec in ${DPTEXT_BENCH_RUNS:-1:pinned 2:pinned 2:pinned 1:pinned 1:pinned 2:
     | sed -E 's/.* in ([0-9]+) ms on [^ ]+ \(executor ([0-9]+)\).*/\2 \1/' > "$RUN/tasks-$n.txt"
   first=$(awk '!seen[$1]++ { printf "%s%.1f", sep, $2 / 1000; sep = ", " }' "$RUN/tasks-$n.txt")
   median=$(awk 'seen[$1]++ { print $2 }' "$RUN/tasks-$n.txt" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) / 1000 }')
-  awk -v n="$n" -v w="$workers" -v pin="$([[ $pinned == 1 ]] && echo "worker i on CPU i-1" || echo "not pinned")" -v t0="$t0" -v t1="$t1" -v ms="$stage_ms" -v tok="$tokens" -v busy=$((b1 - b0)) -v hz="$HZ" -v first="$first" -v med="$median" 'BEGIN {
+  # Where each executor's first write task spends its time, from the executor's own log: from the
+  # task's start to the start of the read of the model broadcast (the largest one: task
+  # deserialization, class loading, code generation, writer set-up), the broadcast read (fetch,
+  # decompress, deserialize), and the rest of the task (its rows, on code not yet JIT-compiled).
+  for e in "$DPTEXT_CLUSTER_DIR"/work/worker-*/app-*/*/stderr; do
+    awk -v st="$stage" 'function s(t,  a) { split(t, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
+      !tid && $0 ~ "Running task [0-9.]+ in stage " st "\\.0 " { match($0, /\(TID [0-9]+\)/); tid = substr($0, RSTART, RLENGTH); t0 = s($1) }
+      tid && /Started reading broadcast variable [0-9]+ with [0-9]+ pieces/ && !done { n = $10 + 0; if (n > best) { best = n; tb = s($1); var = $8 } }
+      tid && var != "" && $0 ~ "Reading broadcast variable " var " took" && !done { tr = s($1) }
+      tid && index($0, "Finished task") && index($0, tid) { tf = s($1); done = 1 }
+      END { if (done && best) printf "%.1f + %.1f + %.1f", tb - t0, tr - tb, tf - tr }' "$e"
+    echo
+  done | paste -sd'/' | sed 's#/# / #g' > "$RUN/first-$n.txt"
+  awk -v n="$n" -v w="$workers" -v pin="$([[ $pinned == 1 ]] && echo "worker i on CPU i-1" || echo "not pinned")" -v t0="$t0" -v t1="$t1" -v ms="$stage_ms" -v tok="$tokens" -v busy=$((b1 - b0)) -v hz="$HZ" -v first="$first" -v parts="$(cat "$RUN/first-$n.txt")" -v med="$median" 'BEGIN {
     wall = t1 - t0; st = ms / 1000;
-    printf "| %d | %d | %s | %.1f | %.1f | %s | %.3f | %d | %.0f | %.0f | %.2f |\n", n, w, pin, wall, st, first, med, tok, tok / wall, tok / st, busy / hz / wall }'
+    printf "| %d | %d | %s | %.1f | %.1f | %s | %s | %.3f | %d | %.0f | %.0f | %.2f |\n", n, w, pin, wall, st, first, parts, med, tok, tok / wall, tok / st, busy / hz / wall }'
   echo "$n $workers $t0 $t1 $stage_ms" >> "$RUN/runs.txt"
   log "run $n: $workers worker(s), write stage of $tasks tasks; summary: $(grep -E 'rows in / out|elapsed' "$RUN/run-$n.out" | tr -s ' ' | paste -sd';')"
 done

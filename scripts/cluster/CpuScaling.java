@@ -6,8 +6,11 @@ import java.util.function.IntToLongFunction;
  * two-worker speed-up (scripts/bench-cluster.sh prints it next to the cluster's ratio, because the
  * machine is shared and a busy neighbour takes a core away). Run with {@code java CpuScaling.java}.
  *
- * <p>Two kinds of work, each run for a fixed time by 1 thread and then by 2 threads: an ALU loop
- * (xorshift), and dependent random reads over a 128 MB table per thread (like the samplers'
+ * <p>Three kinds of work, each run for a fixed time by 1 thread and then by 2 threads: an ALU loop
+ * (xorshift: one dependent chain, bound by latency), floating-point throughput (eight independent
+ * fused multiply-add chains, bound by the core's FP units, like the samplers' distance sums: two
+ * vCPUs that are hyperthreads of one physical core, or a host that throttles, show here and not in
+ * the ALU loop), and dependent random reads over a 128 MB table per thread (like the samplers'
  * neighbour-table lookups, whose tables are far larger than the caches). Prints (work done by 2
  * threads) ÷ (work done by 1 thread) in the same time: 2.0 means two full cores.
  */
@@ -17,8 +20,8 @@ public class CpuScaling {
 
   public static void main(String[] args) throws Exception {
     int[][] tables = {cycle(1), cycle(2)};
-    System.out.printf("ALU loop %.2f, random reads %.2f%n",
-        ratio(t -> alu(t + 1)), ratio(t -> reads(tables[t])));
+    System.out.printf("ALU loop %.2f, FP throughput %.2f, random reads %.2f%n",
+        ratio(t -> alu(t + 1)), ratio(t -> fma(t + 1)), ratio(t -> reads(tables[t])));
   }
 
   /** Work units done in NANOS by 2 threads ÷ by 1 thread, after a warm-up. */
@@ -57,6 +60,30 @@ public class CpuScaling {
       blocks++;
     }
     return x == 0 ? -1 : blocks; // x is never 0: uses the result
+  }
+
+  /** Blocks of 1M steps of eight independent fused multiply-add chains done in NANOS. */
+  static long fma(double seed) {
+    double a0 = seed, a1 = seed + 1, a2 = seed + 2, a3 = seed + 3;
+    double a4 = seed + 4, a5 = seed + 5, a6 = seed + 6, a7 = seed + 7;
+    double m = 0.999999;
+    double c = 1e-9;
+    long blocks = 0;
+    long end = System.nanoTime() + NANOS;
+    while (System.nanoTime() < end) {
+      for (int i = 0; i < 1_000_000; i++) {
+        a0 = Math.fma(a0, m, c);
+        a1 = Math.fma(a1, m, c);
+        a2 = Math.fma(a2, m, c);
+        a3 = Math.fma(a3, m, c);
+        a4 = Math.fma(a4, m, c);
+        a5 = Math.fma(a5, m, c);
+        a6 = Math.fma(a6, m, c);
+        a7 = Math.fma(a7, m, c);
+      }
+      blocks++;
+    }
+    return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 == 0 ? -1 : blocks; // uses the results
   }
 
   /** Blocks of 100k dependent reads done in NANOS. */

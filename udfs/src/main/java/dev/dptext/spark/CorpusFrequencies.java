@@ -26,11 +26,11 @@ public final class CorpusFrequencies {
 
   /** Word counts of the in-vocabulary tokens of {@code column}, indexed by rank. */
   public static long[] count(Dataset<Row> df, String column, Embeddings embeddings) {
-    Broadcast<Embeddings> b = df.sparkSession().sparkContext().broadcast(
-        embeddings, scala.reflect.ClassTag$.MODULE$.apply(Embeddings.class));
+    Broadcast<JavaSerialized<Embeddings>> b =
+        JavaSerialized.broadcast(df.sparkSession().sparkContext(), embeddings);
     int n = embeddings.size();
     MapPartitionsFunction<String, long[]> countPartition = texts -> {
-      Tokenizer tk = new Tokenizer(b.value()::indexOf);
+      Tokenizer tk = new Tokenizer(b.value().get()::indexOf);
       long[] counts = new long[n];
       while (texts.hasNext()) {
         String t = texts.next();

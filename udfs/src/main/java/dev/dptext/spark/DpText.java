@@ -81,7 +81,7 @@ public final class DpText {
     private String idColumn;
     private TokenAccumulators counters;
     /** The sanitizer this builder broadcast last (fresh keys are never shared, so keep our own). */
-    private Broadcast<Sanitizer> built;
+    private Broadcast<JavaSerialized<Sanitizer>> built;
 
     Builder(DpTextOptions options) {
       this.o = options;
@@ -233,8 +233,8 @@ public final class DpText {
      * audit records; builds (or reuses) the broadcast sanitizer on the driver.
      */
     public String guarantee(SparkSession spark) {
-      Broadcast<Sanitizer> b = built != null ? built : broadcast(spark, o);
-      return b.value().textSanitizer().mechanism().guarantee();
+      Broadcast<JavaSerialized<Sanitizer>> b = built != null ? built : broadcast(spark, o);
+      return b.value().get().textSanitizer().mechanism().guarantee();
     }
 
     /**
@@ -251,7 +251,7 @@ public final class DpText {
 
     /** The UDF itself, for use in {@code select} or SQL registration. */
     public UserDefinedFunction udf(SparkSession spark) {
-      Broadcast<Sanitizer> b = broadcast(spark, o);
+      Broadcast<JavaSerialized<Sanitizer>> b = broadcast(spark, o);
       built = b;
       UserDefinedFunction udf =
           functions.udf(new SanitizeFunction(b, counters), DataTypes.StringType).withName(SQL_FUNCTION);
@@ -259,13 +259,14 @@ public final class DpText {
     }
   }
 
-  private static final Map<BroadcastKey, Broadcast<Sanitizer>> BROADCASTS = new ConcurrentHashMap<>();
+  private static final Map<BroadcastKey, Broadcast<JavaSerialized<Sanitizer>>> BROADCASTS =
+      new ConcurrentHashMap<>();
 
   /**
    * Builds the model, mechanism and sanitizer on the driver and broadcasts them, once per
    * configuration and Spark context.
    */
-  static Broadcast<Sanitizer> broadcast(SparkSession spark, DpTextOptions o) {
+  static Broadcast<JavaSerialized<Sanitizer>> broadcast(SparkSession spark, DpTextOptions o) {
     SecretKey key = o.resolveKey();
     if (o.idMode == IdMode.FRESH || key.isFresh()) {
       LOG.warn("dptext runs with fresh randomness: re-runs and retried tasks give different output");
@@ -290,7 +291,7 @@ public final class DpText {
     }
   }
 
-  private static Broadcast<Sanitizer> build(SparkSession spark, DpTextOptions o, SecretKey key) {
+  private static Broadcast<JavaSerialized<Sanitizer>> build(SparkSession spark, DpTextOptions o, SecretKey key) {
     DpTextModel model = o.modelInstance != null
         ? o.modelInstance
         : ModelLoader.load(spark, o.model, o.vocabularySize, o.neighbours);
@@ -302,6 +303,6 @@ public final class DpText {
       LOG.warn("dptext oov=keep: out-of-vocabulary tokens are emitted verbatim, without protection");
     }
     Sanitizer s = new Sanitizer(text, new RowSeeder(key, o.purpose), o.idMode);
-    return spark.sparkContext().broadcast(s, scala.reflect.ClassTag$.MODULE$.apply(Sanitizer.class));
+    return JavaSerialized.broadcast(spark.sparkContext(), s);
   }
 }

@@ -130,7 +130,7 @@ public final class PrivacyRatio {
   static Aggregate aggregate(SparkSession spark, PairMetric metric, String name) {
     int n = metric.size();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<PairMetric> b = jsc.broadcast(metric);
+    Broadcast<JavaSerialized<PairMetric>> b = JavaSerialized.broadcast(spark.sparkContext(), metric);
     // Row i pairs with n−1−i words; interleaving rows over blocks balances the work.
     int blocks = Math.max(1, Math.min(n, jsc.defaultParallelism() * 8));
     List<Integer> ids = new ArrayList<>();
@@ -138,7 +138,7 @@ public final class PrivacyRatio {
       ids.add(k);
     }
     double[] total = jsc.parallelize(ids, blocks).map(k -> {
-      PairMetric m = b.value();
+      PairMetric m = b.value().get();
       double sum = 0;
       double max = 0;
       for (int i = k; i < n; i += blocks) {
@@ -160,7 +160,7 @@ public final class PrivacyRatio {
     }
     int n = metric.size();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<PairMetric> b = jsc.broadcast(metric);
+    Broadcast<JavaSerialized<PairMetric>> b = JavaSerialized.broadcast(spark.sparkContext(), metric);
     long blocks = (pairs + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK;
     List<Long> ids = new ArrayList<>();
     for (long k = 0; k < blocks; k++) {
@@ -168,7 +168,7 @@ public final class PrivacyRatio {
     }
     int slices = (int) Math.max(1, Math.min(blocks, jsc.defaultParallelism() * 4L));
     double[] total = jsc.parallelize(ids, slices).map(k -> {
-      PairMetric m = b.value();
+      PairMetric m = b.value().get();
       // One stream per (seed, block): the sample does not depend on how blocks meet tasks.
       RandomStream r = new RandomStream(seed, k, 0x5A3B_1E5D_0C0F_FEE1L, 0x7F4A_7C15_9E37_79B9L);
       long count = Math.min(SAMPLE_BLOCK, pairs - k * SAMPLE_BLOCK);

@@ -74,7 +74,7 @@ public final class PrivacyStatistics {
     }
     WordMechanism mechanism = spec.build(model);
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<WordMechanism> b = jsc.broadcast(mechanism);
+    Broadcast<JavaSerialized<WordMechanism>> b = JavaSerialized.broadcast(spark.sparkContext(), mechanism);
     SecretKey evaluationKey = SecretKey.parse(
         java.util.HexFormat.of().formatHex(sha256("dptext/privacy-statistics/" + seed)), "evaluation seed " + seed);
     RowSeeder seeder = new RowSeeder(evaluationKey, "privacy-statistics/" + spec.describe());
@@ -88,7 +88,7 @@ public final class PrivacyStatistics {
           Arrays.fill(in, w);
           int[] out = new int[runs];
           RandomStream r = seeder.streamFor(Integer.toString(w));
-          b.value().sanitize(in, runs, r, out);
+          b.value().get().sanitize(in, runs, r, out);
           int kept = 0;
           Set<Integer> distinct = new HashSet<>();
           for (int y : out) {

@@ -11,10 +11,10 @@ import org.apache.spark.sql.api.java.UDF2;
 final class SanitizeFunction implements UDF2<String, Object, String> {
   private static final long serialVersionUID = 1L;
 
-  private final Broadcast<Sanitizer> sanitizer;
+  private final Broadcast<JavaSerialized<Sanitizer>> sanitizer;
   private final TokenAccumulators counters;
 
-  SanitizeFunction(Broadcast<Sanitizer> sanitizer, TokenAccumulators counters) {
+  SanitizeFunction(Broadcast<JavaSerialized<Sanitizer>> sanitizer, TokenAccumulators counters) {
     this.sanitizer = sanitizer;
     this.counters = counters;
   }
@@ -25,7 +25,7 @@ final class SanitizeFunction implements UDF2<String, Object, String> {
       return null;
     }
     TokenCounts counts = counters == null ? null : new TokenCounts();
-    String out = sanitizer.value().sanitize(text, id, counts);
+    String out = sanitizer.value().get().sanitize(text, id, counts);
     if (counters != null) {
       counters.add(counts);
     }
