@@ -10,7 +10,10 @@
 #          DPTEXT_DRIVER_JAVA_OPTS, e.g. -Dlog4j2.configurationFile=...); the job's exit code is
 #          this script's exit code.
 # cluster: the Master starts the driver on a Worker (spark.driver.memory, default here 2g; it takes
-#          one core of that worker). The job jar is passed by absolute path: every worker of this
+#          one core of that worker). Its JVM flags (Spark's module options, then
+#          DPTEXT_DRIVER_JAVA_OPTS) go in spark.driver.extraJavaOptions: a standalone cluster-mode
+#          driver is launched without spark.driver.defaultJavaOptions (seen with Spark 4.0.1: Kryo
+#          then fails on the driver for want of --add-opens=java.base/java.nio). The job jar is passed by absolute path: every worker of this
 #          one-machine cluster can read it. This script waits for the driver to end, prints its
 #          stdout (the run summary), and exits 0 only if the worker reports that the driver exited
 #          successfully (Spark does not carry the job's own exit code back; look at the driver's
@@ -62,7 +65,7 @@ set +e
 java -Xmx512m $MODULE_OPTIONS -cp "$SPARK_HOME/conf:$SPARK_HOME/jars/*" \
   org.apache.spark.deploy.SparkSubmit "${common[@]}" \
   --driver-memory 2g \
-  --conf "spark.driver.defaultJavaOptions=$MODULE_OPTIONS" \
+  --conf "spark.driver.extraJavaOptions=$MODULE_OPTIONS ${DPTEXT_DRIVER_JAVA_OPTS:-}" \
   --conf spark.standalone.submit.waitAppCompletion=true \
   "${spark_opts[@]}" "$JAR" "$@" 2>&1 | tee "$out" >&2
 submit_rc=${PIPESTATUS[0]}
