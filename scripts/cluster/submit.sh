@@ -13,11 +13,11 @@
 #          one core of that worker). Its JVM flags (Spark's module options, then
 #          DPTEXT_DRIVER_JAVA_OPTS) go in spark.driver.extraJavaOptions: a standalone cluster-mode
 #          driver is launched without spark.driver.defaultJavaOptions (seen with Spark 4.0.1: Kryo
-#          then fails on the driver for want of --add-opens=java.base/java.nio). The job jar is passed by absolute path: every worker of this
-#          one-machine cluster can read it. This script waits for the driver to end, prints its
-#          stdout (the run summary), and exits 0 only if the worker reports that the driver exited
-#          successfully (Spark does not carry the job's own exit code back; look at the driver's
-#          stderr, printed on failure).
+#          then fails on the driver for want of --add-opens=java.base/java.nio). The job jar is
+#          passed by absolute path: every worker of this one-machine cluster can read it. This
+#          script waits for the driver to end, prints its stdout (the run summary), and exits 0
+#          only if the worker reports that the driver exited successfully (Spark does not carry
+#          the job's own exit code back; look at the driver's stderr, printed on failure).
 #
 # The RNG key: pass --key-file with a path that the driver can read (a file of mode 600). Not
 # spark.driverEnv.DPTEXT_KEY (shown unredacted in the Environment tab of the UI and in the event

@@ -6,12 +6,9 @@ import dev.dptext.model.ModelArtifact;
 import dev.dptext.random.RandomStream;
 import dev.dptext.text.TextSanitizer;
 import dev.dptext.text.TokenCounts;
-import java.io.BufferedReader;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -33,7 +30,7 @@ import java.util.Locale;
 public final class SanitizeScaling {
   public static void main(String[] args) throws Exception {
     Path modelPath = Path.of(args[0]);
-    List<String> texts = reviewTexts(Path.of(args[1]), 5_000);
+    List<String> texts = ReviewTokens.texts(Path.of(args[1]), 5_000);
     long nanos = (long) (Double.parseDouble(args.length > 2 ? args[2] : "8") * 1e9);
     TextSanitizer[] copies = {sanitizer(modelPath), sanitizer(modelPath)};
     for (TextSanitizer copy : copies) {
@@ -92,18 +89,5 @@ public final class SanitizeScaling {
       total += tokens[t];
     }
     return total / ((System.nanoTime() - start) / 1e9);
-  }
-
-  private static List<String> reviewTexts(Path reviews, int max) throws Exception {
-    List<String> out = new ArrayList<>();
-    try (BufferedReader r = Files.newBufferedReader(reviews, StandardCharsets.UTF_8)) {
-      String line;
-      while (out.size() < max && (line = r.readLine()) != null) {
-        int a = line.indexOf("\"review\":\"") + 10;
-        int b = line.lastIndexOf("\",\"sentiment\"");
-        out.add(line.substring(a, Math.max(a, b)));
-      }
-    }
-    return out;
   }
 }
