@@ -14,7 +14,9 @@
 # The runs, in order: $DPTEXT_BENCH_RUNS (default "1:pinned 2:pinned 2:pinned 1:pinned 1:pinned
 # 2:pinned 2:pinned 1:pinned 1:pinned 2:pinned", five pairs in an order that cancels a steady drift
 # of the machine's speed; ~25 minutes at 8 copies): a worker count,
-# ":pinned" to pin worker i (and its executor) to CPU i-1 (cluster.sh DPTEXT_PIN_WORKERS).
+# ":pinned" to pin worker i (and its executor) to CPU i-1 (cluster.sh DPTEXT_PIN_WORKERS). On a
+# machine with more than 2 CPUs, pinned runs also keep the driver and the Master on CPUs 2 and up,
+# off the workers' CPUs; on 2 CPUs they have to share the workers' CPUs (see BENCHMARKS.md).
 # Per run it prints: wall time (submit JVM start to exit), the write stage (reading, sanitizing
 # and writing every row: the part that runs on the executors) from the driver log, each
 # executor's first task (its one-off start-up; and from the executor's log, that task's set-up,
@@ -71,6 +73,11 @@ probe() {
   java $MODULE_OPTIONS -Xmx4g -cp "benchmarks/target/classes:udfs/target/classes:$(cat spark-job/target/classpath-provided.txt)" \
     dev.dptext.bench.SanitizeScaling "$MODEL" "$CACHE/imdb-reviews.jsonl" 8 2>/dev/null | tail -n 1 | sed "s/^/$1: /"
 }
+# Pinned runs on a machine with spare CPUs: the Master and the driver run there (the workers set
+# their own CPU with taskset, whatever CPUs cluster.sh was started on).
+others=()
+(($(nproc) > 2)) && others=(taskset -c "2-$(($(nproc) - 1))")
+echo "driver and Master: $( ((${#others[@]})) && echo "CPUs 2-$(($(nproc) - 1)) in pinned runs" || echo "on the workers' CPUs (no spare CPU)")"
 probe before
 echo "| run | workers | CPUs | wall s | write stage s | first task per executor s | first task: set-up + model broadcast + rows, s | other tasks, median s | tokens | tokens/s (wall) | tokens/s (write stage) | machine busy cores (avg over wall) |"
 echo "|---:|---:|---|---:|---:|---|---|---:|---:|---:|---:|---:|"
@@ -81,11 +88,13 @@ for spec in ${DPTEXT_BENCH_RUNS:-1:pinned 2:pinned 2:pinned 1:pinned 1:pinned 2:
   workers=${spec%%:*}
   pinned=0
   [[ $spec == *:pinned ]] && pinned=1
-  DPTEXT_PIN_WORKERS=$pinned scripts/cluster/cluster.sh start "$workers" >/dev/null 2>"$RUN/cluster-$n.log"
+  aside=()
+  [[ $pinned == 1 ]] && aside=("${others[@]}")
+  DPTEXT_PIN_WORKERS=$pinned "${aside[@]}" scripts/cluster/cluster.sh start "$workers" >/dev/null 2>"$RUN/cluster-$n.log"
   out="$RUN/out-$n"
   b0=$(busy_ticks)
   t0=$(date +%s.%N)
-  DPTEXT_DRIVER_MEMORY=3g scripts/cluster/submit.sh client \
+  DPTEXT_DRIVER_MEMORY=3g "${aside[@]}" scripts/cluster/submit.sh client \
     --conf spark.executor.memory=2g --conf spark.sql.files.maxPartitionBytes=4m -- \
     sanitize --input "$RUN/input.jsonl" --input-schema "$SCHEMA" --text-column review --id-column id --key-file "$RUN/key" \
     --model "$MODEL" --mechanism santext+ --epsilon 3 --w 0.9 --p 0.3 --output "$out" \
