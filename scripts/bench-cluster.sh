@@ -13,7 +13,7 @@
 # that two executors get equal shares.
 # The runs, in order: $DPTEXT_BENCH_RUNS (default "1:pinned 2:pinned 2:pinned 1:pinned 1:pinned
 # 2:pinned 2:pinned 1:pinned 1:pinned 2:pinned", five pairs in an order that cancels a steady drift
-# of the machine's speed; ~25 minutes at 8 copies): a worker count,
+# of the machine's speed; ~35 minutes at 8 copies, probes included): a worker count,
 # ":pinned" to pin worker i (and its executor) to CPU i-1 (cluster.sh DPTEXT_PIN_WORKERS). On a
 # machine with more than 2 CPUs, pinned runs also keep the driver and the Master on CPUs 2 and up,
 # off the workers' CPUs; on 2 CPUs they have to share the workers' CPUs (see BENCHMARKS.md).
