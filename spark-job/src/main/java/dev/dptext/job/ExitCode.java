@@ -11,6 +11,9 @@ package dev.dptext.job;
  *   <li>3 — input error (path missing or unreadable, column missing or of the wrong type): fix the
  *       input; retrying will not help.
  *   <li>4 — integrity failure: rows out ≠ rows in. The output must not be used.
+ *   <li>5 — conflict: another writer committed to the output at the same time; nothing of this run
+ *       was committed. Retry the run (a retry with the same transaction, or one that finds the run's
+ *       commit already there, ends with 0 and "Nothing to do").
  * </ul>
  */
 public enum ExitCode {
@@ -18,7 +21,8 @@ public enum ExitCode {
   FAILURE(1, "unexpected failure: retrying may help"),
   USAGE(2, "usage or configuration error: fix the configuration; retrying will not help"),
   INPUT(3, "input error: fix the input; retrying will not help"),
-  INTEGRITY(4, "integrity failure, rows out differ from rows in: do not use the output");
+  INTEGRITY(4, "integrity failure, rows out differ from rows in: do not use the output"),
+  CONFLICT(5, "conflict with a concurrent writer, nothing of this run committed: retry");
 
   final int code;
   final String meaning;

@@ -53,8 +53,12 @@ final class InputTable {
     }
   }
 
-  /** Row counts of one pass over the input. */
-  record Counts(long rows, long malformed, long nullIds) {
+  /**
+   * Row counts of one pass over the input; {@code overStringLimit} counts the malformed records that
+   * are longer than the JSON reader's string limit, which a valid record with a longer text value
+   * exceeds.
+   */
+  record Counts(long rows, long malformed, long nullIds, long overStringLimit) {
     long rejected() {
       return malformed + nullIds;
     }
@@ -201,8 +205,11 @@ final class InputTable {
         sum(when(malformed(), 1).otherwise(0)),
         sum(when(not(malformed()).and(nullId()), 1).otherwise(0)),
         functions.count(col(textColumn)),
-        functions.max(everyColumn)).first();
-    return new Counts(r.getLong(0), r.isNullAt(1) ? 0 : r.getLong(1), r.isNullAt(2) ? 0 : r.getLong(2));
+        functions.max(everyColumn),
+        sum(when(malformed().and(hasCorruptColumn ? functions.length(col(CORRUPT)).gt(JSON_STRING_LIMIT) : lit(false)), 1)
+            .otherwise(0))).first();
+    return new Counts(r.getLong(0), r.isNullAt(1) ? 0 : r.getLong(1), r.isNullAt(2) ? 0 : r.getLong(2),
+        r.isNullAt(5) ? 0 : r.getLong(5));
   }
 
   /** The rows to sanitize: neither malformed nor unkeyable, without the corrupt-record column. */
@@ -217,11 +224,24 @@ final class InputTable {
         .withColumn(REASON, when(malformed(), lit("malformed record")).otherwise(lit("null id")));
   }
 
+  /**
+   * Spark's JSON reader refuses a string value longer than this many characters (Jackson's default,
+   * the reader option {@code maxStringLen}); such a record, valid JSON, shows up as malformed.
+   */
+  static final int JSON_STRING_LIMIT = com.fasterxml.jackson.core.StreamReadConstraints.DEFAULT_MAX_STRING_LEN;
+
   /** The failure for {@code --on-corrupt fail}: counts only, never a record's content. */
-  static JobException failure(Counts c, String path) {
+  static JobException failure(Counts c, String path, DataFormat format, Map<String, String> options) {
+    boolean limitRaised = options.keySet().stream().anyMatch(k -> k.equalsIgnoreCase("maxStringLen"));
+    String limit = format == DataFormat.JSON && c.overStringLimit() > 0 && !limitRaised
+        ? " " + c.overStringLimit() + " of them are longer than the JSON reader's limit on one string value ("
+            + String.format(Locale.ROOT, "%,d", JSON_STRING_LIMIT) + " characters): if they are valid JSON whose "
+            + "text is longer, raise the limit with --input-option maxStringLen=N (each record is sanitized "
+            + "whole in one task's memory: about 60 bytes of heap per input character, see README 'Large records')."
+        : "";
     return new JobException(ExitCode.INPUT, "The input " + path + " has " + c.malformed() + " malformed record(s)"
         + (c.nullIds() > 0 ? " and " + c.nullIds() + " row(s) with text but a null id" : "") + " of " + c.rows()
-        + "; nothing was written. Fix the input, or pass --on-corrupt reject --rejects PATH to sanitize the rest "
-        + "and keep those records (raw, unsanitized) in a separate table");
+        + "; nothing was written." + limit + " Fix the input, or pass --on-corrupt reject --rejects PATH to "
+        + "sanitize the rest and keep those records (raw, unsanitized) in a separate table");
   }
 }

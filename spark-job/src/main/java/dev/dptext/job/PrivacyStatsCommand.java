@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
  * {@code mahalanobis:lambda=0.5}, {@code vickrey:t=0.5}, {@code vickrey-topk:t=0;0.5;1}.
  */
 @Command(name = "privacy-stats", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "Per-word privacy statistics (N_w: % of runs that keep the word; S_w: distinct outputs) over a vocabulary sample.")
+    description = "Per-word privacy statistics (N_w: %% of runs that keep the word; S_w: distinct outputs) over a vocabulary sample.")
 final class PrivacyStatsCommand implements Callable<Integer> {
   @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Properties file of option defaults.")
   Path config;

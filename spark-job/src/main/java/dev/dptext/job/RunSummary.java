@@ -7,7 +7,11 @@ import java.util.Locale;
 
 /** The end-of-run report: counts, privacy parameters, timing. Contains no text and no key. */
 record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRejected, TokenAccumulators counters,
-    double seconds, String modelHash, String frequencySource, TableWriter.Target target, long tableVersion) {
+    double seconds, String modelHash, String frequencySource, TableWriter.Target target, long tableVersion,
+    String inPlace) {
+
+  /** The JSON summary's file name in the output directory (by default). */
+  static final String FILE_NAME = "_dptext_summary.json";
 
   /** The job's version, recorded with every output so an auditor can tell what produced it. */
   static final String VERSION = "0.1.0";
@@ -48,6 +52,9 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     if (tableVersion >= 0) {
       j.put("tableVersion", tableVersion);
     }
+    if (inPlace != null) {
+      j.put("inPlace", inPlace);
+    }
     if (target.txnAppId() != null) {
       j.put("txnAppId", target.txnAppId());
       j.put("txnVersion", target.txnVersion());
@@ -77,6 +84,9 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     s.append(String.format(Locale.ROOT, "  write              %s%s%s%n", target.mode().label,
         target.where() != null ? " where " + target.where() : "",
         tableVersion >= 0 ? ", table version " + tableVersion : ""));
+    if (inPlace != null) {
+      s.append(String.format(Locale.ROOT, "  in place           %s%n", inPlace));
+    }
     s.append(String.format(Locale.ROOT, "  tokens             %,d%n", tokens));
     s.append(String.format(Locale.ROOT, "  tokens changed     %,d (%.1f%%)%n", counters.changed(), pct(counters.changed(), tokens)));
     s.append(String.format(Locale.ROOT, "  out of vocabulary  %,d (%.1f%%)%n", counters.outOfVocabulary(), pct(counters.outOfVocabulary(), tokens)));

@@ -59,6 +59,13 @@ final class SanitizeCommand implements Callable<Integer> {
           + "or merge (Delta: upsert by --merge-key). Default: ${DEFAULT-VALUE}.")
   String mode;
 
+  @Option(names = "--in-place", paramLabel = "POLICY", defaultValue = "refuse",
+      description = "When --output is the input (the same path or Delta table): refuse (default; the error names "
+          + "the ways out), purge-history (with --mode overwrite: the table is replaced by a new one holding only "
+          + "the sanitized rows, and the raw table and its whole history are deleted) or keep-history (UNSAFE: "
+          + "earlier versions keep the raw text until you VACUUM).")
+  String inPlace;
+
   @Option(names = "--where", paramLabel = "PREDICATE",
       description = "A SQL predicate selecting the input rows to sanitize, e.g. \"event_date = '2026-11-21'\"; "
           + "with --mode replace-where also the output rows to replace.")
@@ -203,6 +210,19 @@ final class SanitizeCommand implements Callable<Integer> {
           ? "--on-corrupt reject needs --rejects PATH (where the rejected records go)"
           : "--rejects is given but --on-corrupt is fail; add --on-corrupt reject or drop --rejects");
     }
+    // What is at the output is checked first: no model is built and no row is read for a run that
+    // must not write there.
+    InPlace inPlaceRun = InPlace.check(spark, input, target, InPlacePolicy.parse(inPlace));
+    if (inPlaceRun.finished().isPresent()) {
+      System.out.println("dptext: " + inPlaceRun.finished().get());
+      return 0;
+    }
+    if (!inPlaceRun.active()) {
+      OutputLocation.inspect(spark, output).checkWritable(target);
+    }
+    if (rejects != null) {
+      checkRejectsPath(spark);
+    }
     DpText.Builder builder = sanitizer(spark); // validates options and resolves the key before any reading
     IdMode ids = idModeValue();
     java.util.Optional<String> done = TableWriter.alreadyCommitted(spark, target);
@@ -210,13 +230,15 @@ final class SanitizeCommand implements Callable<Integer> {
       System.out.println("dptext: " + done.get());
       return 0;
     }
-    DataFormat format = resolvedInputFormat();
+    DataFormat format = inPlaceRun.active() ? DataFormat.DELTA : resolvedInputFormat();
+    Map<String, String> readOptions = new LinkedHashMap<>(inputOptions);
+    readOptions.putAll(inPlaceRun.readOptions());
     String text = textColumn;
-    InputTable input = InputTable.read(spark, this.input, format, inputOptions, inputSchema, where,
+    InputTable input = InputTable.read(spark, this.input, format, readOptions, inputSchema, where,
         ids == IdMode.COLUMN ? idColumn : null, text);
     if (format == DataFormat.TEXT && text.equals("text") && !hasColumn(input.all(), "text")) {
       text = "value";
-      input = InputTable.read(spark, this.input, format, inputOptions, inputSchema, where, null, text);
+      input = InputTable.read(spark, this.input, format, readOptions, inputSchema, where, null, text);
     }
     String out = outputColumn == null ? text : outputColumn;
     try {
@@ -239,12 +261,12 @@ final class SanitizeCommand implements Callable<Integer> {
         : CompletableFuture.completedFuture(null);
     InputTable.Counts counts = input.count();
     if (counts.rejected() > 0 && corruptPolicy == InputTable.OnCorrupt.FAIL) {
-      throw InputTable.failure(counts, this.input);
+      throw InputTable.failure(counts, this.input, format, readOptions);
     }
     long rejected = 0;
     if (counts.rejected() > 0) {
       TableWriter.write(input.rejected(), new TableWriter.Target(rejects, outputFormat, WriteMode.OVERWRITE, null,
-          List.of(), null, null), java.util.Map.of());
+          List.of(), null, null), TableWriter.Commit.of(Map.of()));
       rejected = OutputFormat.read(spark, rejects, outputFormat).count();
       org.slf4j.LoggerFactory.getLogger(SanitizeCommand.class).warn(
           "{} rejected record(s) ({} malformed, {} with a null id) written, unsanitized, to {}",
@@ -266,27 +288,50 @@ final class SanitizeCommand implements Callable<Integer> {
     }
     String frequencies = model != null ? CorpusFrequencies.LABEL : "embeddings (public rank of the embedding file)";
     String hash = model != null ? model.hash() : modelHash(spark);
+    Map<String, String> audit = new LinkedHashMap<>(
+        RunSummary.audit(builder.options(), builder.guarantee(spark), hash, frequencies));
+    inPlaceRun.note().ifPresent(n -> audit.put(InPlace.PROPERTY, n));
     TableWriter.Result written;
+    LOG.info("phase: writing {} rows", counts.rows() - counts.rejected());
     try (ProgressReporter progress = ProgressReporter.start(spark, counters, progressInterval)) {
-      written = TableWriter.write(result, target,
-          RunSummary.audit(builder.options(), builder.guarantee(spark), hash, frequencies));
+      written = TableWriter.write(result, inPlaceRun.target(target), inPlaceRun.commit(audit));
+    } catch (TableWriter.AlreadyCommitted e) {
+      System.out.println("dptext: " + e.getMessage());
+      return 0;
     }
+    LOG.info("phase: committed table version {}", written.version());
     long rowsIn = counts.rows();
     long rowsOut = written.rowsWritten();
+    boolean intact = rowsOut + rejected == rowsIn;
+    inPlaceRun.finish(intact); // a purge swaps the new table in only when every row is there
     double seconds = (System.nanoTime() - start) / 1e9;
     RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, rejected, counters, seconds, hash,
-        frequencies, target, written.version());
+        frequencies, target, written.version(), inPlaceRun.note().orElse(null));
     System.out.println(summary.render());
-    String summaryPath = summaryJson != null ? summaryJson : output.replaceAll("/+$", "") + "/_dptext_summary.json";
+    String summaryPath = summaryJson != null ? summaryJson : output.replaceAll("/+$", "") + "/" + RunSummary.FILE_NAME;
     OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(summary.toMap(output)) + "\n");
     if (show > 0) {
       OutputFormat.read(spark, output, outputFormat).select(out).show(show, false);
     }
-    if (rowsOut + rejected != rowsIn) {
+    if (!intact) {
       throw new JobException(ExitCode.INTEGRITY, "Rows written (" + rowsOut + ") + rejected (" + rejected
-          + ") differ from rows in (" + rowsIn + "); do not use " + output);
+          + ") differ from rows in (" + rowsIn + "); do not use " + output
+          + (inPlaceRun.active() ? " (in place: the table was left as it was)" : ""));
     }
     return 0;
+  }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SanitizeCommand.class);
+
+  /** The rejects table holds raw records: it must be neither the input nor the output. */
+  private void checkRejectsPath(SparkSession spark) {
+    String r = OutputLocation.qualified(spark, rejects);
+    if (r.equals(OutputLocation.qualified(spark, output)) || r.equals(OutputLocation.qualified(spark, input))) {
+      throw new JobException(ExitCode.USAGE, "--rejects " + rejects + " is the " + (r.equals(OutputLocation.qualified(
+          spark, output)) ? "output" : "input") + "; rejected records are raw: give them a path of their own");
+    }
+    OutputLocation.inspect(spark, rejects).checkWritable(new TableWriter.Target(rejects, outputFormat,
+        WriteMode.OVERWRITE, null, List.of(), null, null));
   }
 
   /**

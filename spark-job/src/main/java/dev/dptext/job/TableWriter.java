@@ -9,6 +9,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.delta.DeltaLog;
+import org.apache.spark.sql.delta.Snapshot;
 
 /**
  * Writes a run's rows to the output table in a {@link WriteMode} and reports what landed, from the
@@ -66,6 +67,28 @@ final class TableWriter {
   /** What a write did: rows committed (for MERGE: inserted + updated), and the table version. */
   record Result(long rowsWritten, long version) {}
 
+  /**
+   * What a Delta commit carries besides the rows: the run's audit (the commit's userMetadata and the
+   * table's properties), properties a new table inherits (an in-place swap keeps the raw table's own
+   * settings), the partition columns of a new table, and the snapshot the run read when its input is
+   * its output (so a writer that committed in between is a conflict, not a silent loss).
+   */
+  record Commit(Map<String, String> audit, Map<String, String> inherited, List<String> partitionColumns,
+      Snapshot readSnapshot) {
+    static Commit of(Map<String, String> audit) {
+      return new Commit(audit, Map.of(), List.of(), null);
+    }
+  }
+
+  /** This run's transaction is already in the table (found while committing): nothing was written. */
+  static final class AlreadyCommitted extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    AlreadyCommitted(String message) {
+      super(message, null, false, false);
+    }
+  }
+
   private TableWriter() {}
 
   /**
@@ -76,7 +99,7 @@ final class TableWriter {
    *     this write silently
    */
   static Optional<String> alreadyCommitted(SparkSession spark, Target t) {
-    if (t.txnAppId() == null || !DeltaTable.isDeltaTable(spark, t.path())) {
+    if (t.txnAppId() == null || OutputLocation.inspect(spark, t.path()).kind != OutputLocation.Kind.DELTA_TABLE) {
       return Optional.empty();
     }
     scala.Option<Object> recorded = DeltaLog.forTable(spark, t.path())
@@ -86,8 +109,7 @@ final class TableWriter {
     }
     long v = (Long) recorded.get();
     if (v == t.txnVersion()) {
-      return Optional.of("Nothing to do: " + t.path() + " already holds the commit of --txn-app-id " + t.txnAppId()
-          + " --txn-version " + v + " (an earlier run of this job); nothing was read or written");
+      return Optional.of(nothingToDo(t, v));
     }
     if (v > t.txnVersion()) {
       throw new JobException(ExitCode.USAGE, t.path() + " already holds --txn-version " + v + " of --txn-app-id "
@@ -98,58 +120,76 @@ final class TableWriter {
     return Optional.empty();
   }
 
-  /** Writes {@code df}; for Delta records {@code audit} in the commit and the table properties. */
-  static Result write(Dataset<Row> df, Target t, Map<String, String> audit) {
+  private static String nothingToDo(Target t, long v) {
+    return "Nothing to do: " + t.path() + " already holds the commit of --txn-app-id " + t.txnAppId()
+        + " --txn-version " + v + " (an earlier run of this job); nothing was written";
+  }
+
+  /**
+   * Writes {@code df}. For Delta, the rows, the audit (as the commit's userMetadata) and the table
+   * properties land in ONE commit, so no crash can leave rows without the properties that state their
+   * guarantee (MERGE, which Delta commits itself, is the exception: when the properties change it
+   * takes a second commit right after the data's).
+   *
+   * @throws AlreadyCommitted when a concurrent run committed this run's transaction first
+   * @throws JobException ({@link ExitCode#CONFLICT}) when another writer's commit conflicts with this one
+   */
+  static Result write(Dataset<Row> df, Target t, Commit commit) {
     SparkSession spark = df.sparkSession();
-    boolean exists = t.delta() ? DeltaTable.isDeltaTable(spark, t.path()) : OutputFormat.exists(spark, t.path());
-    if (t.mode() == WriteMode.ERROR_IF_EXISTS && (exists || OutputFormat.exists(spark, t.path()))) {
-      throw new JobException(ExitCode.USAGE, "Output " + t.path() + " already exists; choose --mode overwrite, "
-          + "append, replace-where or merge, or another --output");
-    }
     if (!t.delta()) {
       // Parquet keeps no per-write record: count what is there before and after (an append adds to
       // earlier rows; a concurrent writer would make the check fail loudly, not pass wrongly).
-      long earlier = t.mode() == WriteMode.APPEND && exists ? OutputFormat.read(spark, t.path(), "parquet").count() : 0;
-      df.write().format("parquet").mode(t.mode().label).save(t.path());
+      boolean holdsData = OutputLocation.inspect(spark, t.path()).holdsData();
+      long earlier = t.mode() == WriteMode.APPEND && holdsData ? OutputFormat.read(spark, t.path(), "parquet").count() : 0;
+      // An existing directory without data (a crashed write's _temporary) is replaced, not refused.
+      String mode = t.mode() == WriteMode.ERROR_IF_EXISTS && !holdsData ? "overwrite" : t.mode().label;
+      df.write().format("parquet").mode(mode).save(t.path());
       return new Result(OutputFormat.read(spark, t.path(), "parquet").count() - earlier, -1);
     }
-    long before = exists ? latestVersion(spark, t.path()) : -1;
-    String userMetadata = OutputFormat.toJson(audit);
-    if (t.mode() == WriteMode.MERGE && exists) {
-      merge(df, t, userMetadata);
-    } else {
-      // MERGE into a table that does not exist yet creates it.
-      String mode = switch (t.mode()) {
-        case APPEND -> "append";
-        case OVERWRITE, REPLACE_WHERE -> "overwrite";
-        default -> "errorifexists";
-      };
-      org.apache.spark.sql.DataFrameWriter<Row> w = df.write().format("delta").mode(mode)
-          .option("userMetadata", userMetadata);
-      if (t.mode() == WriteMode.REPLACE_WHERE) {
-        w = w.option("replaceWhere", t.where());
+    String userMetadata = OutputFormat.toJson(commit.audit());
+    long version;
+    try {
+      if (t.mode() == WriteMode.MERGE && OutputLocation.inspect(spark, t.path()).kind == OutputLocation.Kind.DELTA_TABLE) {
+        long before = DeltaLog.forTable(spark, t.path()).update(false, scala.Option.empty(), scala.Option.empty()).version();
+        merge(df, t, userMetadata);
+        version = DeltaTable.forPath(spark, t.path()).history().where("version > " + before)
+            .orderBy("version").first().<Long>getAs("version");
+        setPropertiesIfChanged(spark, t.path(), commit.audit());
+      } else {
+        version = DeltaCommit.write(df, t, commit, userMetadata);
       }
-      if (t.txnAppId() != null) {
-        w = w.option("txnAppId", t.txnAppId()).option("txnVersion", t.txnVersion());
+    } catch (org.apache.spark.sql.delta.DeltaConcurrentModificationException e) {
+      // Re-check: a concurrent run of the SAME transaction may have won; then this run is done.
+      Optional<String> done = alreadyCommitted(spark, t);
+      if (done.isPresent()) {
+        throw new AlreadyCommitted(done.get());
       }
-      w.save(t.path());
+      throw new JobException(ExitCode.CONFLICT, "Another writer committed to " + t.path() + " at the same time ("
+          + e.getClass().getSimpleName() + "); nothing of this run was committed. Run it again"
+          + (t.txnAppId() == null ? " (with --txn-app-id/--txn-version a retry can never write twice)" : ""));
+    } catch (RuntimeException e) {
+      if (!(e instanceof org.apache.spark.SparkThrowable st) || !"DELTA_PATH_EXISTS".equals(st.getCondition())) {
+        throw e;
+      }
+      throw new JobException(ExitCode.USAGE, "--output " + t.path() + " was created by another writer while this run "
+          + "worked (--mode errorifexists); nothing of this run was committed. Choose another --output or --mode");
     }
-    Row commit = DeltaTable.forPath(spark, t.path()).history()
-        .where("version > " + before).orderBy("version").first();
-    long version = commit.getLong(commit.fieldIndex("version"));
+    if (version == DeltaCommit.ALREADY_COMMITTED) {
+      throw new AlreadyCommitted(nothingToDo(t, t.txnVersion()));
+    }
+    Row c = DeltaTable.forPath(spark, t.path()).history().where("version = " + version).first();
     Map<String, String> metrics = scala.jdk.javaapi.CollectionConverters.asJava(
-        commit.<String, String>getMap(commit.fieldIndex("operationMetrics")));
+        c.<String, String>getMap(c.fieldIndex("operationMetrics")));
     long rows;
-    if (commit.getString(commit.fieldIndex("operation")).equals("MERGE")) {
+    if (c.getString(c.fieldIndex("operation")).equals("MERGE")) {
       rows = metric(metrics, "numTargetRowsInserted") + metric(metrics, "numTargetRowsUpdated");
-    } else if (t.mode() == WriteMode.REPLACE_WHERE && exists) {
+    } else if (t.mode() == WriteMode.REPLACE_WHERE && version > 0) {
       // numOutputRows also counts the other rows of rewritten files: count the replaced rows in the
       // committed version instead.
       rows = spark.read().format("delta").option("versionAsOf", version).load(t.path()).where(t.where()).count();
     } else {
       rows = metric(metrics, "numOutputRows");
     }
-    setPropertiesIfChanged(spark, t.path(), audit);
     return new Result(rows, version);
   }
 
@@ -180,10 +220,6 @@ final class TableWriter {
     }
   }
 
-  private static long latestVersion(SparkSession spark, String path) {
-    return DeltaTable.forPath(spark, path).history(1).first().<Long>getAs("version");
-  }
-
   private static long metric(Map<String, String> metrics, String name) {
     String v = metrics.get(name);
     if (v == null) {
@@ -210,19 +246,6 @@ final class TableWriter {
     String props = audit.entrySet().stream()
         .map(e -> OutputFormat.sqlString(e.getKey()) + " = " + OutputFormat.sqlString(e.getValue()))
         .collect(Collectors.joining(", "));
-    spark.sql("ALTER TABLE delta.`" + qualified(spark, path).replace("`", "``") + "` SET TBLPROPERTIES (" + props + ")");
-  }
-
-  /**
-   * The path with scheme and made absolute: SQL reads {@code delta.`x`} as a path only when x is
-   * absolute, so a relative {@code --output} such as {@code target/out} would be looked up as a table.
-   */
-  private static String qualified(SparkSession spark, String path) {
-    try {
-      org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(path);
-      return p.getFileSystem(spark.sparkContext().hadoopConfiguration()).makeQualified(p).toString();
-    } catch (java.io.IOException e) {
-      throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + e.getMessage());
-    }
+    spark.sql("ALTER TABLE delta.`" + OutputLocation.qualified(spark, path).replace("`", "``") + "` SET TBLPROPERTIES (" + props + ")");
   }
 }

@@ -1,0 +1,174 @@
+package dev.dptext.job;
+
+import io.delta.tables.DeltaTable;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.DeltaLog;
+import org.apache.spark.sql.delta.Snapshot;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * A run whose output is its input: found before anything is read (same qualified path, or the same
+ * Delta table id behind two spellings of a path), refused by default, and otherwise carried out by
+ * its {@link InPlacePolicy} so that no supported path leaves raw text readable unless the user asked
+ * for exactly that.
+ *
+ * <p>Only Delta tables are sanitized in place: Parquet, CSV, JSON and text have no transaction, so a
+ * crash mid-way could lose the raw and the sanitized rows both; those are refused with the way out
+ * (write to another path). The input is read at one pinned version, and the write conflicts with any
+ * commit after it, so a concurrent writer's rows are never overwritten unseen.
+ */
+final class InPlace {
+  /** The table property (and audit entry) that records how an in-place run treated the history. */
+  static final String PROPERTY = "dptext.inPlace";
+
+  private final InPlacePolicy policy;
+  private final Snapshot read;
+  private final InPlaceSwap swap;
+  private final String finished;
+
+  private InPlace(InPlacePolicy policy, Snapshot read, InPlaceSwap swap, String finished) {
+    this.policy = policy;
+    this.read = read;
+    this.swap = swap;
+    this.finished = finished;
+  }
+
+  /** An ordinary run: the output is not the input. */
+  private static final InPlace NONE = new InPlace(null, null, null, null);
+
+  /**
+   * Decides whether {@code input} and the output of {@code target} are one table and, if so, whether
+   * and how the run may go on.
+   *
+   * @throws JobException (usage) for an in-place run the policy or the formats do not allow
+   */
+  static InPlace check(SparkSession spark, String input, TableWriter.Target target, InPlacePolicy policy) {
+    boolean samePath = OutputLocation.qualified(spark, input).equals(OutputLocation.qualified(spark, target.path()));
+    if (samePath && policy == InPlacePolicy.PURGE_HISTORY) {
+      // A crashed earlier purge may have left the table half-swapped (even absent): finish that first.
+      Optional<String> recovered = new InPlaceSwap(spark, target.path()).recover();
+      if (recovered.isPresent()) {
+        return new InPlace(policy, null, null, recovered.get());
+      }
+    }
+    boolean inputIsDelta = OutputLocation.inspect(spark, input).kind == OutputLocation.Kind.DELTA_TABLE;
+    Optional<String> inputId = inputIsDelta ? OutputLocation.deltaTableId(spark, input) : Optional.empty();
+    boolean same = samePath || (inputId.isPresent() && inputId.equals(OutputLocation.deltaTableId(spark, target.path())));
+    if (!same) {
+      return NONE;
+    }
+    if (!inputIsDelta || !target.delta()) {
+      throw new JobException(ExitCode.USAGE, "--output " + target.path() + " is the input, and only a Delta table "
+          + "can be sanitized in place (other formats have no transaction: a crash could lose the raw and the "
+          + "sanitized rows both). Write to another --output, check it, then replace the input yourself");
+    }
+    if (policy == InPlacePolicy.REFUSE) {
+      throw new JobException(ExitCode.USAGE, InPlacePolicy.refusal(target.path()));
+    }
+    WriteMode mode = target.mode();
+    if (mode == WriteMode.APPEND || mode == WriteMode.ERROR_IF_EXISTS) {
+      throw new JobException(ExitCode.USAGE, "--mode " + mode.label + " cannot sanitize in place (append would keep "
+          + "every raw row beside its sanitized copy); use --mode overwrite"
+          + (policy == InPlacePolicy.KEEP_HISTORY ? ", replace-where or merge" : ""));
+    }
+    if (mode == WriteMode.OVERWRITE && target.where() != null) {
+      throw new JobException(ExitCode.USAGE, "--mode overwrite with --where in place would replace the whole table "
+          + "by the selected rows and drop the others; to sanitize part of the table use --in-place keep-history "
+          + "--mode replace-where --where PREDICATE");
+    }
+    if (policy == InPlacePolicy.PURGE_HISTORY && mode != WriteMode.OVERWRITE) {
+      throw new JobException(ExitCode.USAGE, "--in-place purge-history replaces the whole table: use --mode overwrite "
+          + "(for part of a table, --in-place keep-history --mode " + mode.label + ")");
+    }
+    if (policy == InPlacePolicy.PURGE_HISTORY && target.txnAppId() != null) {
+      throw new JobException(ExitCode.USAGE, "--in-place purge-history starts a new table, so --txn-app-id/"
+          + "--txn-version do not apply (a re-run finds the table already sanitized and does nothing): drop them");
+    }
+    DeltaLog log = DeltaLog.forTable(spark, input);
+    Snapshot snapshot = log.update(false, scala.Option.empty(), scala.Option.empty());
+    if (mode == WriteMode.OVERWRITE && writtenByDptext(spark, input, snapshot.version())) {
+      return new InPlace(policy, null, null, "Nothing to do: the latest version (" + snapshot.version() + ") of "
+          + target.path() + " was written by dptext (an earlier in-place run); sanitizing it again would only "
+          + "lose utility. Nothing was read or written");
+    }
+    return new InPlace(policy, snapshot,
+        policy == InPlacePolicy.PURGE_HISTORY ? new InPlaceSwap(spark, target.path()) : null, null);
+  }
+
+  private static boolean writtenByDptext(SparkSession spark, String path, long version) {
+    Row commit = DeltaTable.forPath(spark, path).history().where("version = " + version).first();
+    String userMetadata = commit.getAs("userMetadata");
+    return userMetadata != null && userMetadata.contains("\"dptext.version\"");
+  }
+
+  /** Whether the output is the input. */
+  boolean active() {
+    return policy != null;
+  }
+
+  /** Set when an earlier run's work was completed now, or there is nothing to do: the message. */
+  Optional<String> finished() {
+    return Optional.ofNullable(finished);
+  }
+
+  /** Reader options pinning the input to the version this run sanitizes. */
+  Map<String, String> readOptions() {
+    return read == null ? Map.of() : Map.of("versionAsOf", Long.toString(read.version()));
+  }
+
+  /** What the summary and the table properties say about the history, for an in-place run. */
+  Optional<String> note() {
+    if (policy == InPlacePolicy.PURGE_HISTORY) {
+      return Optional.of("purge-history: sanitized in place; the raw table and its whole history were deleted "
+          + "(no earlier version exists)");
+    }
+    if (policy == InPlacePolicy.KEEP_HISTORY) {
+      return Optional.of("keep-history: sanitized in place; WARNING: versions before " + (read.version() + 1)
+          + " still hold the RAW text (time travel) until VACUUM removes their files and the Delta log is cleaned up");
+    }
+    return Optional.empty();
+  }
+
+  /** Where the rows go: the staging table for a purge, else the target itself. */
+  TableWriter.Target target(TableWriter.Target t) {
+    if (swap == null) {
+      return t;
+    }
+    return new TableWriter.Target(swap.stagingPath(), "delta", WriteMode.ERROR_IF_EXISTS, null, List.of(), null, null);
+  }
+
+  /** The commit: a purge's new table keeps the raw table's own settings and partitioning. */
+  TableWriter.Commit commit(Map<String, String> audit) {
+    if (read == null) {
+      return TableWriter.Commit.of(audit);
+    }
+    if (swap == null) {
+      return new TableWriter.Commit(audit, Map.of(), List.of(), read);
+    }
+    Map<String, String> inherited = new LinkedHashMap<>(CollectionConverters.asJava(read.metadata().configuration()));
+    inherited.keySet().removeIf(k -> k.startsWith("dptext."));
+    return new TableWriter.Commit(audit, inherited,
+        CollectionConverters.asJava(read.metadata().partitionColumns()), null);
+  }
+
+  /**
+   * After the write: a purge swaps the sanitized table in when every row is there ({@code intact}),
+   * else discards it and leaves the raw table as it was.
+   */
+  void finish(boolean intact) {
+    if (swap == null) {
+      return;
+    }
+    if (!intact) {
+      swap.discardStaging();
+      return;
+    }
+    swap.markReady();
+    swap.swap(read.version());
+  }
+}

@@ -1,0 +1,168 @@
+package dev.dptext.job;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * What is at the output path before a run writes there, found from the file system alone (no Spark
+ * job, no model): a run checks it first, so a wrong {@code --output} fails in a second with a message
+ * naming what was found and the fix, instead of after minutes of sanitizing, and never by writing
+ * beside data it would then hide.
+ *
+ * <p>Why each refusal matters:
+ *
+ * <ul>
+ *   <li>A Delta write into a directory of plain Parquet (or other) files creates a new table beside
+ *       them: Delta readers no longer see the earlier rows, and a later VACUUM deletes them.
+ *   <li>A Parquet write into a Delta table adds files the Delta log does not list: Delta readers
+ *       never see them (append), or the log lists files that no longer exist (overwrite).
+ *   <li>A path that is a file: Spark would replace it by a directory (Parquet) or fail deep in Delta.
+ * </ul>
+ *
+ * <p>The leftovers of a crash before a first commit are not a table and are not refused: a
+ * {@code _delta_log} with no committed version (Delta files written before the crash are not part of
+ * any version; they hold sanitized rows only), or a Parquet directory holding only Spark's
+ * {@code _temporary} staging. A retry of the same command then simply runs.
+ */
+final class OutputLocation {
+  /** Delta log entries that make a committed version: a commit file or a checkpoint. */
+  private static final Pattern COMMITTED = Pattern.compile("\\d{20}\\.(json|checkpoint.*\\.parquet)");
+
+  /** What was found at the path. */
+  enum Kind {
+    /** Nothing there. */
+    ABSENT,
+    /** An empty directory, or only the leftovers of a crashed first write. */
+    EMPTY,
+    /** A regular file. */
+    FILE,
+    /** A Delta table with at least one committed version. */
+    DELTA_TABLE,
+    /** A Parquet directory written by Spark (a {@code _SUCCESS} marker, or part files). */
+    FILES
+  }
+
+  final String path;
+  final Kind kind;
+  /** For {@link Kind#FILES}: a few of the names found, for the message. */
+  private final List<String> examples;
+
+  private OutputLocation(String path, Kind kind, List<String> examples) {
+    this.path = path;
+    this.kind = kind;
+    this.examples = examples;
+  }
+
+  /** Looks at {@code path} on its file system. */
+  static OutputLocation inspect(SparkSession spark, String path) {
+    try {
+      Path p = new Path(path);
+      FileSystem fs = p.getFileSystem(spark.sparkContext().hadoopConfiguration());
+      if (!fs.exists(p)) {
+        return new OutputLocation(path, Kind.ABSENT, List.of());
+      }
+      FileStatus status = fs.getFileStatus(p);
+      if (!status.isDirectory()) {
+        return new OutputLocation(path, Kind.FILE, List.of());
+      }
+      Path log = new Path(p, "_delta_log");
+      if (fs.exists(log)) {
+        for (FileStatus f : fs.listStatus(log)) {
+          if (COMMITTED.matcher(f.getPath().getName()).matches()) {
+            return new OutputLocation(path, Kind.DELTA_TABLE, List.of());
+          }
+        }
+        // No committed version: the leftovers of a crashed first Delta write, not a table.
+        return new OutputLocation(path, Kind.EMPTY, List.of());
+      }
+      List<String> data = new ArrayList<>();
+      for (FileStatus f : fs.listStatus(p)) {
+        String name = f.getPath().getName();
+        // Spark's staging directory of an uncommitted write, and the summary dptext leaves next to a
+        // run's output, are not data.
+        if (!name.equals("_temporary") && !name.equals(RunSummary.FILE_NAME) && !name.startsWith(".")) {
+          data.add(name);
+        }
+      }
+      return data.isEmpty() ? new OutputLocation(path, Kind.EMPTY, List.of())
+          : new OutputLocation(path, Kind.FILES, data.subList(0, Math.min(3, data.size())));
+    } catch (IOException e) {
+      throw new JobException(ExitCode.INPUT, "Cannot inspect --output " + path + ": " + SanitizeCommand.firstLine(
+          e.getMessage()) + "; check the path and the permissions to it");
+    }
+  }
+
+  /** Whether a table or data is there (a run in {@code errorifexists} mode must not write). */
+  boolean holdsData() {
+    return kind == Kind.DELTA_TABLE || kind == Kind.FILES;
+  }
+
+  /**
+   * Refuses a write of {@code target} that would lose or hide rows at this location.
+   *
+   * @throws JobException (usage) naming the path, what is there and the fix
+   */
+  void checkWritable(TableWriter.Target target) {
+    switch (kind) {
+      case FILE -> throw new JobException(ExitCode.USAGE, "--output " + path + " is a file, not a directory; "
+          + "a table is a directory. Choose another --output (the file is left as it is)");
+      case FILES -> {
+        if (target.delta()) {
+          throw new JobException(ExitCode.USAGE, "--output " + path + " is a directory that is not a Delta table "
+              + "(it holds " + String.join(", ", examples) + (examples.size() == 3 ? ", …" : "") + "). Writing Delta "
+              + "there would start a new table beside those files: Delta readers would not see them and a later "
+              + "VACUUM would delete them. Adopt them first with CONVERT TO DELTA parquet.`" + path + "`, or choose "
+              + "another --output, or --output-format parquet if the directory is a Parquet table");
+        }
+      }
+      case DELTA_TABLE -> {
+        if (!target.delta()) {
+          throw new JobException(ExitCode.USAGE, "--output " + path + " is a Delta table, and --output-format is "
+              + "parquet: Parquet files written there would be invisible to Delta readers (or break the table). "
+              + "Use --output-format delta, or another --output");
+        }
+      }
+      default -> {
+        // Absent or empty: anything may be written.
+      }
+    }
+    if (target.mode() == WriteMode.ERROR_IF_EXISTS && holdsData()) {
+      throw new JobException(ExitCode.USAGE, "--output " + path + " already exists ("
+          + (kind == Kind.DELTA_TABLE ? "a Delta table" : "a directory of files") + "); choose --mode overwrite, "
+          + "append, replace-where or merge, or another --output");
+    }
+  }
+
+  /**
+   * The qualified form of {@code path} (scheme, authority, absolute, no trailing slash), for telling
+   * whether two paths name the same place.
+   */
+  static String qualified(SparkSession spark, String path) {
+    try {
+      Path p = new Path(path);
+      return p.getFileSystem(spark.sparkContext().hadoopConfiguration()).makeQualified(p).toString()
+          .replaceAll("/+$", "");
+    } catch (IOException e) {
+      throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + SanitizeCommand.firstLine(e.getMessage()));
+    }
+  }
+
+  /**
+   * The Delta table id at {@code path} (stable across renames of the path, different for a table
+   * created anew there), or empty when there is no committed Delta table.
+   */
+  static Optional<String> deltaTableId(SparkSession spark, String path) {
+    if (inspect(spark, path).kind != Kind.DELTA_TABLE) {
+      return Optional.empty();
+    }
+    return Optional.of(org.apache.spark.sql.delta.DeltaLog.forTable(spark, path)
+        .update(false, scala.Option.empty(), scala.Option.empty()).metadata().id());
+  }
+}
