@@ -19,7 +19,7 @@ import org.apache.spark.sql.functions;
  * "row for row" is well defined), and its run summary ({@code _dptext_summary.json}) says rows in =
  * rows out = EXPECTED_ROWS. For every OTHER: the same rows as REFERENCE, compared as multisets of
  * whole rows (every column; {@code exceptAll} both ways) and joined by id (rows whose columns differ),
- * and the same token counts in its summary. Prints the counts; prints ids, never text. Exit code 0
+ * and the same token counts in its summary ({@code -Dcheck.summary=false} skips the summaries). Prints the counts; prints ids, never text. Exit code 0
  * when everything holds, 1 otherwise.
  */
 public class CheckOutputs {
@@ -92,6 +92,11 @@ public class CheckOutputs {
       failures.add(path + ": " + ids + " distinct non-null ids for " + rows + " rows");
     }
     Path summaryFile = Path.of(path, "_dptext_summary.json");
+    if (!Boolean.parseBoolean(System.getProperty("check.summary", "true"))) {
+      // -Dcheck.summary=false: a run killed after its commit wrote no summary, and the re-run that
+      // found the commit had nothing to do (fault-injection.sh); the rows are still checked.
+      return null;
+    }
     if (!Files.isRegularFile(summaryFile)) {
       failures.add(path + ": no run summary " + summaryFile);
       return null;
