@@ -58,7 +58,7 @@ final class InputTable {
    * are longer than the JSON reader's string limit, which a valid record with a longer text value
    * exceeds.
    */
-  record Counts(long rows, long malformed, long nullIds, long overStringLimit) {
+  record Counts(long rows, long malformed, long nullIds, long overStringLimit, long longestText) {
     long rejected() {
       return malformed + nullIds;
     }
@@ -207,9 +207,10 @@ final class InputTable {
         functions.count(col(textColumn)),
         functions.max(everyColumn),
         sum(when(malformed().and(hasCorruptColumn ? functions.length(col(CORRUPT)).gt(JSON_STRING_LIMIT) : lit(false)), 1)
-            .otherwise(0))).first();
+            .otherwise(0)),
+        functions.max(functions.length(col(textColumn)))).first();
     return new Counts(r.getLong(0), r.isNullAt(1) ? 0 : r.getLong(1), r.isNullAt(2) ? 0 : r.getLong(2),
-        r.isNullAt(5) ? 0 : r.getLong(5));
+        r.isNullAt(5) ? 0 : r.getLong(5), r.isNullAt(6) ? 0 : r.getInt(6));
   }
 
   /** The rows to sanitize: neither malformed nor unkeyable, without the corrupt-record column. */

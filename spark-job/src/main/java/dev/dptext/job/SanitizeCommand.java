@@ -298,6 +298,8 @@ final class SanitizeCommand implements Callable<Integer> {
     } catch (TableWriter.AlreadyCommitted e) {
       System.out.println("dptext: " + e.getMessage());
       return 0;
+    } catch (RuntimeException e) {
+      throw outOfMemory(e, counts.longestText()).orElseThrow(() -> e);
     }
     LOG.info("phase: committed table version {}", written.version());
     long rowsIn = counts.rows();
@@ -322,6 +324,24 @@ final class SanitizeCommand implements Callable<Integer> {
   }
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SanitizeCommand.class);
+
+  /**
+   * The failure for a text too large for one task's memory, when {@code e} was caused by running out
+   * of heap: each text is sanitized whole (its tokens and the mechanism's draws are held together),
+   * so the fix is more memory per task or shorter texts.
+   */
+  private static java.util.Optional<JobException> outOfMemory(Throwable e, long longestText) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof OutOfMemoryError) {
+        return java.util.Optional.of(new JobException(ExitCode.INPUT, String.format(java.util.Locale.ROOT,
+            "Sanitizing ran out of memory; nothing was committed. Each text is sanitized whole in one task, and "
+                + "the longest text of this input has %,d characters. Give each executor more memory "
+                + "(spark.executor.memory; locally DPTEXT_JAVA_OPTS=-Xmx…; README 'Large records' has measured "
+                + "sizes), or split the longest texts into several rows", longestText)));
+      }
+    }
+    return java.util.Optional.empty();
+  }
 
   /** The rejects table holds raw records: it must be neither the input nor the output. */
   private void checkRejectsPath(SparkSession spark) {
