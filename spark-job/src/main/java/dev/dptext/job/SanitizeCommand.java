@@ -298,8 +298,12 @@ final class SanitizeCommand implements Callable<Integer> {
     } catch (TableWriter.AlreadyCommitted e) {
       System.out.println("dptext: " + e.getMessage());
       return 0;
-    } catch (RuntimeException e) {
-      throw outOfMemory(e, counts.longestText()).orElseThrow(() -> e);
+    } catch (Exception e) { // Spark's task failures are SparkExceptions, checked, thrown undeclared
+      java.util.Optional<JobException> tooLarge = outOfMemory(e, counts.longestText());
+      if (tooLarge.isPresent()) {
+        throw tooLarge.get();
+      }
+      throw e;
     }
     LOG.info("phase: committed table version {}", written.version());
     long rowsIn = counts.rows();
@@ -332,7 +336,9 @@ final class SanitizeCommand implements Callable<Integer> {
    */
   private static java.util.Optional<JobException> outOfMemory(Throwable e, long longestText) {
     for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof OutOfMemoryError) {
+      // A task's failure reaches the driver as a SparkException that names the error in its message
+      // (the executor's OutOfMemoryError object itself is not always its cause).
+      if (c instanceof OutOfMemoryError || String.valueOf(c.getMessage()).contains("java.lang.OutOfMemoryError")) {
         return java.util.Optional.of(new JobException(ExitCode.INPUT, String.format(java.util.Locale.ROOT,
             "Sanitizing ran out of memory; nothing was committed. Each text is sanitized whole in one task, and "
                 + "the longest text of this input has %,d characters. Give each executor more memory "
