@@ -6,7 +6,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The dptext job: {@code sanitize} and {@code build-model}. Run it with spark-submit (the shaded jar)
+ * The dptext job: {@code sanitize}, {@code build-model}, {@code privacy-stats} and {@code calibrate}. Run it with spark-submit (the shaded jar)
  * or locally with {@code scripts/dptext}. Exit codes: see {@link ExitCode}.
  */
 @Command(name = "dptext", mixinStandardHelpOptions = true, version = "dptext 0.1.0",
@@ -16,7 +16,8 @@ public final class DpTextJob implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(new CommandLine(this), "Name a command: sanitize or build-model");
+    CommandLine cli = new CommandLine(this);
+    throw new CommandLine.ParameterException(cli, "Name a command: " + String.join(", ", cli.getSubcommands().keySet()));
   }
 
   public static void main(String[] args) {
