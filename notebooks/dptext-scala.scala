@@ -35,7 +35,8 @@
 // MAGIC   ∝ exp(−ε·d(x, y)/2); a non-sensitive word is kept with probability 1 − p, else replaced the same way.
 // MAGIC   Guarantee: **(ε, ε0)-UMLDP per token, ε0 = ln(1/p)**: sensitive words get ε·d metric local DP, and a
 // MAGIC   non-sensitive word is emitted verbatim with probability 1 − p, by design.
-// MAGIC * **SanText** (`MechanismSpec.santext(ε)`): ε·d metric local DP per token, over all of V.
+// MAGIC * **SanText** (dptext's default, `MechanismSpec.parse("santext:epsilon=3")`): ε·d metric local DP per token,
+// MAGIC   every word of V alike.
 // MAGIC
 // MAGIC **Not covered** (say so wherever you publish the table):
 // MAGIC * the number of tokens, how they group into words, and the whitespace: they are copied from the input;
@@ -68,9 +69,9 @@ Seq(
 // MAGIC ## The key and the settings
 // MAGIC
 // MAGIC The key stays in the secret scope: this session's Spark conf only *names* it
-// MAGIC (`spark.dptext.rng.databricksSecret = dptext/rng-key`), and the DataFrame API, the ML stage and `dp_sanitize`
+// MAGIC (`spark.dptext.databricksSecret = dptext/rng-key`), and the DataFrame API, the ML stage and `dp_sanitize`
 // MAGIC read it through `dbutils` on the driver. Never put the key itself into a running session's conf
-// MAGIC (`spark.conf.set("spark.dptext.rng.secret", …)`): Spark copies session settings into every job's properties
+// MAGIC (`spark.conf.set("spark.dptext.secretKey", …)`): Spark copies session settings into every job's properties
 // MAGIC and writes them, unredacted, to the event log, so dptext refuses a key set that way. It is never written to
 // MAGIC a table or a saved pipeline either.
 // MAGIC
@@ -80,11 +81,12 @@ Seq(
 // COMMAND ----------
 
 import dev.dptext.mechanism.MechanismSpec
-import dev.dptext.spark.{DpText, DpTextOptions, TokenAccumulators}
+import dev.dptext.spark.{DpText, TokenAccumulators}
 
-spark.conf.set(DpTextOptions.SECRET_DATABRICKS, "dptext/rng-key")
+spark.conf.set("spark.dptext.databricksSecret", "dptext/rng-key")
 
-val mechanism = MechanismSpec.santextPlus(3.0, 0.9, 0.3) // ε = 3, w = 0.9, p = 0.3
+val mechanism = MechanismSpec.parse("santext+:epsilon=3,w=0.9,p=0.3")
+println(mechanism.guarantee) // the guarantee of exactly these values, as dptext states it everywhere
 val model = "default"
 
 // COMMAND ----------
@@ -105,8 +107,8 @@ sanitized.writeTo("support_tickets_sanitized")
   .using("delta")
   .tableProperty("dptext.mechanism", mechanism.name)
   .tableProperty("dptext.epsilon", mechanism.epsilon.toString)
-  .tableProperty("dptext.w", mechanism.sensitiveFraction.toString)
-  .tableProperty("dptext.p", mechanism.replaceProbability.toString)
+  .tableProperty("dptext.parameters", mechanism.describe)
+  .tableProperty("dptext.guarantee", mechanism.guarantee)
   .tableProperty("dptext.model", model)
   .tableProperty("dptext.idColumn", "ticket_id")
   .createOrReplace()
@@ -131,7 +133,7 @@ val rowsOut = spark.table("support_tickets_sanitized").count()
 require(rowsOut == rowsIn, s"rows out ($rowsOut) differ from rows in ($rowsIn): do not use the table")
 
 val maxWordsPerRow = spark.table("support_tickets").select(max(size(split(col("body"), "\\s+")))).head().getInt(0)
-val epsilon0 = if (mechanism.name == MechanismSpec.SANTEXT_PLUS) Some(math.log(1 / mechanism.replaceProbability)) else None
+val epsilon0 = Option(mechanism.values.get("p")).map(p => math.log(1 / p.asInstanceOf[Double])) // SanText+ only
 
 val runStatistics = Seq((
   rowsIn, rowsOut,
@@ -156,7 +158,7 @@ display(runStatistics)
 // MAGIC
 // MAGIC `DpTextSanitizer` is a `Transformer` with the same settings as params. A saved pipeline holds the params
 // MAGIC and the model's *path*, never the model's vectors and never the key: at transform time the key is found
-// MAGIC as above (`spark.dptext.rng.databricksSecret`, else `keyFile`, else the environment variable `keyEnv`). Same key,
+// MAGIC as above (`spark.dptext.databricksSecret`, else `keyFile`, else the environment variable `keyEnv`). Same key,
 // MAGIC same ids, same settings: the same text as the table just written.
 
 // COMMAND ----------
@@ -166,9 +168,8 @@ import org.apache.spark.ml.{Pipeline, PipelineStage}
 
 val dpStage = new DpTextSanitizer()
   .setInputCol("body").setOutputCol("body_dp").setIdCol("ticket_id")
-  .setMechanism(mechanism.name).setEpsilon(mechanism.epsilon)
-  .setW(mechanism.sensitiveFraction).setP(mechanism.replaceProbability)
-  .setModel(model)
+  .setMechanism(mechanism.name).setModel(model)
+mechanism.values.forEach((name, value) => dpStage.setSetting(name, value)) // ε, w, p: the values above
 
 val tickets = spark.table("support_tickets")
 val pipeline = new Pipeline().setStages(Array[PipelineStage](dpStage)).fit(tickets)

@@ -21,11 +21,11 @@
 -- MAGIC    ```
 -- MAGIC 4. **The cluster's Spark config** (*Compute → Advanced options → Spark*) names it:
 -- MAGIC    ```
--- MAGIC    spark.dptext.rng.databricksSecret dptext/rng-key
+-- MAGIC    spark.dptext.databricksSecret dptext/rng-key
 -- MAGIC    ```
 -- MAGIC    dptext reads the secret through `dbutils` on the driver; the key itself never enters the Spark conf.
--- MAGIC    (`spark.dptext.rng.secret {{secrets/dptext/rng-key}}` works too: Databricks resolves it at cluster start
--- MAGIC    and Spark redacts it. Never `SET spark.dptext.rng.secret` in a running session: Spark would copy the
+-- MAGIC    (`spark.dptext.secretKey {{secrets/dptext/rng-key}}` works too: Databricks resolves it at cluster start
+-- MAGIC    and Spark redacts it. Never `SET spark.dptext.secretKey` in a running session: Spark would copy the
 -- MAGIC    value, unredacted, into the event log with every job, so dptext refuses a key set that way.)
 -- MAGIC    Only people who may read the secret scope
 -- MAGIC    should be able to attach to this cluster.
@@ -51,7 +51,7 @@
 -- MAGIC * far-apart words: metric DP protects a word against words *near* it in the embedding space;
 -- MAGIC * "rare in the embedding's corpus" (SanText+'s sensitive set) is not "sensitive in your data";
 -- MAGIC * verbatim opt-ins: `spark.dptext.oov = keep` (out-of-vocabulary tokens such as names and numbers are
--- MAGIC   otherwise replaced by a random vocabulary word) and `spark.dptext.case = restore`;
+-- MAGIC   otherwise replaced by a random vocabulary word) and `spark.dptext.casePolicy = restore`;
 -- MAGIC * every other column: dptext rewrites the text column only. Drop or pseudonymise identifiers yourself.
 
 -- COMMAND ----------

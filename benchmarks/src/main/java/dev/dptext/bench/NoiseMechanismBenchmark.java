@@ -39,8 +39,8 @@ public final class NoiseMechanismBenchmark {
         4.0 * emb.rawVectors().length / codes.bytes(), dev.dptext.embedding.NeighbourOverlap.mean(emb, codes, 10, 200));
     }
     for (MechanismSpec spec : new MechanismSpec[] {
-        MechanismSpec.laplace(10), MechanismSpec.mahalanobis(10, 0.5), MechanismSpec.vickrey(10, 0.5, 0),
-        MechanismSpec.brr(2, 256)}) {
+        MechanismSpec.of("laplace", java.util.Map.of("epsilon", 10)), MechanismSpec.of("mahalanobis", java.util.Map.of("epsilon", 10, "lambda", 0.5)), MechanismSpec.of("vickrey", java.util.Map.of("epsilon", 10, "t", 0.5, "lambda", 0)),
+        MechanismSpec.of("brr", java.util.Map.of("epsilon", 2, "bits", 256))}) {
       if (only != null && !only.contains(spec.describe().split(" ")[0])) {
         continue;
       }

@@ -2,6 +2,7 @@ package dev.dptext.bench;
 
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.mechanism.MechanismSpec;
+import dev.dptext.mechanism.SanTextPlus;
 import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.model.ModelArtifact;
@@ -45,8 +46,8 @@ public final class SamplerBenchmark {
     System.out.println("| mechanism | dptext tokens/s (1 thread) | reference: O(|V|) sampling from a precomputed row, tokens/s | ratio | changed |");
     System.out.println("|---|---:|---:|---:|---:|");
     for (MechanismSpec spec : new MechanismSpec[] {
-        MechanismSpec.santext(0.5), MechanismSpec.santext(1), MechanismSpec.santext(3),
-        MechanismSpec.santext(10), MechanismSpec.santext(30), MechanismSpec.santextPlus(3, 0.9, 0.3)}) {
+        MechanismSpec.of("santext", java.util.Map.of("epsilon", 0.5)), MechanismSpec.of("santext", java.util.Map.of("epsilon", 1)), MechanismSpec.of("santext", java.util.Map.of("epsilon", 3)),
+        MechanismSpec.of("santext", java.util.Map.of("epsilon", 10)), MechanismSpec.of("santext", java.util.Map.of("epsilon", 30)), MechanismSpec.of("santext+", java.util.Map.of("epsilon", 3, "w", 0.9, "p", 0.3))}) {
       WordMechanism m = spec.build(model);
       RandomStream r = RandomStream.fromSeed(42);
       long sink = 0;
@@ -105,8 +106,8 @@ public final class SamplerBenchmark {
   }
 
   private static String label(MechanismSpec s) {
-    return s.name().equals(MechanismSpec.SANTEXT_PLUS)
-        ? String.format(Locale.ROOT, "santext+ ε=%s w=%s p=%s", s.epsilon(), s.sensitiveFraction(), s.replaceProbability())
+    return s.name().equals("santext+")
+        ? String.format(Locale.ROOT, "santext+ ε=%s w=%s p=%s", s.epsilon(), s.get(SanTextPlus.W), s.get(SanTextPlus.P))
         : String.format(Locale.ROOT, "santext ε=%s", s.epsilon());
   }
 

@@ -61,7 +61,7 @@ public final class SanitizeScaling {
     try (InputStream in = Files.newInputStream(modelPath)) {
       model = ModelArtifact.read(in, modelPath.toString());
     }
-    return new TextSanitizer(model.embeddings(), MechanismSpec.santextPlus(3, 0.9, 0.3).build(model));
+    return new TextSanitizer(model.embeddings(), MechanismSpec.of("santext+", java.util.Map.of("epsilon", 3, "w", 0.9, "p", 0.3)).build(model));
   }
 
   /** Tokens per second over all threads, each sanitizing the texts round-robin for {@code nanos}. */

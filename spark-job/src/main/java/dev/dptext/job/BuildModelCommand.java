@@ -2,25 +2,29 @@ package dev.dptext.job;
 
 import dev.dptext.mechanism.SanTextPlus;
 import dev.dptext.model.DpTextModel;
+import dev.dptext.config.Setting;
 import dev.dptext.spark.ModelLoader;
+import dev.dptext.spark.Settings;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code build-model}: read embeddings once, precompute neighbour tables, save a versioned artifact. */
 @Command(name = "build-model", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Build a dptext model artifact from embeddings, so scheduled runs load it instead of rebuilding.")
-final class BuildModelCommand implements Callable<Integer> {
+final class BuildModelCommand implements Callable<Integer>, SettingOptions.Command {
+  @Spec CommandSpec spec;
+
   @Option(names = {"-c", "--config"}, paramLabel = "FILE",
       description = "Properties file of option defaults (keys = long option names).")
   Path config;
 
-  @Mixin ModelOptions modelOptions;
 
   @Option(names = "--output", required = true, paramLabel = "PATH", description = "Where to write the model artifact.")
   String output;
@@ -30,10 +34,15 @@ final class BuildModelCommand implements Callable<Integer> {
   List<Double> sensitiveFractions;
 
   @Override
+  public List<Setting<?>> settings() {
+    return Settings.MODEL_SETTINGS;
+  }
+
+  @Override
   public Integer call() {
     long t0 = System.nanoTime();
     SparkSession spark = JobSession.get();
-    DpTextModel model = modelOptions.load(spark);
+    DpTextModel model = ModelOptions.load(spark, SettingOptions.read(spec, settings()));
     int n = model.embeddings().size();
     model.neighbours(0);
     for (double w : sensitiveFractions) {

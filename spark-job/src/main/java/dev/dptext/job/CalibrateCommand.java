@@ -2,14 +2,19 @@ package dev.dptext.job;
 
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
-import dev.dptext.spark.PrivacyRatio;
+import dev.dptext.config.Setting;
+import dev.dptext.evaluation.PrivacyRatio;
+import dev.dptext.spark.DpTextOptions;
+import dev.dptext.spark.Settings;
+import java.util.List;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code calibrate}: given mechanism A at ε_A, the ε_B that gives mechanism B the same privacy-loss
@@ -21,11 +26,12 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "calibrate", mixinStandardHelpOptions = true, sortOptions = false,
     description = "The ε of mechanism B matching mechanism A's privacy-loss estimate ε_A·P_dA (privacy ratio).")
-final class CalibrateCommand implements Callable<Integer> {
+final class CalibrateCommand implements Callable<Integer>, SettingOptions.Command {
+  @Spec CommandSpec spec;
+
   @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Properties file of option defaults.")
   Path config;
 
-  @Mixin ModelOptions modelOptions;
 
   @Option(names = "--mechanism-a", required = true, paramLabel = "SPEC",
       description = "Mechanism A, name[:param=value,...], e.g. laplace or mahalanobis:lambda=0.5.")
@@ -50,9 +56,17 @@ final class CalibrateCommand implements Callable<Integer> {
       description = "Seed of the sampled pairs (public; A uses S, B uses S+1). Default: ${DEFAULT-VALUE}.")
   long seed;
 
+  /** The model setting, for the printed header. */
+  private String modelName;
+
   @Option(names = "--confidence", paramLabel = "C", defaultValue = "0.95",
       description = "Two-sided confidence level of the printed intervals. Default: ${DEFAULT-VALUE}.")
   double confidence;
+
+  @Override
+  public List<Setting<?>> settings() {
+    return Settings.MODEL_SETTINGS;
+  }
 
   @Override
   public Integer call() {
@@ -74,7 +88,9 @@ final class CalibrateCommand implements Callable<Integer> {
           + "bounds P_d^max from below); omit --sample-pairs to compute it exactly, or use --aggregate avg");
     }
     SparkSession spark = JobSession.get();
-    DpTextModel model = modelOptions.load(spark);
+    DpTextOptions options = SettingOptions.read(spec, settings());
+    DpTextModel model = ModelOptions.load(spark, options);
+    modelName = options.get(Settings.MODEL);
     if (samplePairs > 0) {
       return sampled(spark, model, a, b);
     }
@@ -84,7 +100,7 @@ final class CalibrateCommand implements Callable<Integer> {
     double pdB = average ? pb.average() : pb.maximum();
     double epsilonB = PrivacyRatio.matchingEpsilon(epsilonA, pdA, pdB);
     String agg = average ? "avg" : "max";
-    System.out.printf(Locale.ROOT, "vocabulary: %,d words (%s)%n", model.embeddings().size(), modelOptions.model);
+    System.out.printf(Locale.ROOT, "vocabulary: %,d words (%s)%n", model.embeddings().size(), modelName);
     System.out.printf(Locale.ROOT, "A: %s — %s metric, P_d^avg = %.6g, P_d^max = %.6g%n", a.describe(), pa.metric(), pa.average(), pa.maximum());
     System.out.printf(Locale.ROOT, "B: %s — %s metric, P_d^avg = %.6g, P_d^max = %.6g%n", b.name(), pb.metric(), pb.average(), pb.maximum());
     System.out.printf(Locale.ROOT, "privacy ratio R = P_dA/P_dB (%s) = %.6g%n", agg, pdA / pdB);
@@ -103,7 +119,7 @@ final class CalibrateCommand implements Callable<Integer> {
     double z = PrivacyRatio.zScore(confidence);
     String level = new java.math.BigDecimal(Double.toString(100 * confidence)).stripTrailingZeros().toPlainString() + "%";
     System.out.printf(Locale.ROOT, "vocabulary: %,d words (%s); sampled: %,d uniform ordered pairs per metric, "
-        + "seeds %d and %d%n", model.embeddings().size(), modelOptions.model, samplePairs, seed, seed + 1);
+        + "seeds %d and %d%n", model.embeddings().size(), modelName, samplePairs, seed, seed + 1);
     print("A", a.describe(), ea, z, level);
     print("B", b.name(), eb, z, level);
     System.out.printf(Locale.ROOT, "privacy ratio R = P_dA/P_dB (avg) ≈ %.6g ± %.3g (%s interval [%.6g, %.6g])%n",

@@ -24,7 +24,7 @@ import picocli.CommandLine;
  *
  * The RNG key comes from the cluster, like every other source of configuration: an environment
  * variable ({@code spark_env_vars: {"DPTEXT_KEY": "{{secrets/dptext/rng-key}}"}}) or the Spark conf
- * {@code spark.dptext.rng.secret {{secrets/dptext/rng-key}}}. Databricks resolves the secret reference
+ * {@code spark.dptext.secretKey {{secrets/dptext/rng-key}}}. Databricks resolves the secret reference
  * when the cluster starts, so the key is in neither the job definition nor its parameters.
  */
 public final class DatabricksTask {
@@ -46,7 +46,7 @@ public final class DatabricksTask {
     SparkSession.builder().getOrCreate();
     StringWriter errors = new StringWriter();
     PrintWriter err = new PrintWriter(new TeeWriter(new PrintWriter(System.err, true), errors), true);
-    CommandLine cli = new CommandLine(new DpTextJob());
+    CommandLine cli = DpTextJob.commandLine();
     cli.setErr(err);
     int code = DpTextJob.execute(cli, args);
     err.flush();

@@ -27,7 +27,21 @@ public final class DpTextJob implements Runnable {
 
   /** Runs the job and returns its exit code (the Spark session is left for the caller). */
   public static int execute(String... args) {
-    return execute(new CommandLine(new DpTextJob()), args);
+    return execute(commandLine(), args);
+  }
+
+  /**
+   * The job's command line: the annotated commands, plus, for each command that takes settings, one
+   * option per setting of the table ({@link SettingOptions}).
+   */
+  static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new DpTextJob());
+    for (CommandLine sub : cli.getSubcommands().values()) {
+      if (sub.getCommand() instanceof SettingOptions.Command c) {
+        SettingOptions.addTo(sub.getCommandSpec(), c.settings());
+      }
+    }
+    return cli;
   }
 
   /**

@@ -2,7 +2,10 @@ package dev.dptext.job;
 
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
-import dev.dptext.spark.PrivacyStatistics;
+import dev.dptext.config.Setting;
+import dev.dptext.evaluation.PrivacyStatistics;
+import dev.dptext.spark.DpTextOptions;
+import dev.dptext.spark.Settings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,21 +14,24 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code privacy-stats}: the papers' N_w / S_w table for several mechanisms and ε, computed on Spark.
  * Mechanisms are given as {@code name[:param=value,...]}, e.g. {@code laplace},
- * {@code mahalanobis:lambda=0.5}, {@code vickrey:t=0.5}, {@code vickrey-topk:t=0;0.5;1}.
+ * {@code mahalanobis:lambda=0.5}, {@code vickrey:t=0.5}, {@code vickrey-topk:t=0;0.5;1}: the form
+ * {@link MechanismSpec#parse} reads, with the parameters of the mechanism registry.
  */
 @Command(name = "privacy-stats", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Per-word privacy statistics (N_w: %% of runs that keep the word; S_w: distinct outputs) over a vocabulary sample.")
-final class PrivacyStatsCommand implements Callable<Integer> {
+final class PrivacyStatsCommand implements Callable<Integer>, SettingOptions.Command {
+  @Spec CommandSpec spec;
+
   @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Properties file of option defaults.")
   Path config;
 
-  @Mixin ModelOptions modelOptions;
 
   @Option(names = "--mechanisms", paramLabel = "SPEC", split = " ", defaultValue = "laplace mahalanobis:lambda=0.5 mahalanobis:lambda=1 vickrey:t=0.5",
       description = "Space-separated mechanisms, name[:param=value,...]. Default: ${DEFAULT-VALUE}.")
@@ -48,9 +54,15 @@ final class PrivacyStatsCommand implements Callable<Integer> {
   Path output;
 
   @Override
+  public List<Setting<?>> settings() {
+    return Settings.MODEL_SETTINGS;
+  }
+
+  @Override
   public Integer call() throws Exception {
     SparkSession spark = JobSession.get();
-    DpTextModel model = modelOptions.load(spark);
+    DpTextOptions options = SettingOptions.read(spec, settings());
+    DpTextModel model = ModelOptions.load(spark, options);
     List<MechanismSpec> specs = new ArrayList<>();
     for (double eps : epsilons) {
       for (String m : mechanisms) {
@@ -59,7 +71,7 @@ final class PrivacyStatsCommand implements Callable<Integer> {
     }
     StringBuilder table = new StringBuilder();
     table.append(String.format(Locale.ROOT, "Model %s: %,d words × %d; %d words sampled evenly by rank, %d runs each, seed %d.%n%n",
-        modelOptions.model, model.embeddings().size(), model.embeddings().dim(), words, runs, seed));
+        options.get(Settings.MODEL), model.embeddings().size(), model.embeddings().dim(), words, runs, seed));
     table.append("| mechanism | N_w: % kept, mean ± sd (p5 / p50 / p95) | S_w: distinct outputs, mean ± sd (p5 / p50 / p95) |\n");
     table.append("|---|---|---|\n");
     System.out.print(table);
@@ -76,39 +88,12 @@ final class PrivacyStatsCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** A mechanism of {@code --mechanisms} ({@code name[:param=value,...]}) at {@code epsilon} unless it gives one. */
   static MechanismSpec parse(String text, double epsilon) {
-    String[] parts = text.split(":", 2);
-    String name = parts[0];
-    double lambda = Double.NaN;
-    List<Double> t = List.of();
-    double w = 0.9;
-    double p = 0.3;
-    int bits = MechanismSpec.DEFAULT_BRR_BITS;
-    if (parts.length > 1) {
-      for (String kv : parts[1].split(",")) {
-        String[] e = kv.split("=", 2);
-        if (e.length != 2) {
-          throw new JobException(ExitCode.USAGE, "Bad mechanism parameter '" + kv + "' in '" + text + "'; use name:param=value");
-        }
-        try {
-          switch (e[0].strip()) {
-            case "lambda" -> lambda = Double.parseDouble(e[1]);
-            case "t" -> t = java.util.Arrays.stream(e[1].split(";")).map(String::strip).map(Double::valueOf).toList();
-            case "w" -> w = Double.parseDouble(e[1]);
-            case "p" -> p = Double.parseDouble(e[1]);
-            case "bits" -> bits = Integer.parseInt(e[1].strip());
-            default -> throw new JobException(ExitCode.USAGE,
-                "Unknown mechanism parameter '" + e[0] + "' in '" + text + "'; use lambda, t, w, p or bits");
-          }
-        } catch (NumberFormatException ex) {
-          throw new JobException(ExitCode.USAGE, "Parameter '" + kv + "' in '" + text + "' is not a number");
-        }
-      }
-    }
     try {
-      return new MechanismSpec(name, epsilon, w, p, lambda, t, bits);
-    } catch (IllegalArgumentException ex) {
-      throw new JobException(ExitCode.USAGE, ex.getMessage());
+      return MechanismSpec.parse(text, java.util.Map.of("epsilon", epsilon));
+    } catch (IllegalArgumentException e) {
+      throw new JobException(ExitCode.USAGE, e.getMessage());
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.dptext.job;
 
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.spark.DpTextOptions;
+import dev.dptext.spark.Settings;
 import dev.dptext.spark.TokenAccumulators;
 import java.util.Locale;
 
@@ -29,10 +30,10 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     a.put("dptext.epsilon", Double.toString(m.epsilon()));
     a.put("dptext.parameters", m.describe());
     a.put("dptext.guarantee", guarantee);
-    a.put("dptext.model", options.modelSource());
+    a.put("dptext.model", options.get(Settings.MODEL));
     a.put("dptext.modelSha256", modelHash);
     a.put("dptext.wordFrequencies", frequencySource);
-    a.put("dptext.idMode", options.idMode().name().toLowerCase(Locale.ROOT));
+    a.put("dptext.idMode", options.get(Settings.ID_MODE));
     return a;
   }
 
@@ -91,11 +92,11 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     s.append(String.format(Locale.ROOT, "  tokens changed     %,d (%.1f%%)%n", counters.changed(), pct(counters.changed(), tokens)));
     s.append(String.format(Locale.ROOT, "  out of vocabulary  %,d (%.1f%%)%n", counters.outOfVocabulary(), pct(counters.outOfVocabulary(), tokens)));
     s.append(String.format(Locale.ROOT, "  mechanism          %s%n", m.describe()));
-    s.append(String.format(Locale.ROOT, "  model              %s (sha256 %s)%n", options.modelSource(), modelHash));
-    if (m.name().equals(MechanismSpec.SANTEXT_PLUS)) {
+    s.append(String.format(Locale.ROOT, "  model              %s (sha256 %s)%n", options.get(Settings.MODEL), modelHash));
+    if (m.definition().usesFrequencyRanks()) {
       s.append(String.format(Locale.ROOT, "  word frequencies   %s%n", frequencySource));
     }
-    s.append(String.format(Locale.ROOT, "  randomness         id mode %s%n", options.idMode().name().toLowerCase(Locale.ROOT)));
+    s.append(String.format(Locale.ROOT, "  randomness         id mode %s%n", options.get(Settings.ID_MODE)));
     s.append(String.format(Locale.ROOT, "  elapsed            %.1f s%n", seconds));
     s.append(String.format(Locale.ROOT, "  throughput         %,.0f tokens/s, %,.0f rows/s", tokens / seconds, rowsIn / seconds));
     return s.toString();

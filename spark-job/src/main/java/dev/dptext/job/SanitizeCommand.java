@@ -1,11 +1,14 @@
 package dev.dptext.job;
 
+import dev.dptext.config.Setting;
+import dev.dptext.config.ValueType;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.spark.CorpusFrequencies;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.IdMode;
 import dev.dptext.spark.SessionSecret;
+import dev.dptext.spark.Settings;
 import dev.dptext.spark.TokenAccumulators;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -19,13 +22,16 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code sanitize}: read a table, rewrite its text column with a DP mechanism, write Delta or Parquet. */
 @Command(name = "sanitize", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Sanitize the text column of a table with a differentially private mechanism.")
-final class SanitizeCommand implements Callable<Integer> {
+final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command {
+  @Spec CommandSpec spec;
+
   @Option(names = {"-c", "--config"}, paramLabel = "FILE",
       description = "Properties file of option defaults (keys = long option names); command-line options override it.")
   Path config;
@@ -103,76 +109,9 @@ final class SanitizeCommand implements Callable<Integer> {
   String outputColumn;
 
   @Option(names = "--id-column", paramLabel = "NAME",
-      description = "A stable, unique row id that keys each row's randomness (recommended).")
+      description = "A stable, unique row id that keys each row's randomness (recommended; with --id-mode column, "
+          + "the default).")
   String idColumn;
-
-  @Option(names = "--id-mode", paramLabel = "MODE",
-      description = "column (default when --id-column is given), content-hash (equal texts get equal "
-          + "outputs) or fresh (not reproducible). Required when there is no id column.")
-  String idMode;
-
-  @Option(names = "--mechanism", paramLabel = "NAME", defaultValue = "santext+",
-      description = "santext, santext+, laplace, mahalanobis, vickrey, vickrey-topk or brr. Default: ${DEFAULT-VALUE}.")
-  String mechanism;
-
-  @Option(names = "--epsilon", paramLabel = "ε", defaultValue = "3", description = "Privacy parameter ε > 0. Default: ${DEFAULT-VALUE}.")
-  double epsilon;
-
-  @Option(names = "--w", paramLabel = "W", defaultValue = "0.9",
-      description = "SanText+: fraction of least frequent words that are sensitive. Default: ${DEFAULT-VALUE}.")
-  double w;
-
-  @Option(names = "--p", paramLabel = "P", defaultValue = "0.3",
-      description = "SanText+: probability of replacing a non-sensitive word. Default: ${DEFAULT-VALUE}.")
-  double p;
-
-  @Option(names = "--lambda", paramLabel = "λ",
-      description = "Mahalanobis regularisation λ in [0, 1] (mahalanobis: default 0.5; vickrey's noise: "
-          + "default 0 = Laplace noise).")
-  Double lambda;
-
-  @Option(names = "--t", paramLabel = "T", split = ",",
-      description = "Vickrey threshold t in [0, 1] (default 0.5), or t_1,...,t_k for vickrey-topk.")
-  java.util.List<Double> t;
-
-  @Option(names = "--bits", paramLabel = "N", defaultValue = "256",
-      description = "BRR: bits per binary code. Default: ${DEFAULT-VALUE}.")
-  int bits;
-
-  @Mixin ModelOptions modelOptions;
-
-  @Option(names = "--oov", paramLabel = "POLICY", defaultValue = "random",
-      description = "Out-of-vocabulary tokens: random (default; a uniform vocabulary word), placeholder, "
-          + "or keep (UNSAFE: emitted verbatim).")
-  String oov;
-
-  @Option(names = "--oov-placeholder", paramLabel = "TOKEN", defaultValue = "<unk>",
-      description = "The placeholder for --oov placeholder. Default: ${DEFAULT-VALUE}.")
-  String oovPlaceholder;
-
-  @Option(names = "--case", paramLabel = "POLICY", defaultValue = "vocabulary",
-      description = "vocabulary (default; output spelled as in the vocabulary) or restore (copies the "
-          + "input's capitalisation: outside the guarantee).")
-  String casePolicy;
-
-  @Option(names = "--purpose", paramLabel = "LABEL", defaultValue = "dptext",
-      description = "Separates the random streams of different uses of the same rows. Default: ${DEFAULT-VALUE}.")
-  String purpose;
-
-  @Option(names = "--key-env", paramLabel = "VAR", defaultValue = DpTextOptions.DEFAULT_KEY_ENV,
-      description = "Environment variable holding the RNG key. Default: ${DEFAULT-VALUE}.")
-  String keyEnv;
-
-  @Option(names = "--key-file", paramLabel = "FILE", description = "File holding the RNG key (instead of --key-env).")
-  String keyFile;
-
-  @Option(names = "--key-secret", paramLabel = "SCOPE/KEY",
-      description = "On Databricks: the secret scope and key holding the RNG key (read through dbutils).")
-  String keySecret;
-
-  @Option(names = "--fresh-randomness",
-      description = "Run without a key, with fresh randomness: re-runs and retried tasks give different output.")
-  boolean freshRandomness;
 
   @Option(names = "--frequency-source", paramLabel = "SOURCE", defaultValue = "embeddings",
       description = "SanText+'s word frequencies: embeddings (default; the embedding file's public rank) "
@@ -197,6 +136,12 @@ final class SanitizeCommand implements Callable<Integer> {
   @Option(names = "--show", paramLabel = "N", defaultValue = "0",
       description = "Print N rows of the output after the run (for demos). Default: ${DEFAULT-VALUE}.")
   int show;
+
+  /** Every setting of the table but the key itself (the mechanism, its parameters, the model, the key's source). */
+  @Override
+  public List<Setting<?>> settings() {
+    return Settings.options();
+  }
 
   @Override
   public Integer call() {
@@ -223,8 +168,9 @@ final class SanitizeCommand implements Callable<Integer> {
     if (rejects != null) {
       checkRejectsPath(spark);
     }
-    DpText.Builder builder = sanitizer(spark); // validates options and resolves the key before any reading
-    IdMode ids = idModeValue();
+    DpTextOptions options = SettingOptions.read(spec, settings());
+    IdMode ids = idModeValue(options.idMode());
+    DpText.Builder builder = sanitizer(spark, options); // resolves the key before any reading
     java.util.Optional<String> done = TableWriter.alreadyCommitted(spark, target);
     if (done.isPresent()) {
       System.out.println("dptext: " + done.get());
@@ -273,7 +219,7 @@ final class SanitizeCommand implements Callable<Integer> {
           rejected, counts.malformed(), counts.nullIds(), rejects);
     }
     Dataset<Row> in = spread(spark, input.accepted());
-    DpTextModel model = privateCorpusModel(spark, in, text);
+    DpTextModel model = privateCorpusModel(spark, options, in, text);
     if (model != null) {
       builder.model(model);
     }
@@ -287,9 +233,9 @@ final class SanitizeCommand implements Callable<Integer> {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
     String frequencies = model != null ? CorpusFrequencies.LABEL : "embeddings (public rank of the embedding file)";
-    String hash = model != null ? model.hash() : modelHash(spark);
+    String hash = model != null ? model.hash() : ModelOptions.load(spark, options).hash();
     Map<String, String> audit = new LinkedHashMap<>(
-        RunSummary.audit(builder.options(), builder.guarantee(spark), hash, frequencies));
+        RunSummary.audit(builder.options(), builder.guarantee(), hash, frequencies));
     inPlaceRun.note().ifPresent(n -> audit.put(InPlace.PROPERTY, n));
     TableWriter.Result written;
     LOG.info("phase: writing {} rows", counts.rows() - counts.rejected());
@@ -393,12 +339,12 @@ final class SanitizeCommand implements Callable<Integer> {
   }
 
   /** The model re-ranked by the input's own word counts, when that opt-in is chosen; else null. */
-  private DpTextModel privateCorpusModel(SparkSession spark, Dataset<Row> in, String column) {
+  private DpTextModel privateCorpusModel(SparkSession spark, DpTextOptions options, Dataset<Row> in, String column) {
     switch (frequencySource.strip().toLowerCase(java.util.Locale.ROOT)) {
       case "embeddings":
         return null;
       case "private-corpus":
-        DpTextModel base = modelOptions.load(spark);
+        DpTextModel base = ModelOptions.load(spark, options);
         org.slf4j.LoggerFactory.getLogger(SanitizeCommand.class).warn(
             "SanText+ sensitive set from the PRIVATE corpus's word counts: outside the DP guarantee");
         return CorpusFrequencies.rerank(base, CorpusFrequencies.count(in, column, base.embeddings()));
@@ -408,69 +354,32 @@ final class SanitizeCommand implements Callable<Integer> {
     }
   }
 
-  private String modelHash(SparkSession spark) {
-    return modelOptions.load(spark).hash();
+  /** The id mode, checked against --id-column: column mode needs one, the others must not have one. */
+  private IdMode idModeValue(IdMode mode) {
+    if (mode == IdMode.COLUMN && idColumn == null) {
+      throw new JobException(ExitCode.USAGE,
+          "No --id-column. Name a stable, unique id column (recommended), or choose explicitly with "
+              + "--id-mode content-hash (reproducible; equal texts get equal outputs) or --id-mode fresh "
+              + "(not reproducible); see README 'Randomness'");
+    }
+    if (mode != IdMode.COLUMN && idColumn != null) {
+      throw new JobException(ExitCode.USAGE,
+          "--id-column is given but --id-mode is " + ValueType.label(mode) + "; drop one of them");
+    }
+    return mode;
   }
 
-  private IdMode idModeValue() {
-    if (idMode != null) {
-      IdMode m = IdMode.parse(idMode);
-      if (m == IdMode.COLUMN && idColumn == null) {
-        throw new JobException(ExitCode.USAGE, "--id-mode column needs --id-column NAME");
-      }
-      if (m != IdMode.COLUMN && idColumn != null) {
-        throw new JobException(ExitCode.USAGE,
-            "--id-column is given but --id-mode is " + idMode + "; drop one of them");
-      }
-      return m;
-    }
-    if (idColumn != null) {
-      return IdMode.COLUMN;
-    }
-    throw new JobException(ExitCode.USAGE,
-        "No --id-column. Name a stable, unique id column (recommended), or choose explicitly with "
-            + "--id-mode content-hash (reproducible; equal texts get equal outputs) or --id-mode fresh "
-            + "(not reproducible); see README 'Randomness'");
-  }
-
-  DpText.Builder sanitizer(SparkSession spark) {
-    Map<String, String> conf = new LinkedHashMap<>();
-    conf.put(DpTextOptions.MODEL, modelOptions.model);
-    conf.put(DpTextOptions.VOCAB_SIZE, Integer.toString(modelOptions.vocabSize));
-    conf.put(DpTextOptions.NEIGHBOURS, Integer.toString(modelOptions.neighbours));
-    conf.put(DpTextOptions.MECHANISM, mechanism);
-    conf.put(DpTextOptions.EPSILON, Double.toString(epsilon));
-    conf.put(DpTextOptions.W, Double.toString(w));
-    conf.put(DpTextOptions.P, Double.toString(p));
-    conf.put(DpTextOptions.BITS, Integer.toString(bits));
-    if (lambda != null) {
-      conf.put(DpTextOptions.LAMBDA, Double.toString(lambda));
-    }
-    if (t != null && !t.isEmpty()) {
-      conf.put(DpTextOptions.T, t.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")));
-    }
-    conf.put(DpTextOptions.OOV, oov);
-    conf.put(DpTextOptions.OOV_PLACEHOLDER, oovPlaceholder);
-    conf.put(DpTextOptions.CASE, casePolicy);
-    conf.put(DpTextOptions.PURPOSE, purpose);
-    conf.put(DpTextOptions.SECRET_ENV, keyEnv);
-    if (keyFile != null) {
-      conf.put(DpTextOptions.SECRET_FILE, keyFile);
-    }
-    if (keySecret != null) {
-      conf.put(DpTextOptions.SECRET_DATABRICKS, keySecret);
-    }
-    conf.put(DpTextOptions.FRESH, Boolean.toString(freshRandomness));
-    DpTextOptions options;
+  /** The DataFrame-API sanitizer of these options, with the key resolved now (before any data is read). */
+  static DpText.Builder sanitizer(SparkSession spark, DpTextOptions options) {
     try {
-      // A key in the application's Spark conf (spark.dptext.rng.secret, redacted by Spark) wins.
-      SessionSecret.get(spark).ifPresent(v -> conf.put(DpTextOptions.SECRET, v));
-      options = DpTextOptions.fromMap(conf);
-      options.resolveKey(); // fail before reading any data
+      // A key in the application's Spark conf (spark.dptext.secretKey, redacted by Spark) wins.
+      java.util.Optional<String> secret = SessionSecret.get(spark);
+      DpTextOptions o = secret.isPresent() ? options.with(Settings.SECRET_KEY, secret.get()) : options;
+      o.resolveKey();
+      return DpText.sanitizer(o);
     } catch (IllegalArgumentException e) {
       throw new JobException(ExitCode.USAGE, e.getMessage());
     }
-    return DpText.sanitizer(options);
   }
 
   private DataFormat resolvedInputFormat() {

@@ -119,7 +119,7 @@ class DatabricksTaskTest {
     // The configuration it names is the one in conf/, and every key in it is a sanitize option.
     Path local = Path.of("../conf").resolve(Path.of(config).getFileName());
     assertTrue(Files.exists(local), "conf/ has no " + local.getFileName());
-    CommandLine sanitizeCommand = new CommandLine(new DpTextJob()).getSubcommands().get("sanitize");
+    CommandLine sanitizeCommand = DpTextJob.commandLine().getSubcommands().get("sanitize");
     ConfigFile.load(local).validateAgainst(sanitizeCommand.getCommandSpec());
     assertFalse(Files.readString(local).matches("(?s).*[0-9a-fA-F]{32}.*"), "a key-like value in " + local);
   }

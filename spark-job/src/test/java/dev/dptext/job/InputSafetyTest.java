@@ -217,15 +217,15 @@ class InputSafetyTest {
     try (LogCapture logs = new LogCapture()) {
       // The key set on the running session is refused before any job runs: Spark would copy it,
       // unredacted, into every job's properties in the event log (SessionSecret).
-      spark.conf().set("spark.dptext.rng.secret", KEY);
+      spark.conf().set("spark.dptext.secretKey", KEY);
       DpTextJobTest.Run refused;
       try {
         refused = sanitize(input, tmp.resolve("canary-refused").toString());
       } finally {
-        spark.conf().unset("spark.dptext.rng.secret");
+        spark.conf().unset("spark.dptext.secretKey");
       }
       assertEquals(2, refused.exitCode(), refused.err());
-      assertTrue(refused.err().contains("RESET spark.dptext.rng.secret"), refused.err());
+      assertTrue(refused.err().contains("RESET spark.dptext.secretKey"), refused.err());
       DpTextJobTest.Run ok = sanitize(input, tmp.resolve("canary-out").toString());
       assertEquals(0, ok.exitCode(), ok.err());
       DpTextJobTest.Run bad = sanitize(broken, tmp.resolve("canary-bad").toString());

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.dptext.spark.DpTextOptions;
+import dev.dptext.spark.Settings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Each notebook runs in its own session (as on Databricks), on a simulated cluster configured as
  * the notebooks' prerequisites say: a secret scope {@code dptext} with the key {@code rng-key}, and
- * the cluster Spark conf {@code spark.dptext.rng.secret {{secrets/dptext/rng-key}}} already resolved.
+ * the cluster Spark conf {@code spark.dptext.secretKey {{secrets/dptext/rng-key}}} already resolved.
  * Scala cells also find stand-ins for {@code dbutils.secrets} and {@code display} (a test fixture:
  * {@code databricks-runtime-stand-ins.scala}). Every notebook must end with the Delta table
  * {@value #SANITIZED_TABLE} holding one sanitized row per row of the view {@value #SAMPLE_VIEW}.
@@ -123,7 +123,7 @@ class NotebooksTest {
     SparkSession session = cluster.newSession();
     // The cluster's Spark config names the secret; dbutils (a stand-in here) reads it.
     com.databricks.dbutils_v1.DBUtilsHolder$.SECRETS.putAll(SECRET_SCOPES);
-    session.conf().set(DpTextOptions.SECRET_DATABRICKS, "dptext/rng-key");
+    session.conf().set(Settings.DATABRICKS_SECRET.confKey(), "dptext/rng-key");
     SparkSession.setActiveSession(session);
     boolean scalaStarted = false;
     StringBuilder printed = new StringBuilder();

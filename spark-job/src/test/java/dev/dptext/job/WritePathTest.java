@@ -199,7 +199,7 @@ class WritePathTest {
     Map<String, String> props = scala.jdk.javaapi.CollectionConverters.asJava(spark.sql(
         "DESCRIBE DETAIL delta.`" + table + "`").select("properties").first().<String, String>getMap(0));
     assertTrue(props.get(InPlace.PROPERTY).startsWith("keep-history"), props.toString());
-    assertEquals("santext+", props.get("dptext.mechanism"));
+    assertEquals("santext", props.get("dptext.mechanism"));
   }
 
   @Test

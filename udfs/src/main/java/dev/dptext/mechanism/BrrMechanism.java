@@ -2,8 +2,15 @@ package dev.dptext.mechanism;
 
 import dev.dptext.embedding.BinaryCodes;
 import dev.dptext.random.RandomStream;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.Locale;
+import dev.dptext.config.ValueType;
+import dev.dptext.config.Setting;
+import dev.dptext.config.Check;
+import java.util.List;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.embedding.WordMetric;
+import static dev.dptext.mechanism.MechanismDefinition.EPSILON;
+import dev.dptext.mechanism.MechanismDefinition.Parameter;
 
 /**
  * BRR, binary embeddings over randomized response (Carvalho et al.): take the word's n-bit code
@@ -23,6 +30,41 @@ import java.util.Map;
 public final class BrrMechanism implements WordMechanism {
   private static final long serialVersionUID = 2L;
 
+  /** n: the code length in bits. */
+  public static final Setting<Integer> BITS = Setting.define("bits").symbol("n")
+      .doc("BRR: the length n of the words' binary codes, in bits.")
+      .hint("the paper uses 256")
+      .createWithDefault(ValueType.INT, Check.between(1, 4096), 256);
+
+  /** BRR: ε, n. */
+  public static final MechanismDefinition DEFINITION = new MechanismDefinition("brr", List.of(),
+      "BRR (Carvalho et al.): the word's n-bit code (random hyperplanes on the centred embeddings, public "
+          + "seed); each bit kept with probability e^ε/(1+e^ε), else flipped; the Hamming-nearest word (exact, "
+          + "ties to the lower rank). Hamming distances (0..n) are not on the Euclidean scale: match ε across "
+          + "metrics with calibrate.",
+      List.of(Parameter.of(EPSILON), Parameter.of(BITS))) {
+    @Override
+    public WordMechanism build(MechanismSpec spec, DpTextModel model) {
+      return new BrrMechanism(model.binaryCodes(spec.get(BITS)), spec.epsilon());
+    }
+
+    @Override
+    public WordMetric metric(MechanismSpec spec, DpTextModel model) {
+      return WordMetric.hamming(model.binaryCodes(spec.get(BITS)));
+    }
+
+    @Override
+    protected String guarantee(Rendering r) {
+      return "BRR: " + r.text(EPSILON) + "·d_Hamming metric DP per token over " + r.text(BITS) + "-bit codes "
+          + "(randomized response per bit; the Hamming-nearest word is post-processing)";
+    }
+
+    @Override
+    public String describe(MechanismSpec spec) {
+      return String.format(Locale.ROOT, "brr ε=%s, %d bits", spec.epsilon(), spec.get(BITS));
+    }
+  };
+
   private final BinaryCodes codes;
   private final double epsilon;
   private final double flipProbability;
@@ -30,9 +72,7 @@ public final class BrrMechanism implements WordMechanism {
   private final boolean[] flipDigits;
 
   public BrrMechanism(BinaryCodes codes, double epsilon) {
-    if (!(epsilon > 0) || Double.isInfinite(epsilon)) {
-      throw new IllegalArgumentException("epsilon must be positive and finite, got " + epsilon);
-    }
+    MechanismDefinition.EPSILON.check(epsilon);
     this.codes = codes;
     this.epsilon = epsilon;
     this.flipProbability = 1 / (1 + Math.exp(epsilon));
@@ -149,18 +189,5 @@ public final class BrrMechanism implements WordMechanism {
     return "brr";
   }
 
-  @Override
-  public Map<String, Object> parameters() {
-    Map<String, Object> p = new LinkedHashMap<>();
-    p.put("epsilon", epsilon);
-    p.put("bits", codes.bits());
-    return p;
-  }
 
-  @Override
-  public String guarantee() {
-    return "BRR: " + epsilon + "·d_Hamming metric DP per token over " + codes.bits()
-        + "-bit codes (randomized response per bit, Hamming-nearest word); token count, layout and "
-        + "verbatim opt-ins are not covered";
-  }
 }

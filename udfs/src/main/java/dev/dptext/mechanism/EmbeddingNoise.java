@@ -18,9 +18,7 @@ final class EmbeddingNoise implements Serializable {
   private final double[] transform;
 
   private EmbeddingNoise(int m, double epsilon, double[] transform) {
-    if (!(epsilon > 0) || Double.isInfinite(epsilon)) {
-      throw new IllegalArgumentException("epsilon must be positive and finite, got " + epsilon);
-    }
+    MechanismDefinition.EPSILON.check(epsilon);
     this.m = m;
     this.epsilon = epsilon;
     this.transform = transform;

@@ -47,9 +47,7 @@ final class ExponentialNeighbourSampler implements Serializable {
   private final double[] uniformBranch;
 
   ExponentialNeighbourSampler(Embeddings embeddings, NeighbourTable table, double epsilon) {
-    if (!(epsilon > 0) || Double.isInfinite(epsilon)) {
-      throw new IllegalArgumentException("epsilon must be positive and finite, got " + epsilon);
-    }
+    MechanismDefinition.EPSILON.check(epsilon);
     if (table.size() != embeddings.size()) {
       throw new IllegalArgumentException(
           "the neighbour table has " + table.size() + " rows for " + embeddings.size() + " words");

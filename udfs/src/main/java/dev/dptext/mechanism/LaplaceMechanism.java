@@ -3,8 +3,11 @@ package dev.dptext.mechanism;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NearestWords;
 import dev.dptext.random.RandomStream;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.List;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.embedding.WordMetric;
+import static dev.dptext.mechanism.MechanismDefinition.EPSILON;
+import dev.dptext.mechanism.MechanismDefinition.Parameter;
 
 /**
  * The multivariate Laplace mechanism ("Madlib", Feyisetan et al. 2020; CMP, Fernandes et al. 2019):
@@ -21,6 +24,29 @@ import java.util.Map;
 public final class LaplaceMechanism extends NoisyEmbeddingMechanism {
   private static final long serialVersionUID = 1L;
 
+  /** The multivariate Laplace mechanism: ε only. */
+  public static final MechanismDefinition DEFINITION = new MechanismDefinition("laplace",
+      List.of("madlib", "multivariate-laplace"),
+      "Multivariate Laplace (\"Madlib\", Feyisetan et al. 2020): y = argmin_y ‖φ(y) − (φ(x) + Z)‖, Z = R·U, "
+          + "R ~ Gamma(m, 1/ε), U uniform on the unit sphere (density ∝ exp(−ε‖z‖)).",
+      List.of(Parameter.of(EPSILON))) {
+    @Override
+    public WordMechanism build(MechanismSpec spec, DpTextModel model) {
+      return new LaplaceMechanism(model.embeddings(), model.nearestWords(), spec.epsilon());
+    }
+
+    @Override
+    public WordMetric metric(MechanismSpec spec, DpTextModel model) {
+      return WordMetric.euclidean(model.embeddings());
+    }
+
+    @Override
+    protected String guarantee(Rendering r) {
+      return "multivariate Laplace: " + r.text(EPSILON) + "·d_Euclidean metric DP per token (noise ∝ exp(−ε‖z‖); "
+          + "the nearest-word step is post-processing)";
+    }
+  };
+
   public LaplaceMechanism(Embeddings embeddings, NearestWords nearest, double epsilon) {
     super(embeddings, nearest, EmbeddingNoise.laplace(embeddings.dim(), epsilon), 1);
   }
@@ -35,16 +61,5 @@ public final class LaplaceMechanism extends NoisyEmbeddingMechanism {
     return "laplace";
   }
 
-  @Override
-  public Map<String, Object> parameters() {
-    Map<String, Object> p = new LinkedHashMap<>();
-    p.put("epsilon", epsilon());
-    return p;
-  }
 
-  @Override
-  public String guarantee() {
-    return "multivariate Laplace: " + epsilon() + "·d_Euclidean metric DP per token (noise ∝ exp(-ε‖z‖), "
-        + "nearest word); token count, layout and verbatim opt-ins are not covered";
-  }
 }

@@ -4,8 +4,14 @@ import dev.dptext.embedding.EmbeddingCovariance;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NearestWords;
 import dev.dptext.random.RandomStream;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import dev.dptext.config.ValueType;
+import dev.dptext.config.Setting;
+import dev.dptext.config.Check;
+import java.util.List;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.embedding.WordMetric;
+import static dev.dptext.mechanism.MechanismDefinition.EPSILON;
+import dev.dptext.mechanism.MechanismDefinition.Parameter;
 
 /**
  * The regularized Mahalanobis mechanism (Xu et al., "A Differentially Private Text Perturbation
@@ -22,6 +28,44 @@ import java.util.Map;
  */
 public final class MahalanobisMechanism extends NoisyEmbeddingMechanism {
   private static final long serialVersionUID = 1L;
+
+  /** λ: the regularisation of the covariance (shared with Vickrey's Mahalanobis noise). */
+  public static final Setting<Double> LAMBDA = Setting.define("lambda").symbol("λ")
+      .doc("The regularisation λ in [0, 1] of the Mahalanobis noise (λΣ + (1 − λ)I); 0 is spherical Laplace noise.")
+      .hint("0 is Laplace noise, 1 the plain covariance")
+      .withoutDefaultMeaning("the mechanism's")
+      .createOptional(ValueType.DOUBLE, Check.unitInterval());
+
+  /** The regularized Mahalanobis mechanism: ε, λ (default 0.5). */
+  public static final MechanismDefinition DEFINITION = new MechanismDefinition("mahalanobis", List.of(),
+      "Regularized Mahalanobis (Xu et al. 2020): as laplace with Z = R·(λΣ + (1 − λ)I)^{1/2}·U, Σ the "
+          + "embeddings' covariance scaled to trace m; d_RM(x,x') = √((φ(x)−φ(x'))ᵀ(λΣ + (1 − λ)I)^{-1}(φ(x)−φ(x'))); "
+          + "λ = 0 is laplace.",
+      List.of(Parameter.of(EPSILON), Parameter.withDefault(LAMBDA, 0.5))) {
+    @Override
+    public WordMechanism build(MechanismSpec spec, DpTextModel model) {
+      return new MahalanobisMechanism(model.embeddings(), model.nearestWords(), model.covariance(), spec.epsilon(),
+          spec.get(LAMBDA));
+    }
+
+    @Override
+    public WordMetric metric(MechanismSpec spec, DpTextModel model) {
+      return metricOf(model, spec.get(LAMBDA));
+    }
+
+    @Override
+    protected String guarantee(Rendering r) {
+      return "Mahalanobis: " + r.text(EPSILON) + "·d_RM metric DP per token (regularized Mahalanobis norm"
+          + (r.isSymbolic() ? "" : ", λ=" + r.text(LAMBDA)) + "; the nearest-word step is post-processing)";
+    }
+  };
+
+  /** The metric of noise regularized by λ: d_RM, which for λ = 0 is the Euclidean distance. */
+  static WordMetric metricOf(DpTextModel model, double lambda) {
+    return lambda > 0
+        ? WordMetric.regularizedMahalanobis(model.embeddings(), model.covariance(), lambda)
+        : WordMetric.euclidean(model.embeddings());
+  }
 
   private final double lambda;
 
@@ -42,17 +86,5 @@ public final class MahalanobisMechanism extends NoisyEmbeddingMechanism {
     return "mahalanobis";
   }
 
-  @Override
-  public Map<String, Object> parameters() {
-    Map<String, Object> p = new LinkedHashMap<>();
-    p.put("epsilon", epsilon());
-    p.put("lambda", lambda);
-    return p;
-  }
 
-  @Override
-  public String guarantee() {
-    return "Mahalanobis: " + epsilon() + "·d_RM metric DP per token (regularized Mahalanobis norm, λ="
-        + lambda + "); token count, layout and verbatim opt-ins are not covered";
-  }
 }

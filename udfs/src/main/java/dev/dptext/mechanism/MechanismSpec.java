@@ -1,190 +1,197 @@
 package dev.dptext.mechanism;
 
+import dev.dptext.config.Setting;
+import dev.dptext.embedding.WordMetric;
 import dev.dptext.model.DpTextModel;
 import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
+import java.util.Map;
 
 /**
- * A mechanism's name and parameters, validated, as the job, the SQL functions and the DataFrame API
- * receive them; {@link #build(DpTextModel)} turns it into a {@link WordMechanism} on the driver.
+ * A mechanism and the values of all its parameters, complete (defaults filled in) and checked; equal
+ * specs sanitize identically. {@link #build} turns it into a {@link WordMechanism} on the driver.
  *
- * @param name {@code santext}, {@code santext+}, {@code laplace}, {@code mahalanobis},
- *     {@code vickrey}, {@code vickrey-topk} or {@code brr}
- * @param epsilon ε &gt; 0
- * @param sensitiveFraction SanText+'s w ∈ (0, 1]
- * @param replaceProbability SanText+'s p ∈ [0, 1]
- * @param lambda the Mahalanobis regularisation λ ∈ [0, 1] (Mahalanobis, and Vickrey's noise: 0 is
- *     Laplace noise); NaN for the mechanism's default (Mahalanobis 0.5, Vickrey 0)
- * @param t Vickrey's threshold t ∈ [0, 1] (one value), or t_1..t_k ≥ 0 for {@code vickrey-topk}
- * @param bits BRR's code length n (default {@value #DEFAULT_BRR_BITS})
+ * <pre>{@code
+ * MechanismSpec.of("mahalanobis", Map.of("epsilon", 10.0, "lambda", 0.2));
+ * MechanismSpec.parse("vickrey-topk:epsilon=10,t=0;0.5;1");   // the form of --mechanisms
+ * }</pre>
  */
-public record MechanismSpec(
-    String name, double epsilon, double sensitiveFraction, double replaceProbability, double lambda, List<Double> t,
-    int bits)
-    implements Serializable {
+public final class MechanismSpec implements Serializable {
+  private static final long serialVersionUID = 2L;
 
-  public static final String SANTEXT = "santext";
-  public static final String SANTEXT_PLUS = "santext+";
-  public static final String LAPLACE = "laplace";
-  public static final String MAHALANOBIS = "mahalanobis";
-  public static final String VICKREY = "vickrey";
-  public static final String VICKREY_TOPK = "vickrey-topk";
-  public static final String BRR = "brr";
+  private final String name;
+  /** Parameter name → value, in the definition's order. */
+  private final Map<String, Object> values;
 
-  /** BRR's code length unless configured: the paper's 256 bits. */
-  public static final int DEFAULT_BRR_BITS = 256;
+  private MechanismSpec(String name, Map<String, Object> values) {
+    this.name = name;
+    this.values = Collections.unmodifiableMap(values);
+  }
 
-  /** Mahalanobis's λ when none is given. */
-  public static final double DEFAULT_MAHALANOBIS_LAMBDA = 0.5;
-  /** Vickrey's t when none is given. */
-  public static final double DEFAULT_VICKREY_T = 0.5;
+  /**
+   * The mechanism {@code name} (or an alias) with {@code given} parameter values (typed, or text as on
+   * the command line); the others take the mechanism's defaults.
+   *
+   * @throws IllegalArgumentException for an unknown mechanism or parameter, a value out of range, a
+   *     missing required parameter, or parameters that do not fit together
+   */
+  public static MechanismSpec of(String name, Map<String, ?> given) {
+    MechanismDefinition d = Mechanisms.get(name);
+    for (String k : given.keySet()) {
+      if (d.parameters().stream().noneMatch(p -> p.name().equals(k))) {
+        throw new IllegalArgumentException("Mechanism " + d.name() + " has no parameter '" + k + "'; its parameters are "
+            + parameterNames(d));
+      }
+    }
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (MechanismDefinition.Parameter<?> p : d.parameters()) {
+      Object v = given.get(p.name());
+      if (v != null) {
+        values.put(p.name(), p.setting().coerce(v));
+      } else if (!p.required()) {
+        values.put(p.name(), p.defaultValue());
+      } else {
+        throw new IllegalArgumentException("Mechanism " + d.name() + " needs " + p.name() + " ("
+            + p.setting().expected() + "): " + p.setting().doc());
+      }
+    }
+    MechanismSpec spec = new MechanismSpec(d.name(), values);
+    d.validate(spec);
+    return spec;
+  }
 
-  public MechanismSpec {
-    name = canonicalName(name);
-    t = t == null ? List.of() : List.copyOf(t);
-    if (bits < 1 || bits > 4096) {
-      throw new IllegalArgumentException("brr bits must be in [1, 4096], got " + bits + "; the paper uses 256");
-    }
-    if (!(epsilon > 0) || Double.isInfinite(epsilon)) {
-      throw new IllegalArgumentException(
-          "epsilon must be a positive finite number, got " + epsilon + "; typical values are 1 to 10");
-    }
-    if (name.equals(SANTEXT_PLUS)) {
-      if (!(sensitiveFraction > 0 && sensitiveFraction <= 1)) {
-        throw new IllegalArgumentException(
-            "santext+ sensitive fraction w must be in (0, 1], got " + sensitiveFraction + "; the paper uses 0.9");
+  /** The mechanism {@code name} with its defaults. */
+  public static MechanismSpec of(String name) {
+    return of(name, Map.of());
+  }
+
+  /**
+   * Reads {@code name[:param=value,...]}, e.g. {@code mahalanobis:epsilon=10,lambda=0.5}; list values
+   * are separated by ';' ({@code vickrey-topk:t=0;0.5;1}).
+   */
+  public static MechanismSpec parse(String text) {
+    return parse(text, Map.of());
+  }
+
+  /**
+   * Reads {@code name[:param=value,...]} with {@code defaults} for parameters the text does not give
+   * (e.g. an ε from a separate list).
+   */
+  public static MechanismSpec parse(String text, Map<String, ?> defaults) {
+    String[] parts = text.strip().split(":", 2);
+    MechanismDefinition d = Mechanisms.get(parts[0]);
+    Map<String, Object> given = new LinkedHashMap<>();
+    defaults.forEach((k, v) -> {
+      if (d.parameters().stream().anyMatch(p -> p.name().equals(k))) {
+        given.put(k, v);
       }
-      if (!(replaceProbability >= 0 && replaceProbability <= 1)) {
-        throw new IllegalArgumentException(
-            "santext+ replacement probability p must be in [0, 1], got " + replaceProbability + "; the paper uses 0.3");
-      }
-    }
-    if (name.equals(MAHALANOBIS) && Double.isNaN(lambda)) {
-      lambda = DEFAULT_MAHALANOBIS_LAMBDA;
-    }
-    if ((name.equals(VICKREY) || name.equals(VICKREY_TOPK)) && Double.isNaN(lambda)) {
-      lambda = 0;
-    }
-    if (!Double.isNaN(lambda) && !(lambda >= 0 && lambda <= 1)) {
-      throw new IllegalArgumentException("lambda must be in [0, 1], got " + lambda + "; 0 is Laplace noise");
-    }
-    if (name.equals(VICKREY)) {
-      if (t.isEmpty()) {
-        t = List.of(DEFAULT_VICKREY_T);
-      }
-      if (t.size() != 1 || !(t.get(0) >= 0 && t.get(0) <= 1)) {
-        throw new IllegalArgumentException(
-            "vickrey takes one threshold t in [0, 1], got " + t + "; use vickrey-topk for t_1..t_k");
-      }
-    }
-    if (name.equals(VICKREY_TOPK)) {
-      if (t.size() < 2) {
-        throw new IllegalArgumentException(
-            "vickrey-topk takes k ≥ 2 thresholds t_1..t_k (e.g. t=0,0.5,1), got " + t);
-      }
-      for (double x : t) {
-        if (!(x >= 0) || Double.isInfinite(x)) {
-          throw new IllegalArgumentException("vickrey-topk thresholds must be finite and ≥ 0, got " + t);
+    });
+    if (parts.length > 1 && !parts[1].isBlank()) {
+      for (String kv : parts[1].split(",")) {
+        String[] e = kv.split("=", 2);
+        if (e.length != 2 || e[0].isBlank()) {
+          throw new IllegalArgumentException("Mechanism parameter '" + kv + "' in '" + text
+              + "' must be param=value, e.g. " + d.name() + ":" + d.parameters().get(0).name() + "=3");
         }
+        given.put(e[0].strip(), e[1].strip());
       }
     }
+    return of(d.name(), given);
   }
 
-  /** SanText+ parameters with the other mechanisms' left at their defaults. */
-  public MechanismSpec(String name, double epsilon, double sensitiveFraction, double replaceProbability) {
-    this(name, epsilon, sensitiveFraction, replaceProbability, Double.NaN, List.of());
+  /** This spec with one parameter changed. */
+  public MechanismSpec with(String parameter, Object value) {
+    Map<String, Object> given = new LinkedHashMap<>(values);
+    given.put(parameter, value);
+    return of(name, given);
   }
 
-  /** Every parameter but BRR's code length, which takes its default. */
-  public MechanismSpec(
-      String name, double epsilon, double sensitiveFraction, double replaceProbability, double lambda, List<Double> t) {
-    this(name, epsilon, sensitiveFraction, replaceProbability, lambda, t, DEFAULT_BRR_BITS);
+  private static List<String> parameterNames(MechanismDefinition d) {
+    List<String> names = new ArrayList<>();
+    d.parameters().forEach(p -> names.add(p.name()));
+    return names;
   }
 
-  /** BRR over {@code bits}-bit codes. */
-  public static MechanismSpec brr(double epsilon, int bits) {
-    return new MechanismSpec(BRR, epsilon, 0.9, 0.3, Double.NaN, List.of(), bits);
+  /** The canonical mechanism name. */
+  public String name() {
+    return name;
   }
 
-  public static MechanismSpec santext(double epsilon) {
-    return new MechanismSpec(SANTEXT, epsilon, 0.9, 0.3);
+  public MechanismDefinition definition() {
+    return Mechanisms.get(name);
   }
 
-  public static MechanismSpec santextPlus(double epsilon, double w, double p) {
-    return new MechanismSpec(SANTEXT_PLUS, epsilon, w, p);
+  public double epsilon() {
+    return get(MechanismDefinition.EPSILON);
   }
 
-  public static MechanismSpec laplace(double epsilon) {
-    return new MechanismSpec(LAPLACE, epsilon, 0.9, 0.3);
+  /** The value of one of this mechanism's parameters. */
+  @SuppressWarnings("unchecked")
+  public <T> T get(Setting<T> parameter) {
+    if (!values.containsKey(parameter.name())) {
+      throw new IllegalArgumentException("Mechanism " + name + " has no parameter '" + parameter.name() + "'");
+    }
+    return (T) values.get(parameter.name());
   }
 
-  public static MechanismSpec mahalanobis(double epsilon, double lambda) {
-    return new MechanismSpec(MAHALANOBIS, epsilon, 0.9, 0.3, lambda, List.of());
+  /** Parameter name → value, complete, in the definition's order. */
+  public Map<String, Object> values() {
+    return values;
   }
 
-  /** Vickrey with one threshold t; λ = 0 for Laplace noise, else Mahalanobis noise. */
-  public static MechanismSpec vickrey(double epsilon, double t, double lambda) {
-    return new MechanismSpec(VICKREY, epsilon, 0.9, 0.3, lambda, List.of(t));
+  /** Builds the sampler (and any table or index it needs) on the driver. */
+  public WordMechanism build(DpTextModel model) {
+    return definition().build(this, model);
   }
 
-  /** The generalised top-k Vickrey mechanism with thresholds t_1..t_k. */
-  public static MechanismSpec vickreyTopK(double epsilon, List<Double> t, double lambda) {
-    return new MechanismSpec(VICKREY_TOPK, epsilon, 0.9, 0.3, lambda, t);
+  /** The metric of this mechanism's guarantee over the model's vocabulary. */
+  public WordMetric metric(DpTextModel model) {
+    return definition().metric(this, model);
   }
 
-  /** Normalises a mechanism name; an unknown one is an error listing the known ones. */
-  public static String canonicalName(String name) {
-    String n = name == null ? "" : name.strip().toLowerCase(Locale.ROOT).replace('_', '-');
-    return switch (n) {
-      case "santext" -> SANTEXT;
-      case "santext+", "santextplus", "santext-plus" -> SANTEXT_PLUS;
-      case "laplace", "madlib", "multivariate-laplace" -> LAPLACE;
-      case "mahalanobis" -> MAHALANOBIS;
-      case "vickrey" -> VICKREY;
-      case "vickrey-topk", "vickrey-top-k" -> VICKREY_TOPK;
-      case "brr" -> BRR;
-      default -> throw new IllegalArgumentException(
-          "Unknown mechanism '" + name + "'; use santext, santext+, laplace, mahalanobis, vickrey, vickrey-topk or brr");
-    };
+  /** The guarantee with these values, one sentence: ε, the metric, what is not covered. */
+  public String guarantee() {
+    return definition().guarantee(MechanismDefinition.Rendering.of(this)) + "; " + MechanismDefinition.NOT_COVERED;
   }
 
   /** The first rank of the output vocabulary this mechanism draws from. */
   public int outputStart(int vocabularySize) {
-    return name.equals(SANTEXT_PLUS)
-        ? SanTextPlus.sensitiveStart(vocabularySize, sensitiveFraction)
-        : 0;
-  }
-
-  /** Builds the mechanism (and any neighbour table or index it needs) on the driver. */
-  public WordMechanism build(DpTextModel model) {
-    int start = outputStart(model.embeddings().size());
-    return switch (name) {
-      case SANTEXT -> new SanText(model.embeddings(), model.neighbours(0), epsilon);
-      case SANTEXT_PLUS -> new SanTextPlus(
-          model.embeddings(), model.neighbours(start), epsilon, sensitiveFraction, replaceProbability);
-      case LAPLACE -> new LaplaceMechanism(model.embeddings(), model.nearestWords(), epsilon);
-      case MAHALANOBIS -> new MahalanobisMechanism(
-          model.embeddings(), model.nearestWords(), model.covariance(), epsilon, lambda);
-      case VICKREY, VICKREY_TOPK -> VickreyMechanism.of(
-          model.embeddings(), model.nearestWords(), lambda > 0 ? model.covariance() : null, epsilon, lambda, t);
-      case BRR -> new BrrMechanism(model.binaryCodes(bits), epsilon);
-      default -> throw new IllegalStateException(name);
-    };
+    return definition().outputStart(this, vocabularySize);
   }
 
   /** A one-line description for summaries and logs. */
   public String describe() {
-    return switch (name) {
-      case SANTEXT -> String.format(Locale.ROOT, "santext ε=%s", epsilon);
-      case SANTEXT_PLUS -> String.format(Locale.ROOT, "santext+ ε=%s, w=%s, p=%s, ε0=ln(1/p)=%.3f", epsilon,
-          sensitiveFraction, replaceProbability,
-          replaceProbability > 0 ? Math.log(1 / replaceProbability) : Double.POSITIVE_INFINITY);
-      case LAPLACE -> String.format(Locale.ROOT, "laplace ε=%s", epsilon);
-      case MAHALANOBIS -> String.format(Locale.ROOT, "mahalanobis ε=%s, λ=%s", epsilon, lambda);
-      case BRR -> String.format(Locale.ROOT, "brr ε=%s, %d bits", epsilon, bits);
-      default -> String.format(Locale.ROOT, "%s ε=%s, t=%s, noise=%s", name, epsilon,
-          t.size() == 1 ? t.get(0).toString() : t.toString(), lambda == 0 ? "laplace" : "mahalanobis λ=" + lambda);
-    };
+    return definition().describe(this);
+  }
+
+  /** {@code name:param=value,...}, which {@link #parse} reads back to an equal spec. */
+  public String toSpecString() {
+    List<String> parts = new ArrayList<>();
+    for (MechanismDefinition.Parameter<?> p : definition().parameters()) {
+      parts.add(p.name() + "=" + format(p.setting()).replace(',', ';'));
+    }
+    return name + ":" + String.join(",", parts);
+  }
+
+  private <T> String format(Setting<T> s) {
+    return s.format(get(s));
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof MechanismSpec s && s.name.equals(name) && s.values.equals(values);
+  }
+
+  @Override
+  public int hashCode() {
+    return name.hashCode() * 31 + values.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return describe();
   }
 }

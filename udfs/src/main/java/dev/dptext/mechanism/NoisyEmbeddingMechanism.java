@@ -3,7 +3,6 @@ package dev.dptext.mechanism;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NearestWords;
 import dev.dptext.random.RandomStream;
-import java.util.Map;
 
 /**
  * The shared skeleton of the mechanisms that perturb a word's embedding and map the noisy vector
@@ -73,6 +72,4 @@ abstract class NoisyEmbeddingMechanism implements WordMechanism {
     return 0;
   }
 
-  @Override
-  public abstract Map<String, Object> parameters();
 }

@@ -3,8 +3,11 @@ package dev.dptext.mechanism;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NeighbourTable;
 import dev.dptext.random.RandomStream;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.List;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.embedding.WordMetric;
+import static dev.dptext.mechanism.MechanismDefinition.EPSILON;
+import dev.dptext.mechanism.MechanismDefinition.Parameter;
 
 /**
  * SanText (Yue et al., "Differential Privacy for Text Analytics via Natural Text Sanitization",
@@ -27,6 +30,28 @@ import java.util.Map;
  */
 public final class SanText implements WordMechanism {
   private static final long serialVersionUID = 1L;
+
+  /** SanText: ε only. */
+  public static final MechanismDefinition DEFINITION = new MechanismDefinition("santext", List.of(),
+      "SanText (Yue et al. 2021): x becomes y drawn from the whole vocabulary V (x itself included) with "
+          + "P(y|x) ∝ exp(−ε·d(x,y)/2), d the Euclidean distance of the embeddings.",
+      List.of(Parameter.of(EPSILON))) {
+    @Override
+    public WordMechanism build(MechanismSpec spec, DpTextModel model) {
+      return new SanText(model.embeddings(), model.neighbours(0), spec.epsilon());
+    }
+
+    @Override
+    public WordMetric metric(MechanismSpec spec, DpTextModel model) {
+      return WordMetric.euclidean(model.embeddings());
+    }
+
+    @Override
+    protected String guarantee(Rendering r) {
+      return "SanText: " + r.text(EPSILON) + "·d_Euclidean metric local DP per token, every vocabulary word alike "
+          + "(exponential mechanism, exp(−ε·d/2))";
+    }
+  };
 
   private final ExponentialNeighbourSampler sampler;
 
@@ -59,17 +84,5 @@ public final class SanText implements WordMechanism {
     return "santext";
   }
 
-  @Override
-  public Map<String, Object> parameters() {
-    Map<String, Object> p = new LinkedHashMap<>();
-    p.put("epsilon", sampler.epsilon());
-    return p;
-  }
 
-  @Override
-  public String guarantee() {
-    return "SanText: " + sampler.epsilon() + "·d_Euclidean metric local DP per token over the "
-        + "embedding space (exponential mechanism, exp(-ε·d/2)); token count, layout and verbatim "
-        + "opt-ins are not covered";
-  }
 }

@@ -3,8 +3,15 @@ package dev.dptext.mechanism;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NeighbourTable;
 import dev.dptext.random.RandomStream;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.Locale;
+import dev.dptext.config.ValueType;
+import dev.dptext.config.Setting;
+import dev.dptext.config.Check;
+import java.util.List;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.embedding.WordMetric;
+import static dev.dptext.mechanism.MechanismDefinition.EPSILON;
+import dev.dptext.mechanism.MechanismDefinition.Parameter;
 
 /**
  * SanText+ (Yue et al. 2021, §4): only words judged sensitive are protected at full strength.
@@ -27,8 +34,69 @@ import java.util.Map;
 public final class SanTextPlus implements WordMechanism {
   private static final long serialVersionUID = 1L;
 
+  /** w: the fraction of least frequent words that are sensitive. */
+  public static final Setting<Double> W = Setting.define("w")
+      .doc("SanText+: the fraction of least frequent words (by the embedding file's public rank) that are "
+          + "sensitive, in (0, 1].")
+      .hint("the paper uses 0.9")
+      .createWithDefault(ValueType.DOUBLE, Check.unitIntervalExcludingZero(), 0.9);
+
+  /** p: the probability that a non-sensitive word is replaced. */
+  public static final Setting<Double> P = Setting.define("p")
+      .doc("SanText+: the probability that a non-sensitive word is replaced, in [0, 1]; otherwise it is kept "
+          + "verbatim. ε0 = ln(1/p).")
+      .hint("the paper uses 0.3")
+      .createWithDefault(ValueType.DOUBLE, Check.unitInterval(), 0.3);
+
+  /** SanText+: ε, w, p. */
+  public static final MechanismDefinition DEFINITION = new MechanismDefinition("santext+",
+      List.of("santextplus", "santext-plus"),
+      "SanText+ (Yue et al. 2021, §4): V_S = the fraction w of least frequent words (public rank: the "
+          + "embedding file's order); x ∈ V_S → SanText over V_S; x ∉ V_S → x kept with probability 1 − p, else "
+          + "y ∈ V_S with P ∝ exp(−ε·d(x,y)/2).",
+      List.of(Parameter.of(EPSILON), Parameter.of(W), Parameter.of(P))) {
+    @Override
+    public WordMechanism build(MechanismSpec spec, DpTextModel model) {
+      double w = spec.get(W);
+      return new SanTextPlus(model.embeddings(), model.neighbours(outputStart(spec, model.embeddings().size())),
+          spec.epsilon(), w, spec.get(P));
+    }
+
+    @Override
+    public WordMetric metric(MechanismSpec spec, DpTextModel model) {
+      return WordMetric.euclidean(model.embeddings());
+    }
+
+    @Override
+    public int outputStart(MechanismSpec spec, int vocabularySize) {
+      return sensitiveStart(vocabularySize, spec.get(W));
+    }
+
+    @Override
+    public boolean usesFrequencyRanks() {
+      return true;
+    }
+
+    @Override
+    protected String guarantee(Rendering r) {
+      String epsilon0 = r.isSymbolic() ? "ε0" : String.valueOf(epsilon0(r.value(P)));
+      String kept = r.isSymbolic() ? "1 − p" : String.valueOf(1 - r.value(P));
+      return "SanText+: (" + r.text(EPSILON) + ", " + epsilon0 + ")-UMLDP per token with d_Euclidean and ε0 = ln(1/"
+          + r.text(P) + "); the fraction " + r.text(W) + " of least frequent words is sensitive; a non-sensitive "
+          + "word is kept verbatim with probability " + kept;
+    }
+
+    @Override
+    public String describe(MechanismSpec spec) {
+      return String.format(Locale.ROOT, "%s, ε0=ln(1/p)=%.3f", super.describe(spec), epsilon0(spec.get(P)));
+    }
+  };
+
+  private static double epsilon0(double p) {
+    return p > 0 ? Math.log(1 / p) : Double.POSITIVE_INFINITY;
+  }
+
   private final ExponentialNeighbourSampler sampler;
-  private final double sensitiveFraction;
   private final double p;
   private final int sensitiveStart;
 
@@ -49,7 +117,6 @@ public final class SanTextPlus implements WordMechanism {
               + embeddings.size() + "), got a table starting at " + neighbours.targetStart());
     }
     this.sampler = new ExponentialNeighbourSampler(embeddings, neighbours, epsilon);
-    this.sensitiveFraction = sensitiveFraction;
     this.p = p;
     this.sensitiveStart = start;
   }
@@ -70,18 +137,13 @@ public final class SanTextPlus implements WordMechanism {
   }
 
   private static void checkParameters(int size, double w, double p) {
-    if (!(w > 0 && w <= 1)) {
-      throw new IllegalArgumentException(
-          "SanText+ sensitive fraction w must be in (0, 1], got " + w);
-    }
+    W.check(w);
     if (sensitiveCount(size, w) < 1) {
       throw new IllegalArgumentException(
           "SanText+ sensitive fraction w=" + w + " selects no word of a vocabulary of " + size
               + "; raise w");
     }
-    if (!(p >= 0 && p <= 1)) {
-      throw new IllegalArgumentException("SanText+ replacement probability p must be in [0, 1], got " + p);
-    }
+    P.check(p);
   }
 
   @Override
@@ -107,20 +169,5 @@ public final class SanTextPlus implements WordMechanism {
     return "santext+";
   }
 
-  @Override
-  public Map<String, Object> parameters() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("epsilon", sampler.epsilon());
-    m.put("w", sensitiveFraction);
-    m.put("p", p);
-    m.put("epsilon0", p > 0 ? Math.log(1 / p) : Double.POSITIVE_INFINITY);
-    return m;
-  }
 
-  @Override
-  public String guarantee() {
-    return "SanText+: (" + sampler.epsilon() + ", ε0=ln(1/p)=" + (p > 0 ? Math.log(1 / p) : "∞")
-        + ")-UMLDP per token with d_Euclidean; the " + sensitiveFraction + " least frequent words are "
-        + "sensitive; a non-sensitive word is kept verbatim with probability " + (1 - p);
-  }
 }

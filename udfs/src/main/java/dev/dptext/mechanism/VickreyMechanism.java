@@ -4,9 +4,15 @@ import dev.dptext.embedding.EmbeddingCovariance;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NearestWords;
 import dev.dptext.random.RandomStream;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
+import dev.dptext.config.ValueType;
+import dev.dptext.config.Setting;
+import dev.dptext.config.Check;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.embedding.WordMetric;
+import static dev.dptext.mechanism.MechanismDefinition.EPSILON;
+import dev.dptext.mechanism.MechanismDefinition.Parameter;
 
 /**
  * The Vickrey mechanism (Xu et al., "On a Utilitarian Approach to Privacy Preserving Text
@@ -26,6 +32,79 @@ import java.util.Map;
 public final class VickreyMechanism extends NoisyEmbeddingMechanism {
   private static final long serialVersionUID = 1L;
 
+  /** t: Vickrey's threshold(s). */
+  public static final Setting<List<Double>> T = Setting.define("t")
+      .doc("vickrey: one threshold t in [0, 1] (0 is the noise mechanism alone; larger moves outputs away from "
+          + "the nearest word); vickrey-topk: thresholds t_1..t_k ≥ 0, output the r-th nearest word with "
+          + "probability ∝ exp(−t_r·d_r).")
+      .hint("e.g. 0.5 for vickrey, 0;0.5;1 for vickrey-topk")
+      .withoutDefaultMeaning("the mechanism's")
+      .createOptional(ValueType.DOUBLE_LIST, Check.nonNegativeList());
+
+  /** Vickrey (2-NN rule): ε, t (default 0.5), λ of its noise (default 0: Laplace). */
+  public static final MechanismDefinition DEFINITION = new Definition("vickrey", List.of(),
+      "Vickrey (Xu et al. 2021): Laplace (λ = 0) or Mahalanobis noise; the nearest and second-nearest words "
+          + "y1, y2 of the noisy vector over the whole vocabulary (the input word included); y1 with probability "
+          + "(1−t)·d2/(t·d1 + (1−t)·d2), else y2; t = 0 is the noise mechanism.",
+      Parameter.withDefault(T, List.of(0.5))) {
+    @Override
+    protected void validate(MechanismSpec spec) {
+      List<Double> t = spec.get(T);
+      if (t.size() != 1 || !(t.get(0) <= 1)) {
+        throw Check.failure("t", "one threshold in [0, 1] for vickrey", t, "use vickrey-topk for t_1..t_k");
+      }
+    }
+  };
+
+  /** The generalised top-k form: ε, t_1..t_k (required), λ of its noise (default 0). */
+  public static final MechanismDefinition TOP_K_DEFINITION = new Definition("vickrey-topk", List.of("vickrey-top-k"),
+      "Vickrey's top-k form: as vickrey over the k nearest words of the noisy vector, the r-th with "
+          + "probability ∝ exp(−t_r·d_r).",
+      Parameter.of(T)) {
+    @Override
+    protected void validate(MechanismSpec spec) {
+      if (spec.get(T).size() < 2) {
+        throw Check.failure("t", "k ≥ 2 thresholds t_1..t_k for vickrey-topk", spec.get(T), "e.g. t=0;0.5;1");
+      }
+    }
+  };
+
+  /** What the two forms share: the noise (λ = 0 Laplace, else Mahalanobis), the metric, the guarantee. */
+  private abstract static class Definition extends MechanismDefinition {
+    Definition(String name, List<String> aliases, String summary, Parameter<List<Double>> t) {
+      super(name, aliases, summary,
+          List.of(Parameter.of(EPSILON), t, Parameter.withDefault(MahalanobisMechanism.LAMBDA, 0.0)));
+    }
+
+    @Override
+    public WordMechanism build(MechanismSpec spec, DpTextModel model) {
+      double lambda = spec.get(MahalanobisMechanism.LAMBDA);
+      return VickreyMechanism.of(model.embeddings(), model.nearestWords(), lambda > 0 ? model.covariance() : null,
+          spec.epsilon(), lambda, spec.get(T));
+    }
+
+    @Override
+    public WordMetric metric(MechanismSpec spec, DpTextModel model) {
+      return MahalanobisMechanism.metricOf(model, spec.get(MahalanobisMechanism.LAMBDA));
+    }
+
+    @Override
+    protected String guarantee(Rendering r) {
+      String metric = r.isSymbolic() ? "·d_Euclidean (λ = 0) or " + r.text(EPSILON) + "·d_RM (λ > 0)"
+          : r.value(MahalanobisMechanism.LAMBDA) == 0 ? "·d_Euclidean" : "·d_RM (λ=" + r.text(MahalanobisMechanism.LAMBDA) + ")";
+      return name() + ": " + r.text(EPSILON) + metric + " metric DP per token (the noise's guarantee; the "
+          + "selection is post-processing)";
+    }
+
+    @Override
+    public String describe(MechanismSpec spec) {
+      List<Double> t = spec.get(T);
+      double lambda = spec.get(MahalanobisMechanism.LAMBDA);
+      return String.format(Locale.ROOT, "%s ε=%s, t=%s, noise=%s", name(), spec.epsilon(),
+          t.size() == 1 ? t.get(0).toString() : t.toString(), lambda == 0 ? "laplace" : "mahalanobis λ=" + lambda);
+    }
+  }
+
   private final double lambda;
   /** One threshold: the 2-NN rule; several: the top-k exponential rule. */
   private final double[] t;
@@ -44,16 +123,9 @@ public final class VickreyMechanism extends NoisyEmbeddingMechanism {
    */
   public static VickreyMechanism of(
       Embeddings e, NearestWords nearest, EmbeddingCovariance covariance, double epsilon, double lambda, List<Double> t) {
-    if (t == null || t.isEmpty()) {
-      throw new IllegalArgumentException("Vickrey needs a threshold t (or t_1..t_k for the top-k form)");
-    }
+    MechanismSpec.of(t != null && t.size() == 1 ? DEFINITION.name() : TOP_K_DEFINITION.name(),
+        java.util.Map.of("epsilon", epsilon, "t", t == null ? List.of() : t, "lambda", lambda)); // the definitions' checks
     double[] ts = t.stream().mapToDouble(Double::doubleValue).toArray();
-    for (double x : ts) {
-      if (!(x >= 0) || Double.isInfinite(x) || (ts.length == 1 && x > 1)) {
-        throw new IllegalArgumentException(
-            "Vickrey threshold t must be in [0, 1] (or ≥ 0 for the top-k form), got " + x);
-      }
-    }
     if (ts.length > e.size()) {
       throw new IllegalArgumentException("top-" + ts.length + " needs at least that many words");
     }
@@ -98,19 +170,5 @@ public final class VickreyMechanism extends NoisyEmbeddingMechanism {
     return t.length == 1 ? "vickrey" : "vickrey-topk";
   }
 
-  @Override
-  public Map<String, Object> parameters() {
-    Map<String, Object> p = new LinkedHashMap<>();
-    p.put("epsilon", epsilon());
-    p.put("lambda", lambda);
-    p.put("t", t.length == 1 ? (Object) t[0] : java.util.Arrays.toString(t));
-    return p;
-  }
 
-  @Override
-  public String guarantee() {
-    return name() + ": " + epsilon() + (lambda == 0 ? "·d_Euclidean" : "·d_RM (λ=" + lambda + ")")
-        + " metric DP per token (noise mechanism; the selection is post-processing); token count, "
-        + "layout and verbatim opt-ins are not covered";
-  }
 }

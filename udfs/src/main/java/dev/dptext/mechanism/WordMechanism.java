@@ -2,10 +2,10 @@ package dev.dptext.mechanism;
 
 import dev.dptext.random.RandomStream;
 import java.io.Serializable;
-import java.util.Map;
 
 /**
- * A differentially private map from one vocabulary word to another.
+ * A differentially private map from one vocabulary word to another: the sampler. What the mechanism
+ * is (name, parameters, guarantee, metric) is its {@link MechanismDefinition}.
  *
  * <p>Implementations are immutable, hold everything they need (they are broadcast to executors as
  * they are) and draw all their randomness from the {@link RandomStream} they are given, so a seeded
@@ -40,9 +40,5 @@ public interface WordMechanism extends Serializable {
   /** A short name, e.g. {@code santext+}. */
   String name();
 
-  /** The privacy parameters, for run summaries and audit logs (never includes a key). */
-  Map<String, Object> parameters();
 
-  /** One sentence stating the guarantee: ε, the metric and what is not covered. */
-  String guarantee();
 }

@@ -28,19 +28,17 @@ final class DatabricksSecrets {
    *     Databricks), or the secret cannot be read
    */
   static String get(String scopeAndKey) {
+    Settings.DATABRICKS_SECRET.check(scopeAndKey);
     int slash = scopeAndKey.indexOf('/');
-    if (slash <= 0 || slash == scopeAndKey.length() - 1 || scopeAndKey.indexOf('/', slash + 1) >= 0) {
-      throw new IllegalArgumentException(DpTextOptions.SECRET_DATABRICKS + " must be SCOPE/KEY (e.g. dptext/rng-key), got '"
-          + scopeAndKey + "'");
-    }
     String scope = scopeAndKey.substring(0, slash);
     String key = scopeAndKey.substring(slash + 1);
     Object dbutils = dbutils();
     if (dbutils == null) {
       throw new IllegalArgumentException("The RNG key is to come from the Databricks secret " + scopeAndKey
           + ", but dbutils is not available: this is not a Databricks cluster. Off Databricks use the "
-          + "environment variable " + DpTextOptions.DEFAULT_KEY_ENV + ", a key file ("
-          + DpTextOptions.SECRET_FILE + ") or " + DpTextOptions.SECRET);
+          + "environment variable named by " + Settings.KEY_ENV.confKey() + " (default "
+          + Settings.KEY_ENV.defaultText() + "), a key file (" + Settings.KEY_FILE.confKey() + ") or "
+          + Settings.SECRET_KEY.confKey());
     }
     try {
       Object secrets = dbutils.getClass().getMethod("secrets").invoke(dbutils);

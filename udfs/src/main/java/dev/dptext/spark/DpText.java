@@ -1,5 +1,7 @@
 package dev.dptext.spark;
 
+import dev.dptext.config.Setting;
+import dev.dptext.config.ValueType;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.model.DpTextModel;
@@ -30,7 +32,7 @@ import org.apache.spark.sql.types.StructType;
  *
  * <pre>{@code
  * Dataset<Row> out = DpText.sanitizer()
- *     .mechanism(MechanismSpec.santextPlus(3.0, 0.9, 0.3))
+ *     .mechanism(MechanismSpec.parse("santext+:epsilon=3,w=0.9,p=0.3"))
  *     .key(SecretKey.fromEnv("DPTEXT_KEY"))
  *     .idColumn("review_id")
  *     .transform(reviews, "text", "text_dp");
@@ -50,9 +52,9 @@ public final class DpText {
 
   private DpText() {}
 
-  /** A DataFrame sanitizer configured from scratch (defaults: SanText ε=3, embedded model). */
+  /** A DataFrame sanitizer configured from scratch (every setting at its default; see {@link Settings}). */
   public static Builder sanitizer() {
-    return new Builder(new DpTextOptions());
+    return new Builder(DpTextOptions.defaults());
   }
 
   /** A DataFrame sanitizer configured from the session's {@code spark.dptext.*} settings. */
@@ -60,7 +62,7 @@ public final class DpText {
     return new Builder(SessionConf.options(spark));
   }
 
-  /** A sanitizer from options filled elsewhere (the job). */
+  /** A sanitizer from options filled elsewhere (the job, the ML stage). */
   public static Builder sanitizer(DpTextOptions options) {
     return new Builder(options);
   }
@@ -77,7 +79,9 @@ public final class DpText {
 
   /** Fluent configuration of one sanitization; {@link #transform} applies it. */
   public static final class Builder {
-    private final DpTextOptions o;
+    private DpTextOptions o;
+    private DpTextModel modelInstance;
+    private SecretKey key;
     private String idColumn;
     private TokenAccumulators counters;
     /** The sanitizer this builder broadcast last (fresh keys are never shared, so keep our own). */
@@ -87,82 +91,90 @@ public final class DpText {
       this.o = options;
     }
 
+    /** Sets any setting of {@link Settings} (checked now). */
+    public <T> Builder set(Setting<T> setting, T value) {
+      o = o.with(setting, value);
+      return this;
+    }
+
+    /**
+     * Sets a setting by its name or Spark conf key, from text, like {@code DataFrameReader.option}:
+     * {@code option("epsilon", "3")}.
+     */
+    public Builder option(String name, String value) {
+      Setting<?> s = Settings.byName(name).or(() -> Settings.byConfKey(name)).orElseThrow(() ->
+          new IllegalArgumentException("Unknown dptext setting '" + name + "'; known settings are "
+              + Settings.ALL.stream().map(Setting::name).toList()));
+      o = o.withText(s, value);
+      return this;
+    }
+
     /** A model source: {@code default}, a model artifact, or a GloVe/.vec file. */
     public Builder model(String source) {
-      o.model = source;
-      o.modelInstance = null;
+      o = o.with(Settings.MODEL, source);
+      modelInstance = null;
       return this;
     }
 
     /** A model already in memory. */
     public Builder model(DpTextModel model) {
-      o.modelInstance = model;
+      modelInstance = model;
       return this;
     }
 
     /** Keep only the most frequent words of an embeddings file (0 = all). */
     public Builder vocabularySize(int words) {
-      o.vocabularySize = words;
-      return this;
+      return set(Settings.VOCAB_SIZE, words);
     }
 
+    /** The mechanism and all its parameters. */
     public Builder mechanism(MechanismSpec spec) {
-      o.mechanism = spec.name();
-      o.epsilon = spec.epsilon();
-      o.w = spec.sensitiveFraction();
-      o.p = spec.replaceProbability();
-      o.lambda = spec.lambda();
-      o.t = spec.t();
-      o.bits = spec.bits();
+      o = o.with(spec);
       return this;
     }
 
+    /** The key itself (it wins over every configured key source). */
     public Builder key(SecretKey key) {
-      o.key = key;
+      this.key = key;
       return this;
     }
 
     public Builder oovPolicy(OovPolicy policy) {
-      o.oov = policy;
-      return this;
+      return set(Settings.OOV, ValueType.label(policy));
     }
 
     public Builder oovPlaceholder(String placeholder) {
-      o.oovPlaceholder = placeholder;
-      return this;
+      return set(Settings.OOV_PLACEHOLDER, placeholder);
     }
 
     public Builder casePolicy(CasePolicy policy) {
-      o.casePolicy = policy;
-      return this;
+      return set(Settings.CASE_POLICY, ValueType.label(policy));
     }
 
     /** Seeds each row from this column (recommended): see {@link IdMode#COLUMN}. */
     public Builder idColumn(String column) {
       this.idColumn = column;
-      o.idMode = IdMode.COLUMN;
+      o = o.with(Settings.ID_MODE, ValueType.label(IdMode.COLUMN));
       return this;
     }
 
     /** Seeds each row from its text: see {@link IdMode#CONTENT_HASH} for the trade-off. */
     public Builder seedByContent() {
-      o.idMode = IdMode.CONTENT_HASH;
+      o = o.with(Settings.ID_MODE, ValueType.label(IdMode.CONTENT_HASH));
       this.idColumn = null;
       return this;
     }
 
     /** Fresh randomness, not reproducible: see {@link IdMode#FRESH}. */
     public Builder freshRandomness() {
-      o.idMode = IdMode.FRESH;
-      o.fresh = true;
+      o = o.with(Settings.ID_MODE, ValueType.label(IdMode.FRESH)).with(Settings.FRESH_RANDOMNESS, true);
       this.idColumn = null;
       return this;
     }
 
     /** Separates the random streams of different uses of the same rows (default {@code dptext}). */
     public Builder purpose(String purpose) {
-      o.purpose = purpose;
-      return this;
+      return set(Settings.PURPOSE, purpose);
     }
 
     /** Counts tokens, changes and OOV tokens into these accumulators. */
@@ -173,6 +185,11 @@ public final class DpText {
 
     public DpTextOptions options() {
       return o;
+    }
+
+    /** Where the model comes from, for summaries: the model setting, or the in-memory model's source. */
+    public String modelSource() {
+      return modelInstance != null ? modelInstance.metadata().getOrDefault("source", "in-memory") : o.get(Settings.MODEL);
     }
 
     /** Replaces {@code column} with its sanitized text. */
@@ -189,7 +206,7 @@ public final class DpText {
       UserDefinedFunction udf = udf(df.sparkSession());
       Column text = functions.col(inputColumn);
       Column result =
-          o.idMode == IdMode.COLUMN
+          o.idMode() == IdMode.COLUMN
               ? udf.apply(text, functions.col(idColumn))
               : udf.apply(text, functions.lit(null).cast(DataTypes.StringType));
       return df.withColumn(outputColumn, result);
@@ -203,7 +220,7 @@ public final class DpText {
             "The text column '" + inputColumn + "' has type " + field.dataType().simpleString()
                 + "; dptext needs a string column (cast it first)");
       }
-      if (o.idMode == IdMode.COLUMN) {
+      if (o.idMode() == IdMode.COLUMN) {
         if (idColumn == null) {
           throw new IllegalArgumentException(
               "No id column given. Name a stable, unique id column (idColumn), or choose explicitly: "
@@ -228,13 +245,9 @@ public final class DpText {
       return schema.apply(name);
     }
 
-    /**
-     * The guarantee of the configured mechanism, one sentence (ε, metric, what is not covered), for
-     * audit records; builds (or reuses) the broadcast sanitizer on the driver.
-     */
-    public String guarantee(SparkSession spark) {
-      Broadcast<JavaSerialized<Sanitizer>> b = built != null ? built : broadcast(spark, o);
-      return b.value().get().textSanitizer().mechanism().guarantee();
+    /** The guarantee of the configured mechanism, one sentence (ε, metric, what is not covered). */
+    public String guarantee() {
+      return o.mechanismSpec().guarantee();
     }
 
     /**
@@ -243,19 +256,19 @@ public final class DpText {
      * broadcast per configuration and Spark context). Not for fresh randomness, which never shares.
      */
     public void prepare(SparkSession spark) {
-      if (o.idMode == IdMode.FRESH) {
+      if (o.idMode() == IdMode.FRESH) {
         throw new IllegalStateException("prepare() shares the broadcast; fresh randomness never does");
       }
-      broadcast(spark, o);
+      broadcast(spark, this);
     }
 
     /** The UDF itself, for use in {@code select} or SQL registration. */
     public UserDefinedFunction udf(SparkSession spark) {
-      Broadcast<JavaSerialized<Sanitizer>> b = broadcast(spark, o);
+      Broadcast<JavaSerialized<Sanitizer>> b = broadcast(spark, this);
       built = b;
       UserDefinedFunction udf =
           functions.udf(new SanitizeFunction(b, counters), DataTypes.StringType).withName(SQL_FUNCTION);
-      return o.idMode == IdMode.FRESH ? udf.asNondeterministic() : udf;
+      return o.idMode() == IdMode.FRESH ? udf.asNondeterministic() : udf;
     }
   }
 
@@ -266,43 +279,42 @@ public final class DpText {
    * Builds the model, mechanism and sanitizer on the driver and broadcasts them, once per
    * configuration and Spark context.
    */
-  static Broadcast<JavaSerialized<Sanitizer>> broadcast(SparkSession spark, DpTextOptions o) {
-    SecretKey key = o.resolveKey();
-    if (o.idMode == IdMode.FRESH || key.isFresh()) {
+  static Broadcast<JavaSerialized<Sanitizer>> broadcast(SparkSession spark, Builder b) {
+    DpTextOptions o = b.o;
+    SecretKey key = b.key != null ? b.key : o.resolveKey();
+    if (o.idMode() == IdMode.FRESH || key.isFresh()) {
       LOG.warn("dptext runs with fresh randomness: re-runs and retried tasks give different output");
     }
-    if (o.idMode == IdMode.FRESH) {
-      return build(spark, o, key);
+    if (o.idMode() == IdMode.FRESH) {
+      return build(spark, o, b.modelInstance, key);
     }
-    // Equal configurations share one broadcast; the record compares keys by content, in memory only.
-    BroadcastKey cacheKey = new BroadcastKey(
-        spark.sparkContext().applicationId(),
-        o.describe() + "|" + o.vocabularySize + "|" + o.neighbours + "|" + o.oovPlaceholder + "|" + o.purpose,
-        o.modelInstance == null ? 0 : System.identityHashCode(o.modelInstance),
-        key);
+    // Equal configurations share one broadcast: the options compare every setting; the key compares by
+    // content, in memory only.
+    BroadcastKey cacheKey = new BroadcastKey(spark.sparkContext().applicationId(), o,
+        b.modelInstance == null ? 0 : System.identityHashCode(b.modelInstance), key);
     return BROADCASTS.compute(cacheKey, (k, existing) ->
-        existing != null && existing.isValid() ? existing : build(spark, o, key));
+        existing != null && existing.isValid() ? existing : build(spark, o, b.modelInstance, key));
   }
 
-  private record BroadcastKey(String application, String configuration, int modelIdentity, SecretKey key) {
+  private record BroadcastKey(String application, DpTextOptions options, int modelIdentity, SecretKey key) {
     @Override
     public String toString() {
-      return "BroadcastKey[" + configuration + ", key redacted]";
+      return "BroadcastKey[" + options.describe() + ", key redacted]";
     }
   }
 
-  private static Broadcast<JavaSerialized<Sanitizer>> build(SparkSession spark, DpTextOptions o, SecretKey key) {
-    DpTextModel model = o.modelInstance != null
-        ? o.modelInstance
-        : ModelLoader.load(spark, o.model, o.vocabularySize, o.neighbours);
-    MechanismSpec spec = o.mechanismSpec();
-    WordMechanism mechanism = spec.build(model);
-    TextSanitizer text =
-        new TextSanitizer(model.embeddings(), mechanism, o.oov, o.oovPlaceholder, o.casePolicy);
-    if (o.oov == OovPolicy.KEEP) {
+  private static Broadcast<JavaSerialized<Sanitizer>> build(SparkSession spark, DpTextOptions o, DpTextModel instance,
+      SecretKey key) {
+    DpTextModel model = instance != null
+        ? instance
+        : ModelLoader.load(spark, o.get(Settings.MODEL), o.get(Settings.VOCAB_SIZE), o.get(Settings.NEIGHBOURS));
+    WordMechanism mechanism = o.mechanismSpec().build(model);
+    TextSanitizer text = new TextSanitizer(model.embeddings(), mechanism, o.oovPolicy(), o.get(Settings.OOV_PLACEHOLDER),
+        o.casePolicy());
+    if (o.oovPolicy() == OovPolicy.KEEP) {
       LOG.warn("dptext oov=keep: out-of-vocabulary tokens are emitted verbatim, without protection");
     }
-    Sanitizer s = new Sanitizer(text, new RowSeeder(key, o.purpose), o.idMode);
+    Sanitizer s = new Sanitizer(text, new RowSeeder(key, o.get(Settings.PURPOSE)), o.idMode());
     return JavaSerialized.broadcast(spark.sparkContext(), s);
   }
 }

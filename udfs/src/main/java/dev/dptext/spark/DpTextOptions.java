@@ -1,214 +1,202 @@
 package dev.dptext.spark;
 
+import dev.dptext.config.Setting;
+import dev.dptext.mechanism.MechanismDefinition;
 import dev.dptext.mechanism.MechanismSpec;
-import dev.dptext.model.DpTextModel;
-import dev.dptext.model.EmbeddedDefault;
+import dev.dptext.mechanism.Mechanisms;
 import dev.dptext.random.SecretKey;
 import dev.dptext.text.CasePolicy;
 import dev.dptext.text.OovPolicy;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * Every setting of a sanitization, in one place, with the Spark conf keys ({@code spark.dptext.*})
- * that set them for SQL functions. The job and the DataFrame API fill the same object.
+ * The values of the {@link Settings} for one sanitization: immutable, checked when set, and equal
+ * exactly when every setting has the same value (so it keys the JVM's cache of broadcast sanitizers).
+ * Every surface fills one: the Spark conf ({@link #fromConf}), the command line and the ML stage
+ * (through the same conf keys), the Java builder ({@link #with}).
  *
- * <p>The RNG key is resolved here, on the driver, from (first match) an explicit key,
- * {@value #SECRET}, the Databricks secret named by {@value #SECRET_DATABRICKS} ({@code scope/key}, on
- * Databricks), the file named by {@value #SECRET_FILE}, or the environment variable named by
- * {@value #SECRET_ENV} (default {@code DPTEXT_KEY}). {@value #SECRET} matches Spark's default
- * {@code spark.redaction.regex}, so the UI and event log show it redacted. Without a key the run fails,
- * unless {@value #FRESH} is true: then a fresh random key is used and re-runs differ.
+ * <p>The RNG key is resolved on the driver from, first match: {@code spark.dptext.secretKey}, the
+ * Databricks secret named by {@code databricksSecret}, the file named by {@code keyFile}, the
+ * environment variable named by {@code keyEnv} (default {@code DPTEXT_KEY}). Without a key the run fails,
+ * unless {@code freshRandomness} is true or the id mode is fresh: then a fresh random key is used and
+ * re-runs differ. {@code spark.dptext.secretKey} matches Spark's default {@code spark.redaction.regex},
+ * so the UI and event log show it redacted; this class never prints it.
  */
 public final class DpTextOptions {
-  public static final String PREFIX = "spark.dptext.";
-  public static final String MODEL = PREFIX + "model";
-  public static final String VOCAB_SIZE = PREFIX + "vocabSize";
-  public static final String NEIGHBOURS = PREFIX + "neighbours";
-  public static final String MECHANISM = PREFIX + "mechanism";
-  public static final String EPSILON = PREFIX + "epsilon";
-  public static final String W = PREFIX + "w";
-  public static final String P = PREFIX + "p";
-  public static final String LAMBDA = PREFIX + "lambda";
-  public static final String T = PREFIX + "t";
-  public static final String BITS = PREFIX + "bits";
-  public static final String OOV = PREFIX + "oov";
-  public static final String OOV_PLACEHOLDER = PREFIX + "oovPlaceholder";
-  public static final String CASE = PREFIX + "case";
-  public static final String ID_MODE = PREFIX + "idMode";
-  public static final String PURPOSE = PREFIX + "purpose";
-  public static final String SECRET = PREFIX + "rng.secret";
-  public static final String SECRET_FILE = PREFIX + "rng.secretFile";
-  public static final String SECRET_ENV = PREFIX + "rng.secretEnv";
-  public static final String SECRET_DATABRICKS = PREFIX + "rng.databricksSecret";
-  public static final String FRESH = PREFIX + "rng.fresh";
+  /** Setting name → value, for the settings given explicitly. */
+  private final Map<String, Object> values;
 
-  /** Every key this class reads; anything else under {@value #PREFIX} is a typo. */
-  public static final Set<String> KEYS =
-      Set.of(MODEL, VOCAB_SIZE, NEIGHBOURS, MECHANISM, EPSILON, W, P, LAMBDA, T, BITS, OOV, OOV_PLACEHOLDER, CASE,
-          ID_MODE, PURPOSE, SECRET, SECRET_DATABRICKS, SECRET_FILE, SECRET_ENV, FRESH);
+  private DpTextOptions(Map<String, Object> values) {
+    this.values = values;
+  }
 
-  public static final String DEFAULT_KEY_ENV = "DPTEXT_KEY";
+  /** Every setting at its default. */
+  public static DpTextOptions defaults() {
+    return new DpTextOptions(Map.of());
+  }
 
-  String model = EmbeddedDefault.NAME;
-  int vocabularySize = 0;
-  int neighbours = DpTextModel.DEFAULT_NEIGHBOURS;
-  DpTextModel modelInstance;
-  String mechanism = MechanismSpec.SANTEXT;
-  double epsilon = 3.0;
-  double w = 0.9;
-  double p = 0.3;
-  double lambda = Double.NaN;
-  java.util.List<Double> t = java.util.List.of();
-  int bits = MechanismSpec.DEFAULT_BRR_BITS;
-  OovPolicy oov = OovPolicy.RANDOM;
-  String oovPlaceholder = "<unk>";
-  CasePolicy casePolicy = CasePolicy.VOCABULARY;
-  IdMode idMode = IdMode.COLUMN;
-  String purpose = "dptext";
-  SecretKey key;
-  String secretFile;
-  String databricksSecret;
-  String secretEnv = DEFAULT_KEY_ENV;
-  boolean fresh;
-
-  /** Reads {@code spark.dptext.*} settings through {@code get} (null when unset). */
+  /**
+   * Reads {@code spark.dptext.*} settings through {@code get} (null when unset); a key under the
+   * prefix that is not a setting is an error listing the known ones.
+   */
   public static DpTextOptions fromConf(Function<String, String> get, Iterable<String> presentKeys) {
     Set<String> unknown = new TreeSet<>();
     for (String k : presentKeys) {
-      if (k.startsWith(PREFIX) && !KEYS.contains(k)) {
+      if (k.startsWith(Setting.CONF_PREFIX) && Settings.byConfKey(k).isEmpty()) {
         unknown.add(k);
       }
     }
     if (!unknown.isEmpty()) {
-      throw new IllegalArgumentException(
-          "Unknown dptext setting(s) " + unknown + "; known settings are " + new TreeSet<>(KEYS));
+      Set<String> known = new TreeSet<>();
+      Settings.ALL.forEach(s -> known.add(s.confKey()));
+      throw new IllegalArgumentException("Unknown dptext setting(s) " + unknown + "; known settings are " + known);
     }
-    DpTextOptions o = new DpTextOptions();
-    o.model = Objects.requireNonNullElse(get.apply(MODEL), o.model);
-    o.vocabularySize = parseInt(get, VOCAB_SIZE, o.vocabularySize);
-    o.neighbours = parseInt(get, NEIGHBOURS, o.neighbours);
-    o.mechanism = Objects.requireNonNullElse(get.apply(MECHANISM), o.mechanism);
-    o.epsilon = parseDouble(get, EPSILON, o.epsilon);
-    o.w = parseDouble(get, W, o.w);
-    o.p = parseDouble(get, P, o.p);
-    o.lambda = parseDouble(get, LAMBDA, o.lambda);
-    o.bits = parseInt(get, BITS, o.bits);
-    String ts = get.apply(T);
-    if (ts != null && !ts.isBlank()) {
-      java.util.List<Double> list = new java.util.ArrayList<>();
-      for (String part : ts.split(",")) {
-        try {
-          list.add(Double.parseDouble(part.strip()));
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException(T + " must be a number or a comma-separated list, got '" + ts + "'");
-        }
+    DpTextOptions o = defaults();
+    for (Setting<?> s : Settings.ALL) {
+      String text = get.apply(s.confKey());
+      if (text != null) {
+        o = o.withText(s, text);
       }
-      o.t = list;
     }
-    if (get.apply(OOV) != null) {
-      o.oov = OovPolicy.parse(get.apply(OOV));
-    }
-    o.oovPlaceholder = Objects.requireNonNullElse(get.apply(OOV_PLACEHOLDER), o.oovPlaceholder);
-    if (get.apply(CASE) != null) {
-      o.casePolicy = CasePolicy.parse(get.apply(CASE));
-    }
-    if (get.apply(ID_MODE) != null) {
-      o.idMode = IdMode.parse(get.apply(ID_MODE));
-    }
-    o.purpose = Objects.requireNonNullElse(get.apply(PURPOSE), o.purpose);
-    String secret = get.apply(SECRET);
-    if (secret != null) {
-      o.key = SecretKey.parse(secret, "Spark conf " + SECRET);
-    }
-    o.secretFile = get.apply(SECRET_FILE);
-    o.databricksSecret = get.apply(SECRET_DATABRICKS);
-    o.secretEnv = Objects.requireNonNullElse(get.apply(SECRET_ENV), o.secretEnv);
-    String fresh = get.apply(FRESH);
-    if (fresh != null) {
-      if (!fresh.equalsIgnoreCase("true") && !fresh.equalsIgnoreCase("false")) {
-        throw new IllegalArgumentException(FRESH + " must be true or false, got '" + fresh + "'");
-      }
-      o.fresh = Boolean.parseBoolean(fresh);
-    }
-    o.mechanismSpec(); // validate now, not at first use
+    o.mechanismSpec(); // the mechanism's parameters must fit together: check now, not at first use
     return o;
   }
 
-  /** Reads from a map of settings, e.g. a job's configuration. */
+  /** Reads a map of {@code spark.dptext.*} keys to values. */
   public static DpTextOptions fromMap(Map<String, String> settings) {
     return fromConf(settings::get, settings.keySet());
   }
 
-  private static int parseInt(Function<String, String> get, String key, int dflt) {
-    String v = get.apply(key);
-    if (v == null) {
-      return dflt;
+  /** These options with {@code setting} = {@code value} (checked); null returns it to its default. */
+  public <T> DpTextOptions with(Setting<T> setting, T value) {
+    Map<String, Object> v = new TreeMap<>(values);
+    if (value == null) {
+      v.remove(setting.name());
+    } else {
+      v.put(setting.name(), setting.check(value));
     }
-    try {
-      return Integer.parseInt(v.strip());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(key + " must be an integer, got '" + v + "'");
-    }
+    return new DpTextOptions(v);
   }
 
-  private static double parseDouble(Function<String, String> get, String key, double dflt) {
-    String v = get.apply(key);
-    if (v == null) {
-      return dflt;
-    }
-    try {
-      return Double.parseDouble(v.strip());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(key + " must be a number, got '" + v + "'");
-    }
+  /** These options with {@code setting} read from text, as the Spark conf and the command line give it. */
+  public <T> DpTextOptions withText(Setting<T> setting, String text) {
+    return with(setting, setting.parse(text));
   }
 
+  /** These options with {@code setting} from a typed value (a number, a list, a {@code double[]}) or text. */
+  public <T> DpTextOptions withValue(Setting<T> setting, Object value) {
+    return with(setting, value == null ? null : setting.coerce(value));
+  }
+
+  /** These options with the mechanism and every parameter of {@code spec}. */
+  public DpTextOptions with(MechanismSpec spec) {
+    DpTextOptions o = with(Settings.MECHANISM, spec.name());
+    for (MechanismDefinition.Parameter<?> p : spec.definition().parameters()) {
+      o = o.withValue(p.setting(), spec.values().get(p.name()));
+    }
+    return o;
+  }
+
+  /** The value of {@code setting}: as given, else its default (null when it has none). */
+  @SuppressWarnings("unchecked")
+  public <T> T get(Setting<T> setting) {
+    Object v = values.get(setting.name());
+    return v != null ? (T) v : setting.defaultValue().orElse(null);
+  }
+
+  /** Whether {@code setting} was given. */
+  public boolean isSet(Setting<?> setting) {
+    return values.containsKey(setting.name());
+  }
+
+  /** The mechanism with the parameters given for it; the others take the mechanism's defaults. */
   public MechanismSpec mechanismSpec() {
-    return new MechanismSpec(mechanism, epsilon, w, p, lambda, t, bits);
+    MechanismDefinition d = Mechanisms.get(get(Settings.MECHANISM));
+    Map<String, Object> given = new LinkedHashMap<>();
+    for (MechanismDefinition.Parameter<?> p : d.parameters()) {
+      if (isSet(p.setting())) {
+        given.put(p.name(), values.get(p.name()));
+      }
+    }
+    return MechanismSpec.of(d.name(), given);
   }
 
   public IdMode idMode() {
-    return idMode;
+    return IdMode.parse(get(Settings.ID_MODE));
   }
 
-  public String modelSource() {
-    return modelInstance != null ? modelInstance.metadata().getOrDefault("source", "in-memory") : model;
+  public OovPolicy oovPolicy() {
+    return OovPolicy.parse(get(Settings.OOV));
+  }
+
+  public CasePolicy casePolicy() {
+    return CasePolicy.parse(get(Settings.CASE_POLICY));
   }
 
   /** The key to use, resolved as described in the class comment. */
   public SecretKey resolveKey() {
-    if (key != null) {
-      return key;
+    String secret = get(Settings.SECRET_KEY);
+    if (secret != null) {
+      return SecretKey.parse(secret, "Spark conf " + Settings.SECRET_KEY.confKey());
     }
-    if (databricksSecret != null && !databricksSecret.isBlank()) {
-      return SecretKey.parse(DatabricksSecrets.get(databricksSecret.strip()),
-          "Databricks secret " + databricksSecret.strip());
+    String databricks = get(Settings.DATABRICKS_SECRET);
+    if (databricks != null) {
+      return SecretKey.parse(DatabricksSecrets.get(databricks.strip()), "Databricks secret " + databricks.strip());
     }
-    if (secretFile != null && !secretFile.isBlank()) {
-      return SecretKey.fromFile(Path.of(secretFile));
+    String file = get(Settings.KEY_FILE);
+    if (file != null) {
+      return SecretKey.fromFile(Path.of(file));
     }
-    String env = System.getenv(secretEnv);
+    String variable = get(Settings.KEY_ENV);
+    String env = System.getenv(variable);
     if (env != null) {
-      return SecretKey.parse(env, "environment variable " + secretEnv);
+      return SecretKey.parse(env, "environment variable " + variable);
     }
-    if (fresh || idMode == IdMode.FRESH) {
+    if (get(Settings.FRESH_RANDOMNESS) || idMode() == IdMode.FRESH) {
       return SecretKey.fresh();
     }
     throw new IllegalArgumentException(
-        "No RNG key: set the environment variable " + secretEnv + ", " + SECRET_FILE + " (a file "
-            + "holding the key) or " + SECRET + "; " + SecretKey.HOW_TO_GENERATE + ". To run with "
-            + "fresh, non-reproducible randomness instead, set " + FRESH + "=true (or --fresh-randomness)");
+        "No RNG key: set the environment variable " + variable + " (named by keyEnv), keyFile (a file holding the "
+            + "key), databricksSecret (on Databricks) or " + Settings.SECRET_KEY.confKey() + " (at application start); "
+            + SecretKey.HOW_TO_GENERATE + ". To run with fresh, non-reproducible randomness instead, set "
+            + "freshRandomness (--fresh-randomness)");
   }
 
   /** A description safe to log: mechanism, parameters, model; never the key. */
   public String describe() {
-    return String.format(Locale.ROOT, "%s, model=%s, oov=%s, case=%s, idMode=%s",
-        mechanismSpec(), modelSource(), oov, casePolicy, idMode);
+    return String.format(Locale.ROOT, "%s, model=%s, oov=%s, case=%s, idMode=%s", mechanismSpec(), get(Settings.MODEL),
+        get(Settings.OOV), get(Settings.CASE_POLICY), get(Settings.ID_MODE));
+  }
+
+  /** Every setting's value, defaults included, by name. */
+  private Map<String, Object> effective() {
+    Map<String, Object> all = new TreeMap<>();
+    for (Setting<?> s : Settings.ALL) {
+      all.put(s.name(), get(s));
+    }
+    return all;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof DpTextOptions other && other.effective().equals(effective());
+  }
+
+  @Override
+  public int hashCode() {
+    return effective().hashCode();
+  }
+
+  /** Like {@link #describe()}: never the key. */
+  @Override
+  public String toString() {
+    return "DpTextOptions[" + describe() + "]";
   }
 }

@@ -10,8 +10,8 @@ final class SessionConf {
 
   static DpTextOptions options(SparkSession spark) {
     Map<String, String> all = new java.util.HashMap<>(CollectionConverters.asJava(spark.conf().getAll()));
-    all.remove(DpTextOptions.SECRET);
-    SessionSecret.get(spark).ifPresent(key -> all.put(DpTextOptions.SECRET, key));
+    all.remove(Settings.SECRET_KEY.confKey());
+    SessionSecret.get(spark).ifPresent(key -> all.put(Settings.SECRET_KEY.confKey(), key));
     return DpTextOptions.fromConf(all::get, all.keySet());
   }
 }

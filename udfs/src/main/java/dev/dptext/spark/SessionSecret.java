@@ -4,7 +4,7 @@ import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The key in a session's {@value DpTextOptions#SECRET}, accepted only when it was set at application
+ * The key in a session's {@code spark.dptext.secretKey}, accepted only when it was set at application
  * start.
  *
  * <p>Why: Spark copies a session's settings into the properties of every job it runs, and the event
@@ -12,8 +12,8 @@ import org.apache.spark.sql.SparkSession;
  * on the running session ({@code SET}, {@code spark.conf.set}) is therefore written, in clear, into
  * every later job's start event in the event log (checked on Spark 4.0.1). Set at start-up
  * ({@code --conf}, a cluster's Spark config such as {@code {{secrets/scope/key}}} on Databricks) it is
- * redacted everywhere. Naming the key instead of passing it ({@value DpTextOptions#SECRET_FILE},
- * {@value DpTextOptions#SECRET_ENV}, {@value DpTextOptions#SECRET_DATABRICKS}) is safe at any time.
+ * redacted everywhere. Naming the key instead of passing it ({@code spark.dptext.keyFile},
+ * {@code spark.dptext.keyEnv}, {@code spark.dptext.databricksSecret}) is safe at any time.
  */
 public final class SessionSecret {
   private SessionSecret() {}
@@ -24,17 +24,17 @@ public final class SessionSecret {
    * @throws IllegalArgumentException when the key was set on the running session, not at start-up
    */
   public static Optional<String> get(SparkSession spark) {
-    scala.Option<String> runtime = spark.conf().getOption(DpTextOptions.SECRET);
+    scala.Option<String> runtime = spark.conf().getOption(Settings.SECRET_KEY.confKey());
     if (runtime.isEmpty()) {
       return Optional.empty();
     }
-    scala.Option<String> startup = spark.sparkContext().getConf().getOption(DpTextOptions.SECRET);
+    scala.Option<String> startup = spark.sparkContext().getConf().getOption(Settings.SECRET_KEY.confKey());
     if (startup.isEmpty() || !startup.get().equals(runtime.get())) {
-      throw new IllegalArgumentException(DpTextOptions.SECRET + " was set on the running session (SET or "
+      throw new IllegalArgumentException(Settings.SECRET_KEY.confKey() + " was set on the running session (SET or "
           + "spark.conf.set): Spark would write it, unredacted, into the event log with every job. Run "
-          + "RESET " + DpTextOptions.SECRET + " (or spark.conf.unset), then name the key instead: "
-          + DpTextOptions.SECRET_DATABRICKS + "=scope/key on Databricks, " + DpTextOptions.SECRET_FILE + "=PATH, or "
-          + DpTextOptions.SECRET_ENV + "=VARIABLE; or set " + DpTextOptions.SECRET + " at application start "
+          + "RESET " + Settings.SECRET_KEY.confKey() + " (or spark.conf.unset), then name the key instead: "
+          + Settings.DATABRICKS_SECRET.confKey() + "=scope/key on Databricks, " + Settings.KEY_FILE.confKey() + "=PATH, or "
+          + Settings.KEY_ENV.confKey() + "=VARIABLE; or set " + Settings.SECRET_KEY.confKey() + " at application start "
           + "(--conf, or the cluster's Spark config), where Spark redacts it");
     }
     return Optional.of(runtime.get());

@@ -1,5 +1,10 @@
 package dev.dptext.spark;
 
+import dev.dptext.config.Setting;
+import dev.dptext.mechanism.MechanismDefinition;
+import dev.dptext.mechanism.Mechanisms;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.expressions.Expression;
@@ -20,30 +25,51 @@ import scala.jdk.javaapi.CollectionConverters;
 final class SqlFunctions {
   private SqlFunctions() {}
 
-  static final String USAGE =
-      "_FUNC_(text, id) - Rewrites each word of `text` with a differentially private mechanism over "
-          + "word embeddings (spark.dptext.mechanism: santext, santext+, laplace, mahalanobis, vickrey or "
-          + "vickrey-topk; spark.dptext.epsilon, w, p, lambda, t), "
-          + "seeded by the secret key and the row's stable `id`, so re-runs give identical output.\n"
-          + "_FUNC_(text) - The same, seeded by the text itself (spark.dptext.idMode=content-hash: equal "
-          + "texts get equal outputs) or freshly (spark.dptext.idMode=fresh: not reproducible).";
+  /** The usage line of {@code DESCRIBE FUNCTION}, from the registry. */
+  static String usage() {
+    return "_FUNC_(text, id) - Rewrites each word of `text` with a differentially private mechanism over word "
+        + "embeddings (" + Settings.MECHANISM.confKey() + ": " + String.join(", ", Mechanisms.names()) + "; default "
+        + Mechanisms.DEFAULT + "), seeded by the secret key and the row's stable `id`, so re-runs give identical "
+        + "output.\n"
+        + "_FUNC_(text) - The same, seeded by the text itself (" + Settings.ID_MODE.confKey() + "=content-hash: equal "
+        + "texts get equal outputs) or freshly (" + Settings.ID_MODE.confKey() + "=fresh: not reproducible).";
+  }
 
-  static final String ARGUMENTS =
-      "\n    Arguments:\n"
-          + "      * text - a string column; null stays null, empty stays empty\n"
-          + "      * id - a stable unique row id of any atomic type (its string form keys the row's noise)\n"
-          + "\n    Guarantee: SanText and Laplace: ε·d metric local DP per token (d = Euclidean distance of "
-          + "the embeddings); SanText+: (ε, ln(1/p))-UMLDP; Mahalanobis: ε·d_RM (regularized Mahalanobis "
-          + "norm); Vickrey: its noise's guarantee (the selection is post-processing). Token count, "
-          + "whitespace and any verbatim opt-in (spark.dptext.oov=keep, spark.dptext.case=restore) are not "
-          + "covered.\n";
+  /**
+   * The extended text of {@code DESCRIBE FUNCTION EXTENDED}: the arguments, every mechanism with its
+   * parameters and guarantee, and every setting with its default, all from the one table.
+   */
+  static String arguments() {
+    StringBuilder s = new StringBuilder("\n    Arguments:\n");
+    s.append("      * text - a string column; null stays null, empty stays empty\n");
+    s.append("      * id - a stable unique row id of any atomic type (its string form keys the row's noise)\n");
+    s.append("\n    Mechanisms (").append(Settings.MECHANISM.confKey()).append(") and their guarantees:\n");
+    for (MechanismDefinition d : Mechanisms.ALL) {
+      List<String> params = new ArrayList<>();
+      for (MechanismDefinition.Parameter<?> p : d.parameters()) {
+        params.add(p.name() + (p.required() ? " (required)" : "=" + format(p)));
+      }
+      s.append("      * ").append(d.name()).append(" (").append(String.join(", ", params)).append(") - ")
+          .append(d.summary()).append(" Guarantee: ").append(d.guarantee()).append(".\n");
+    }
+    s.append("\n    Settings (Spark conf; default):\n");
+    for (Setting<?> setting : Settings.ALL) {
+      s.append("      * ").append(setting.confKey()).append(" (").append(setting.defaultText()).append(") - ")
+          .append(Settings.doc(setting)).append("\n");
+    }
+    return s.toString();
+  }
+
+  private static <T> String format(MechanismDefinition.Parameter<T> p) {
+    return p.setting().format(p.defaultValue());
+  }
 
   static FunctionIdentifier identifier() {
     return new FunctionIdentifier(DpText.SQL_FUNCTION, Option.empty(), Option.empty());
   }
 
   static ExpressionInfo info() {
-    return new ExpressionInfo(SqlFunctions.class.getName(), null, DpText.SQL_FUNCTION, USAGE, ARGUMENTS);
+    return new ExpressionInfo(SqlFunctions.class.getName(), null, DpText.SQL_FUNCTION, usage(), arguments());
   }
 
   /** The function builder: validates arity and binds the session's sanitizer. */
@@ -55,13 +81,13 @@ final class SqlFunctions {
       IdMode mode = b.options().idMode();
       if (args.size() == 2 && mode != IdMode.COLUMN) {
         throw new IllegalArgumentException(
-            DpText.SQL_FUNCTION + "(text, id) was called but spark.dptext.idMode is " + mode
-                + "; call " + DpText.SQL_FUNCTION + "(text) or set spark.dptext.idMode=column");
+            DpText.SQL_FUNCTION + "(text, id) was called but " + Settings.ID_MODE.confKey() + " is " + mode
+                + "; call " + DpText.SQL_FUNCTION + "(text) or set " + Settings.ID_MODE.confKey() + "=column");
       }
       if (args.size() == 1 && mode == IdMode.COLUMN) {
         throw new IllegalArgumentException(
             DpText.SQL_FUNCTION + "(text) needs an id: call " + DpText.SQL_FUNCTION + "(text, id) with a "
-                + "stable unique id column, or set spark.dptext.idMode to content-hash or fresh "
+                + "stable unique id column, or set " + Settings.ID_MODE.confKey() + " to content-hash or fresh "
                 + "(read the trade-off in the README)");
       }
       if (args.size() != 1 && args.size() != 2) {

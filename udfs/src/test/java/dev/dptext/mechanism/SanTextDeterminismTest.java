@@ -109,9 +109,9 @@ class SanTextDeterminismTest {
     DpTextModel model = DpTextModel.of(e, Fixtures.GLOVE_TOP2000, dev.dptext.knn.RowLengths.uniform(16));
     WordMechanism[] direct = mechanisms();
     WordMechanism[] built = {
-      MechanismSpec.santext(3.0).build(model),
-      MechanismSpec.santext(0.5).build(model),
-      MechanismSpec.santextPlus(3.0, 0.9, 0.3).build(model),
+      MechanismSpec.of("santext", java.util.Map.of("epsilon", 3.0)).build(model),
+      MechanismSpec.of("santext", java.util.Map.of("epsilon", 0.5)).build(model),
+      MechanismSpec.of("santext+", java.util.Map.of("epsilon", 3.0, "w", 0.9, "p", 0.3)).build(model),
     };
     for (int i = 0; i < direct.length; i++) {
       assertEquals(direct[i].outputStart(), built[i].outputStart(), direct[i].name() + " outputStart");

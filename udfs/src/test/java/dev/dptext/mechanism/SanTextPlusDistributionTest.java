@@ -100,7 +100,7 @@ class SanTextPlusDistributionTest {
     int n = emb.size();
     int expectedStart = n - exactSensitiveCount(n, w);
     assertEquals(expectedStart, SanTextPlus.sensitiveStart(n, w), "sensitiveStart");
-    assertEquals(expectedStart, MechanismSpec.santextPlus(1, w, 0.3).outputStart(n), "MechanismSpec.outputStart");
+    assertEquals(expectedStart, MechanismSpec.of("santext+", java.util.Map.of("epsilon", 1, "w", w, "p", 0.3)).outputStart(n), "MechanismSpec.outputStart");
     SanTextPlus m = new SanTextPlus(emb, Fixtures.gloveNeighbours(expectedStart, 16), 1.0, w, 0.3);
     assertEquals(expectedStart, m.outputStart(), "outputStart");
     int sensitive = 0;

@@ -40,13 +40,13 @@ class BroadcastSerializerTest {
 
   static Stream<Arguments> mechanisms() {
     return Stream.of(
-        MechanismSpec.santext(3),
-        MechanismSpec.santextPlus(3, 0.9, 0.3),
-        MechanismSpec.laplace(10),
-        MechanismSpec.mahalanobis(10, 0.5),
-        MechanismSpec.vickrey(10, 0.5, 0),
-        MechanismSpec.vickreyTopK(10, List.of(0.5, 0.25), 0.5),
-        MechanismSpec.brr(2, 64))
+        MechanismSpec.of("santext", java.util.Map.of("epsilon", 3)),
+        MechanismSpec.of("santext+", java.util.Map.of("epsilon", 3, "w", 0.9, "p", 0.3)),
+        MechanismSpec.of("laplace", java.util.Map.of("epsilon", 10)),
+        MechanismSpec.of("mahalanobis", java.util.Map.of("epsilon", 10, "lambda", 0.5)),
+        MechanismSpec.of("vickrey", java.util.Map.of("epsilon", 10, "t", 0.5, "lambda", 0)),
+        MechanismSpec.of("vickrey-topk", java.util.Map.of("epsilon", 10, "t", List.of(0.5, 0.25), "lambda", 0.5)),
+        MechanismSpec.of("brr", java.util.Map.of("epsilon", 2, "bits", 64)))
         .flatMap(spec -> Stream.of(
             Arguments.of(spec, new JavaSerializer(new SparkConf())),
             Arguments.of(spec, new KryoSerializer(new SparkConf()))));
@@ -73,7 +73,7 @@ class BroadcastSerializerTest {
   void withoutTheHolderKryoLosesTheRebuiltState() {
     Embeddings embeddings = Fixtures.gloveTop2000();
     Sanitizer bare = new Sanitizer(
-        new TextSanitizer(embeddings, MechanismSpec.santext(3).build(DpTextModel.of(embeddings, "fixture", 16))),
+        new TextSanitizer(embeddings, MechanismSpec.of("santext", java.util.Map.of("epsilon", 3)).build(DpTextModel.of(embeddings, "fixture", 16))),
         new RowSeeder(KEY, "dptext"), IdMode.COLUMN);
     Sanitizer copy = roundTrip(new KryoSerializer(new SparkConf()).newInstance(), bare);
     assertThrows(NullPointerException.class, () -> copy.sanitize(TEXT, 1L, null));

@@ -24,8 +24,8 @@ class DatabricksSecretsTest {
   void keyComesFromTheSecretScopeAndWinsOverEnvironmentAndFile() {
     DBUtilsHolder$.SECRETS.put("dptext/rng-key", KEY);
     DpTextOptions o = DpTextOptions.fromMap(Map.of(
-        DpTextOptions.SECRET_DATABRICKS, "dptext/rng-key",
-        DpTextOptions.SECRET_ENV, "DPTEXT_TEST_UNSET_VARIABLE"));
+        Settings.DATABRICKS_SECRET.confKey(), "dptext/rng-key",
+        Settings.KEY_ENV.confKey(), "DPTEXT_TEST_UNSET_VARIABLE"));
     SecretKey key = o.resolveKey();
     assertEquals(SecretKey.parse(KEY, "test"), key);
     assertEquals("Databricks secret dptext/rng-key", key.source());
@@ -35,16 +35,17 @@ class DatabricksSecretsTest {
 
   @Test
   void errorsNameScopeAndKeyNeverTheValue() {
-    DpTextOptions missing = DpTextOptions.fromMap(Map.of(DpTextOptions.SECRET_DATABRICKS, "dptext/other"));
+    DpTextOptions missing = DpTextOptions.fromMap(Map.of(Settings.DATABRICKS_SECRET.confKey(), "dptext/other"));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, missing::resolveKey);
     assertTrue(e.getMessage().contains("dptext/other") && e.getMessage().contains("READ"), e.getMessage());
 
-    DpTextOptions malformed = DpTextOptions.fromMap(Map.of(DpTextOptions.SECRET_DATABRICKS, "no-slash"));
-    e = assertThrows(IllegalArgumentException.class, malformed::resolveKey);
+    // A malformed name fails when it is read, before any key is looked for.
+    e = assertThrows(IllegalArgumentException.class,
+        () -> DpTextOptions.fromMap(Map.of(Settings.DATABRICKS_SECRET.confKey(), "no-slash")));
     assertTrue(e.getMessage().contains("SCOPE/KEY") && e.getMessage().contains("'no-slash'"), e.getMessage());
 
     DBUtilsHolder$.SECRETS.put("dptext/short", "abcd");
-    DpTextOptions tooShort = DpTextOptions.fromMap(Map.of(DpTextOptions.SECRET_DATABRICKS, "dptext/short"));
+    DpTextOptions tooShort = DpTextOptions.fromMap(Map.of(Settings.DATABRICKS_SECRET.confKey(), "dptext/short"));
     e = assertThrows(IllegalArgumentException.class, tooShort::resolveKey);
     assertTrue(e.getMessage().contains("Databricks secret dptext/short"), e.getMessage());
     assertFalse(e.getMessage().contains("abcd"), e.getMessage());

@@ -67,7 +67,7 @@ class DpTextSparkTest {
   static DpText.Builder sanitizer(String keyHex) {
     return DpText.sanitizer()
         .model(model)
-        .mechanism(MechanismSpec.santextPlus(3.0, 0.9, 0.3))
+        .mechanism(MechanismSpec.of("santext+", java.util.Map.of("epsilon", 3.0, "w", 0.9, "p", 0.3)))
         .key(SecretKey.parse(keyHex, "test"))
         .idColumn("id");
   }
@@ -149,13 +149,13 @@ class DpTextSparkTest {
   void sqlFunctionThroughExtensionsAndRegister() throws Exception {
     java.nio.file.Path embeddings = java.nio.file.Files.createTempFile("dptext-sql", ".txt");
     dev.dptext.embedding.EmbeddingWriter.writeGlove(model.embeddings(), embeddings);
-    spark.conf().set(DpTextOptions.MODEL, embeddings.toString());
-    spark.conf().set(DpTextOptions.NEIGHBOURS, "32");
-    spark.conf().set(DpTextOptions.MECHANISM, "santext");
-    spark.conf().set(DpTextOptions.EPSILON, "2");
+    spark.conf().set(Settings.MODEL.confKey(), embeddings.toString());
+    spark.conf().set(Settings.NEIGHBOURS.confKey(), "32");
+    spark.conf().set(Settings.MECHANISM.confKey(), "santext");
+    spark.conf().set("spark.dptext.epsilon", "2");
     java.nio.file.Path keyFile = java.nio.file.Files.createTempFile("dptext-key", ".txt");
     java.nio.file.Files.writeString(keyFile, KEY_HEX);
-    spark.conf().set(DpTextOptions.SECRET_FILE, keyFile.toString());
+    spark.conf().set(Settings.KEY_FILE.confKey(), keyFile.toString());
     try {
       input.createOrReplaceTempView("reviews");
       List<Row> viaExtension = spark.sql("SELECT id, dp_sanitize(text, id) AS dp FROM reviews ORDER BY id").collectAsList();
@@ -172,14 +172,14 @@ class DpTextSparkTest {
 
       // The key itself SET on the running session is refused (Spark would write it, unredacted, into
       // the event log with every job); SET itself shows it redacted.
-      spark.conf().set(DpTextOptions.SECRET, KEY_HEX);
-      String set = spark.sql("SET " + DpTextOptions.SECRET).collectAsList().toString();
+      spark.conf().set(Settings.SECRET_KEY.confKey(), KEY_HEX);
+      String set = spark.sql("SET " + Settings.SECRET_KEY.confKey()).collectAsList().toString();
       assertTrue(set.contains("redacted") && !set.contains(KEY_HEX), set);
       Exception refused = assertThrows(Exception.class,
           () -> spark.sql("SELECT dp_sanitize(text, id) FROM reviews").collect());
-      assertTrue(refused.getMessage().contains("RESET " + DpTextOptions.SECRET)
+      assertTrue(refused.getMessage().contains("RESET " + Settings.SECRET_KEY.confKey())
           && !refused.getMessage().contains(KEY_HEX), refused.getMessage());
-      spark.conf().unset(DpTextOptions.SECRET);
+      spark.conf().unset(Settings.SECRET_KEY.confKey());
 
       // The plan shows the function, never the key.
       String plan = spark.sql("SELECT dp_sanitize(text, id) FROM reviews").queryExecution().toString();
@@ -189,8 +189,8 @@ class DpTextSparkTest {
       Exception err = assertThrows(Exception.class, () -> spark.sql("SELECT dp_sanitize(text) FROM reviews").collect());
       assertTrue(err.getMessage().contains("needs an id"), err.getMessage());
     } finally {
-      for (String k : List.of(DpTextOptions.MODEL, DpTextOptions.NEIGHBOURS, DpTextOptions.MECHANISM,
-          DpTextOptions.EPSILON, DpTextOptions.SECRET, DpTextOptions.SECRET_FILE)) {
+      for (String k : List.of(Settings.MODEL.confKey(), Settings.NEIGHBOURS.confKey(), Settings.MECHANISM.confKey(),
+          "spark.dptext.epsilon", Settings.SECRET_KEY.confKey(), Settings.KEY_FILE.confKey())) {
         spark.conf().unset(k);
       }
     }

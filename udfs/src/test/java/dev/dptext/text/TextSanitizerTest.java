@@ -78,16 +78,6 @@ class TextSanitizerTest {
     public String name() {
       return "test-map";
     }
-
-    @Override
-    public Map<String, Object> parameters() {
-      return Map.of();
-    }
-
-    @Override
-    public String guarantee() {
-      return "none: a test mechanism";
-    }
   }
 
   private static final WordMechanism IDENTITY = new MapMechanism(0, Map.of(), 0);

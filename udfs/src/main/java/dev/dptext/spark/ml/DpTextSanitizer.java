@@ -1,19 +1,21 @@
 package dev.dptext.spark.ml;
 
-import dev.dptext.mechanism.MechanismSpec;
-import dev.dptext.model.DpTextModel;
-import dev.dptext.model.EmbeddedDefault;
+import dev.dptext.config.Setting;
+import dev.dptext.mechanism.Mechanisms;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.IdMode;
-import dev.dptext.text.CasePolicy;
-import dev.dptext.text.OovPolicy;
+import dev.dptext.spark.SessionSecret;
+import dev.dptext.spark.Settings;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
+import java.util.NoSuchElementException;
 import org.apache.spark.ml.Transformer;
+import org.apache.spark.ml.param.BooleanParam;
 import org.apache.spark.ml.param.DoubleArrayParam;
 import org.apache.spark.ml.param.DoubleParam;
 import org.apache.spark.ml.param.IntParam;
@@ -25,7 +27,6 @@ import org.apache.spark.ml.util.Identifiable;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import scala.Function1;
@@ -43,21 +44,22 @@ import scala.Function1;
  * PipelineModel pipeline = new Pipeline().setStages(new PipelineStage[] {dp, ...}).fit(tickets);
  * }</pre>
  *
- * <p><b>Guarantee</b> (per token, as for the job and the SQL function): SanText and the multivariate
- * Laplace mechanism give ε·d metric local DP, d the Euclidean distance of the embeddings; SanText+
- * gives (ε, ε0)-UMLDP with ε0 = ln(1/p); Mahalanobis gives ε·d_RM (regularized Mahalanobis norm);
- * Vickrey gives its noise's guarantee (the selection is post-processing); BRR ({@code bits}-bit codes)
- * gives ε·d_H, d_H the Hamming distance of the words' codes. Not covered: the number of tokens, whitespace and layout, and anything emitted
- * verbatim by an opt-in ({@code oov=keep}, {@code casePolicy=restore}).
+ * <p><b>Params.</b> One Param per setting of {@link Settings} (all but the key itself), with the same
+ * name, default, doc and check as the Spark conf key {@code spark.dptext.NAME} and the job's option;
+ * the mechanism's parameters come from {@link Mechanisms}, so a new mechanism's parameters are Params
+ * without a change here ({@link #params()} lists them, {@link #setSetting} sets any by name).
+ *
+ * <p><b>Guarantee</b>: the mechanism's, per token, as {@link #guarantee()} states it for the configured
+ * values (each mechanism's own text from {@link Mechanisms}; {@code explainParams()} shows them all).
  *
  * <p><b>What a saved pipeline holds.</b> Only these params, through {@link DefaultParamsWritable}.
  * The model is a <em>reference</em> (a path or {@code default}), loaded on the driver when the stage
  * transforms, so a pipeline stays a few kilobytes and a rebuilt model is picked up without re-saving.
  * The RNG key is deliberately <em>not</em> a param, so it can never be written with a pipeline: at
  * transform time it is resolved like everywhere else in dptext, first match wins: the Spark conf
- * {@value DpTextOptions#SECRET} (set at application start), the Databricks secret named by the session's
- * {@value DpTextOptions#SECRET_DATABRICKS}, the file named by
- * {@link #keyFile()}, the environment variable named by {@link #keyEnv()}. Without a key the stage
+ * {@code spark.dptext.secretKey} (set at application start), the Databricks secret named by
+ * {@code databricksSecret} (the Param, else the session's conf), the file named by {@code keyFile}, the
+ * environment variable named by {@code keyEnv}. Without a key the stage
  * fails unless {@code idMode} is {@code fresh}.
  *
  * <p><b>Reproducibility.</b> Each row's noise is keyed by (key, purpose, id): with
@@ -70,110 +72,43 @@ import scala.Function1;
  * before any data is read.
  */
 public final class DpTextSanitizer extends Transformer implements DefaultParamsWritable {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
 
   private final String uid;
 
   private final Param<String> inputCol;
   private final Param<String> outputCol;
   private final Param<String> idCol;
-  private final Param<String> idMode;
-  private final Param<String> mechanism;
-  private final DoubleParam epsilon;
-  private final DoubleParam w;
-  private final DoubleParam p;
-  private final DoubleParam lambda;
-  private final DoubleArrayParam t;
-  private final IntParam bits;
-  private final Param<String> model;
-  private final IntParam vocabSize;
-  private final IntParam neighbours;
-  private final Param<String> oov;
-  private final Param<String> oovPlaceholder;
-  private final Param<String> casePolicy;
-  private final Param<String> purpose;
-  private final Param<String> keyEnv;
-  private final Param<String> keyFile;
+  /** Setting name → its Param, one per {@link Settings#options()}. */
+  private final Map<String, Param<?>> settingParams = new LinkedHashMap<>();
+  private final Param<?>[] params;
 
   public DpTextSanitizer() {
     this(Identifiable.randomUID("dpTextSanitizer"));
   }
 
   /** The constructor {@code copy} and the pipeline reader use; the uid must exist before the params. */
+  @SuppressWarnings("unchecked")
   public DpTextSanitizer(String uid) {
     this.uid = uid;
-    inputCol = new Param<>(this, "inputCol", "the string column to sanitize",
-        nonBlank("inputCol"));
-    outputCol = new Param<>(this, "outputCol",
-        "the new column for the sanitized text (must not exist yet)", nonBlank("outputCol"));
+    inputCol = new Param<>(this, "inputCol", "the string column to sanitize", nonBlank("inputCol"));
+    outputCol = new Param<>(this, "outputCol", "the new column for the sanitized text (must not exist yet)",
+        nonBlank("outputCol"));
     idCol = new Param<>(this, "idCol",
         "a stable, unique row id (any atomic type) that keys each row's randomness; required when idMode is column",
         nonBlank("idCol"));
-    idMode = new Param<>(this, "idMode",
-        "where each row's randomness comes from: column (reproducible, with idCol), content-hash "
-            + "(reproducible; equal texts get equal outputs) or fresh (not reproducible)",
-        parsedBy("idMode", IdMode::parse));
-    mechanism = new Param<>(this, "mechanism",
-        "the mechanism: santext, santext+, laplace, mahalanobis, vickrey, vickrey-topk or brr",
-        parsedBy("mechanism", MechanismSpec::canonicalName));
-    epsilon = new DoubleParam(this, "epsilon", "the privacy parameter ε > 0 (finite)",
-        numberCheck("epsilon", v -> v > 0 && !Double.isInfinite(v), "a positive finite number (ε > 0)"));
-    w = new DoubleParam(this, "w",
-        "santext+: the fraction of least frequent words that are sensitive, in (0, 1]",
-        numberCheck("w", v -> v > 0 && v <= 1, "in (0, 1]"));
-    p = new DoubleParam(this, "p",
-        "santext+: the probability of replacing a non-sensitive word, in [0, 1]; ε0 = ln(1/p)",
-        numberCheck("p", v -> v >= 0 && v <= 1, "in [0, 1]"));
-    lambda = new DoubleParam(this, "lambda",
-        "mahalanobis (default 0.5) and vickrey's noise (default 0 = Laplace): the regularisation λ in [0, 1]",
-        numberCheck("lambda", v -> v >= 0 && v <= 1, "in [0, 1]"));
-    t = new DoubleArrayParam(this, "t",
-        "vickrey: one threshold t in [0, 1] (default 0.5); vickrey-topk: thresholds t_1..t_k ≥ 0",
-        thresholdsCheck());
-    bits = new IntParam(this, "bits",
-        "brr: the code length n in [1, 4096] (default " + MechanismSpec.DEFAULT_BRR_BITS + ", the paper's)",
-        intCheck("bits", v -> v >= 1 && v <= 4096, "in [1, 4096]"));
-    model = new Param<>(this, "model",
-        "a dptext model artifact, a GloVe / word2vec / fastText .vec file (any Hadoop file system), or "
-            + "'default' for the embedded GloVe subset; referenced, never copied into a saved pipeline",
-        nonBlank("model"));
-    vocabSize = new IntParam(this, "vocabSize",
-        "keep only the N most frequent words of an embeddings file (0 = all)",
-        intCheck("vocabSize", v -> v >= 0, "≥ 0"));
-    neighbours = new IntParam(this, "neighbours",
-        "K, neighbours per word in the sampler tables built from an embeddings file (memory |V|·K)",
-        intCheck("neighbours", v -> v >= 1, "≥ 1"));
-    oov = new Param<>(this, "oov",
-        "out-of-vocabulary tokens: random (a uniform vocabulary word), placeholder, or keep (UNSAFE: verbatim)",
-        parsedBy("oov", OovPolicy::parse));
-    oovPlaceholder = new Param<>(this, "oovPlaceholder", "the token emitted for oov=placeholder",
-        validator(value -> value != null));
-    casePolicy = new Param<>(this, "casePolicy",
-        "vocabulary (output spelled as in the vocabulary) or restore (copies the input's capitalisation: "
-            + "outside the guarantee)",
-        parsedBy("casePolicy", CasePolicy::parse));
-    purpose = new Param<>(this, "purpose",
-        "separates the random streams of different uses of the same rows", nonBlank("purpose"));
-    keyEnv = new Param<>(this, "keyEnv",
-        "the name of the environment variable holding the RNG key (the name, never the key)",
-        nonBlank("keyEnv"));
-    keyFile = new Param<>(this, "keyFile",
-        "the path of a file holding the RNG key (the path, never the key)", nonBlank("keyFile"));
-
-    setDefault(idMode, "column");
-    setDefault(mechanism, MechanismSpec.SANTEXT_PLUS);
-    setDefault(epsilon, 3.0);
-    setDefault(w, 0.9);
-    setDefault(p, 0.3);
-    setDefault(bits, MechanismSpec.DEFAULT_BRR_BITS);
-    setDefault(model, EmbeddedDefault.NAME);
-    setDefault(vocabSize, 0);
-    setDefault(neighbours, DpTextModel.DEFAULT_NEIGHBOURS);
-    setDefault(oov, "random");
-    setDefault(oovPlaceholder, "<unk>");
-    setDefault(casePolicy, "vocabulary");
-    setDefault(purpose, "dptext");
-    setDefault(keyEnv, DpTextOptions.DEFAULT_KEY_ENV);
+    List<Param<?>> all = new ArrayList<>(List.of(inputCol, outputCol, idCol));
+    for (Setting<?> s : Settings.options()) {
+      Param<?> p = paramOf(s);
+      settingParams.put(s.name(), p);
+      all.add(p);
+    }
+    params = all.toArray(new Param<?>[0]);
+    // After params exists: setDefault asks params() whether this stage owns the Param.
+    for (Setting<?> s : Settings.options()) {
+      Param<?> p = settingParams.get(s.name());
+      s.defaultValue().ifPresent(v -> setDefault((Param<Object>) p, toParamValue(v)));
+    }
   }
 
   @Override
@@ -181,7 +116,89 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
     return uid;
   }
 
-  // Params: public no-argument methods, as Spark ML finds them by reflection.
+  /** Every Param: the columns and one per setting (Spark ML would otherwise look for accessor methods). */
+  @Override
+  public Param<?>[] params() {
+    return params.clone();
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public Param<Object> getParam(String name) {
+    for (Param<?> p : params) {
+      if (p.name().equals(name)) {
+        return (Param<Object>) p;
+      }
+    }
+    throw new NoSuchElementException("DpTextSanitizer has no Param '" + name + "'; its Params are "
+        + Arrays.stream(params).map(Param::name).toList());
+  }
+
+  /** Sets the Param of any setting by name, e.g. a new mechanism's parameter: {@code setSetting("t", new double[] {0.5})}. */
+  public DpTextSanitizer setSetting(String name, Object value) {
+    Setting<?> s = Settings.byName(name).filter(x -> !x.secret()).orElseThrow(() -> new NoSuchElementException(
+        "DpTextSanitizer has no setting '" + name + "'; its settings are " + settingParams.keySet()));
+    Object checked;
+    try {
+      checked = s.coerce(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("DpTextSanitizer param " + e.getMessage(), e);
+    }
+    set(getParam(name), toParamValue(checked));
+    return this;
+  }
+
+  /** The value of a setting's Param (its default when unset; null when it has none). */
+  public Object getSetting(String name) {
+    Param<Object> p = getParam(name);
+    return isDefined(p) ? getOrDefault(p) : null;
+  }
+
+  /**
+   * The Param of a setting: the Param class of its value type, its doc, and a validator that applies
+   * the setting's own check (so the message is the one every surface gives).
+   */
+  private Param<?> paramOf(Setting<?> s) {
+    String doc = Settings.doc(s);
+    return switch (s.type().kind()) {
+      case STRING -> new Param<String>(this, s.name(), doc, validator(s));
+      case INT -> new IntParam(this, s.name(), doc, validator(s));
+      case DOUBLE -> new DoubleParam(this, s.name(), doc, validator(s));
+      case BOOLEAN -> new BooleanParam(this, s.name(), doc); // every boolean is valid
+      case DOUBLE_LIST -> new DoubleArrayParam(this, s.name(), doc, validator(s));
+    };
+  }
+
+  /** A setting's value as its Param holds it: lists as {@code double[]}. */
+  private static Object toParamValue(Object value) {
+    if (value instanceof List<?> list) {
+      return list.stream().mapToDouble(x -> ((Number) x).doubleValue()).toArray();
+    }
+    return value;
+  }
+
+  private static <T> Function1<T, Object> validator(Setting<?> s) {
+    return (Function1<T, Object> & Serializable) value -> {
+      try {
+        s.coerce(value);
+        return true;
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("DpTextSanitizer param " + e.getMessage(), e);
+      }
+    };
+  }
+
+  private static Function1<String, Object> nonBlank(String name) {
+    return (Function1<String, Object> & Serializable) value -> {
+      if (value == null || value.isBlank()) {
+        throw new IllegalArgumentException(
+            "DpTextSanitizer param " + name + " must be a non-empty string, got '" + value + "'");
+      }
+      return true;
+    };
+  }
+
+  // Typed accessors for the columns and the settings of today's mechanisms, for Java and Scala callers.
 
   public Param<String> inputCol() {
     return inputCol;
@@ -194,76 +211,6 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
   public Param<String> idCol() {
     return idCol;
   }
-
-  public Param<String> idMode() {
-    return idMode;
-  }
-
-  public Param<String> mechanism() {
-    return mechanism;
-  }
-
-  public DoubleParam epsilon() {
-    return epsilon;
-  }
-
-  public DoubleParam w() {
-    return w;
-  }
-
-  public DoubleParam p() {
-    return p;
-  }
-
-  public DoubleParam lambda() {
-    return lambda;
-  }
-
-  public DoubleArrayParam t() {
-    return t;
-  }
-
-  public Param<String> model() {
-    return model;
-  }
-
-  public IntParam bits() {
-    return bits;
-  }
-
-  public IntParam vocabSize() {
-    return vocabSize;
-  }
-
-  public IntParam neighbours() {
-    return neighbours;
-  }
-
-  public Param<String> oov() {
-    return oov;
-  }
-
-  public Param<String> oovPlaceholder() {
-    return oovPlaceholder;
-  }
-
-  public Param<String> casePolicy() {
-    return casePolicy;
-  }
-
-  public Param<String> purpose() {
-    return purpose;
-  }
-
-  public Param<String> keyEnv() {
-    return keyEnv;
-  }
-
-  public Param<String> keyFile() {
-    return keyFile;
-  }
-
-  // Setters return this, for chaining; an invalid value fails here, naming the param.
 
   public DpTextSanitizer setInputCol(String value) {
     set(inputCol, value);
@@ -281,93 +228,6 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
     return this;
   }
 
-  /** {@code column}, {@code content-hash} or {@code fresh}: see {@link IdMode} for the trade-offs. */
-  public DpTextSanitizer setIdMode(String value) {
-    set(idMode, value);
-    return this;
-  }
-
-  public DpTextSanitizer setMechanism(String value) {
-    set(mechanism, value);
-    return this;
-  }
-
-  public DpTextSanitizer setEpsilon(double value) {
-    set(epsilon, value);
-    return this;
-  }
-
-  public DpTextSanitizer setW(double value) {
-    set(w, value);
-    return this;
-  }
-
-  public DpTextSanitizer setP(double value) {
-    set(p, value);
-    return this;
-  }
-
-  public DpTextSanitizer setLambda(double value) {
-    set(lambda, value);
-    return this;
-  }
-
-  public DpTextSanitizer setT(double... values) {
-    set(t, values.clone());
-    return this;
-  }
-
-  public DpTextSanitizer setModel(String value) {
-    set(model, value);
-    return this;
-  }
-
-  /** BRR's code length n (default 256). */
-  public DpTextSanitizer setBits(int value) {
-    set(bits, value);
-    return this;
-  }
-
-  public DpTextSanitizer setVocabSize(int value) {
-    set(vocabSize, value);
-    return this;
-  }
-
-  public DpTextSanitizer setNeighbours(int value) {
-    set(neighbours, value);
-    return this;
-  }
-
-  public DpTextSanitizer setOov(String value) {
-    set(oov, value);
-    return this;
-  }
-
-  public DpTextSanitizer setOovPlaceholder(String value) {
-    set(oovPlaceholder, value);
-    return this;
-  }
-
-  public DpTextSanitizer setCasePolicy(String value) {
-    set(casePolicy, value);
-    return this;
-  }
-
-  public DpTextSanitizer setPurpose(String value) {
-    set(purpose, value);
-    return this;
-  }
-
-  public DpTextSanitizer setKeyEnv(String value) {
-    set(keyEnv, value);
-    return this;
-  }
-
-  public DpTextSanitizer setKeyFile(String value) {
-    set(keyFile, value);
-    return this;
-  }
-
   public String getInputCol() {
     return getOrDefault(inputCol);
   }
@@ -381,75 +241,108 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
     return isDefined(idCol) ? getOrDefault(idCol) : null;
   }
 
+  /** {@code column}, {@code content-hash} or {@code fresh}: see {@link IdMode} for the trade-offs. */
+  public DpTextSanitizer setIdMode(String value) {
+    return setSetting(Settings.ID_MODE.name(), value);
+  }
+
   public String getIdMode() {
-    return getOrDefault(idMode);
+    return (String) getSetting(Settings.ID_MODE.name());
+  }
+
+  /** One of {@link Mechanisms#names()}. */
+  public DpTextSanitizer setMechanism(String value) {
+    return setSetting(Settings.MECHANISM.name(), value);
   }
 
   public String getMechanism() {
-    return getOrDefault(mechanism);
+    return (String) getSetting(Settings.MECHANISM.name());
+  }
+
+  public DpTextSanitizer setEpsilon(double value) {
+    return setSetting("epsilon", value);
   }
 
   public double getEpsilon() {
-    return (Double) getOrDefault(epsilon);
+    return (Double) getSetting("epsilon");
   }
 
-  public double getW() {
-    return (Double) getOrDefault(w);
+  public DpTextSanitizer setW(double value) {
+    return setSetting("w", value);
+  }
+
+  public DpTextSanitizer setP(double value) {
+    return setSetting("p", value);
   }
 
   public double getP() {
-    return (Double) getOrDefault(p);
+    return (Double) getSetting("p");
   }
 
-  /** λ, or NaN when unset (the mechanism's default applies). */
-  public double getLambda() {
-    return isDefined(lambda) ? (Double) getOrDefault(lambda) : Double.NaN;
+  public DpTextSanitizer setLambda(double value) {
+    return setSetting("lambda", value);
   }
 
-  /** The Vickrey thresholds; empty when unset (the mechanism's default applies). */
-  public double[] getT() {
-    return isDefined(t) ? getOrDefault(t).clone() : new double[0];
+  public DpTextSanitizer setT(double... values) {
+    return setSetting("t", values.clone());
   }
 
-  public String getModel() {
-    return getOrDefault(model);
+  /** BRR's code length n. */
+  public DpTextSanitizer setBits(int value) {
+    return setSetting("bits", value);
   }
 
   public int getBits() {
-    return (Integer) getOrDefault(bits);
+    return (Integer) getSetting("bits");
   }
 
-  public int getVocabSize() {
-    return (Integer) getOrDefault(vocabSize);
+  public DpTextSanitizer setModel(String value) {
+    return setSetting(Settings.MODEL.name(), value);
   }
 
-  public int getNeighbours() {
-    return (Integer) getOrDefault(neighbours);
+  public String getModel() {
+    return (String) getSetting(Settings.MODEL.name());
   }
 
-  public String getOov() {
-    return getOrDefault(oov);
+  public DpTextSanitizer setVocabSize(int value) {
+    return setSetting(Settings.VOCAB_SIZE.name(), value);
   }
 
-  public String getOovPlaceholder() {
-    return getOrDefault(oovPlaceholder);
+  public DpTextSanitizer setNeighbours(int value) {
+    return setSetting(Settings.NEIGHBOURS.name(), value);
   }
 
-  public String getCasePolicy() {
-    return getOrDefault(casePolicy);
+  public DpTextSanitizer setOov(String value) {
+    return setSetting(Settings.OOV.name(), value);
   }
 
-  public String getPurpose() {
-    return getOrDefault(purpose);
+  public DpTextSanitizer setOovPlaceholder(String value) {
+    return setSetting(Settings.OOV_PLACEHOLDER.name(), value);
   }
 
-  public String getKeyEnv() {
-    return getOrDefault(keyEnv);
+  public DpTextSanitizer setCasePolicy(String value) {
+    return setSetting(Settings.CASE_POLICY.name(), value);
   }
 
-  /** The key file path, or null when none is set. */
-  public String getKeyFile() {
-    return isDefined(keyFile) ? getOrDefault(keyFile) : null;
+  public DpTextSanitizer setPurpose(String value) {
+    return setSetting(Settings.PURPOSE.name(), value);
+  }
+
+  public DpTextSanitizer setKeyEnv(String value) {
+    return setSetting(Settings.KEY_ENV.name(), value);
+  }
+
+  public DpTextSanitizer setKeyFile(String value) {
+    return setSetting(Settings.KEY_FILE.name(), value);
+  }
+
+  public DpTextSanitizer setDatabricksSecret(String value) {
+    return setSetting(Settings.DATABRICKS_SECRET.name(), value);
+  }
+
+  /** The guarantee of the configured mechanism and values, one sentence. */
+  public String guarantee() {
+    return options().mechanismSpec().guarantee();
   }
 
   /**
@@ -470,7 +363,7 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
           "The output column '" + out + "' already exists in the input; choose another outputCol "
               + "(DpTextSanitizer never overwrites a column)");
     }
-    sanitizer(settings()).validate(schema, getInputCol());
+    sanitizer(options()).validate(schema, getInputCol());
     return schema.add(out, DataTypes.StringType, true);
   }
 
@@ -482,12 +375,19 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
   @Override
   public Dataset<Row> transform(Dataset<?> dataset) {
     transformSchema(dataset.schema());
-    Map<String, String> settings = settings();
-    dev.dptext.spark.SessionSecret.get(dataset.sparkSession())
-        .ifPresent(secret -> settings.put(DpTextOptions.SECRET, secret));
-    dataset.sparkSession().conf().getOption(DpTextOptions.SECRET_DATABRICKS)
-        .foreach(name -> settings.put(DpTextOptions.SECRET_DATABRICKS, name));
-    return sanitizer(settings).transform(dataset.toDF(), getInputCol(), getOutputCol());
+    DpTextOptions options = options();
+    var spark = dataset.sparkSession();
+    var secret = SessionSecret.get(spark);
+    if (secret.isPresent()) {
+      options = options.with(Settings.SECRET_KEY, secret.get());
+    }
+    if (!options.isSet(Settings.DATABRICKS_SECRET)) {
+      scala.Option<String> name = spark.conf().getOption(Settings.DATABRICKS_SECRET.confKey());
+      if (name.isDefined()) {
+        options = options.withText(Settings.DATABRICKS_SECRET, name.get());
+      }
+    }
+    return sanitizer(options).transform(dataset.toDF(), getInputCol(), getOutputCol());
   }
 
   @Override
@@ -505,46 +405,27 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
     return read().load(path);
   }
 
-  /** The params as {@code spark.dptext.*} settings, everything but the key itself. */
-  private Map<String, String> settings() {
-    Map<String, String> s = new HashMap<>();
-    s.put(DpTextOptions.MODEL, getModel());
-    s.put(DpTextOptions.VOCAB_SIZE, Integer.toString(getVocabSize()));
-    s.put(DpTextOptions.NEIGHBOURS, Integer.toString(getNeighbours()));
-    s.put(DpTextOptions.MECHANISM, getMechanism());
-    s.put(DpTextOptions.EPSILON, Double.toString(getEpsilon()));
-    s.put(DpTextOptions.W, Double.toString(getW()));
-    s.put(DpTextOptions.P, Double.toString(getP()));
-    if (isDefined(lambda)) {
-      s.put(DpTextOptions.LAMBDA, Double.toString(getLambda()));
-    }
-    if (isDefined(t)) {
-      s.put(DpTextOptions.T,
-          Arrays.stream(getT()).mapToObj(Double::toString).collect(Collectors.joining(",")));
-    }
-    s.put(DpTextOptions.BITS, Integer.toString(getBits()));
-    s.put(DpTextOptions.OOV, getOov());
-    s.put(DpTextOptions.OOV_PLACEHOLDER, getOovPlaceholder());
-    s.put(DpTextOptions.CASE, getCasePolicy());
-    s.put(DpTextOptions.ID_MODE, getIdMode());
-    s.put(DpTextOptions.PURPOSE, getPurpose());
-    s.put(DpTextOptions.SECRET_ENV, getKeyEnv());
-    if (isDefined(keyFile)) {
-      s.put(DpTextOptions.SECRET_FILE, getKeyFile());
-    }
-    return s;
-  }
-
-  /** The DataFrame-API sanitizer for these settings, with the id configuration checked. */
-  private DpText.Builder sanitizer(Map<String, String> settings) {
-    DpTextOptions options;
+  /** The Params as options: every setting whose Param is set or has a default; never the key. */
+  private DpTextOptions options() {
+    DpTextOptions o = DpTextOptions.defaults();
     try {
-      options = DpTextOptions.fromMap(settings);
+      for (Map.Entry<String, Param<?>> e : settingParams.entrySet()) {
+        Param<?> p = e.getValue();
+        if (isDefined(p)) {
+          o = o.withValue(Settings.byName(e.getKey()).orElseThrow(), getOrDefault(p));
+        }
+      }
+      o.mechanismSpec();
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("DpTextSanitizer: " + e.getMessage(), e);
     }
+    return o;
+  }
+
+  /** The DataFrame-API sanitizer for these options, with the id configuration checked. */
+  private DpText.Builder sanitizer(DpTextOptions options) {
     DpText.Builder builder = DpText.sanitizer(options);
-    IdMode mode = IdMode.parse(getIdMode());
+    IdMode mode = options.idMode();
     String id = getIdCol();
     if (mode == IdMode.COLUMN && id == null) {
       throw new IllegalArgumentException(
@@ -566,79 +447,7 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
 
   private void requireSet(Param<String> param, String what) {
     if (!isDefined(param)) {
-      throw new IllegalArgumentException(
-          "DpTextSanitizer: set " + param.name() + " (" + what + ")");
+      throw new IllegalArgumentException("DpTextSanitizer: set " + param.name() + " (" + what + ")");
     }
-  }
-
-  // Validators. Spark's own message says only "given invalid value"; these throw one that says what
-  // is expected. They are stored in the params, which are serialized with the stage.
-
-  /** A serializable test of a value. */
-  private interface Check<T> extends Serializable {
-    boolean ok(T value);
-  }
-
-  /** A serializable parser that throws IllegalArgumentException with its own explanation. */
-  private interface Parser extends Serializable {
-    Object parse(String value);
-  }
-
-  private static <T> Function1<T, Object> validator(Check<T> check) {
-    return (Function1<T, Object> & Serializable) check::ok;
-  }
-
-  private static Function1<String, Object> nonBlank(String name) {
-    return validator(value -> {
-      if (value == null || value.isBlank()) {
-        throw new IllegalArgumentException(
-            "DpTextSanitizer param " + name + " must be a non-empty string, got '" + value + "'");
-      }
-      return true;
-    });
-  }
-
-  private static Function1<String, Object> parsedBy(String name, Parser parser) {
-    return validator(value -> {
-      try {
-        parser.parse(value);
-        return true;
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("DpTextSanitizer param " + name + ": " + e.getMessage(), e);
-      }
-    });
-  }
-
-  private static Function1<Object, Object> numberCheck(String name, Check<Double> ok, String expected) {
-    return validator(value -> {
-      double v = (Double) value;
-      if (!ok.ok(v)) {
-        throw new IllegalArgumentException(
-            "DpTextSanitizer param " + name + " must be " + expected + ", got " + v);
-      }
-      return true;
-    });
-  }
-
-  private static Function1<Object, Object> intCheck(String name, Check<Integer> ok, String expected) {
-    return validator(value -> {
-      int v = (Integer) value;
-      if (!ok.ok(v)) {
-        throw new IllegalArgumentException(
-            "DpTextSanitizer param " + name + " must be " + expected + ", got " + v);
-      }
-      return true;
-    });
-  }
-
-  private static Function1<double[], Object> thresholdsCheck() {
-    return validator(values -> {
-      if (values.length == 0
-          || Arrays.stream(values).anyMatch(v -> !(v >= 0) || Double.isInfinite(v))) {
-        throw new IllegalArgumentException(
-            "DpTextSanitizer param t must be one or more finite thresholds ≥ 0, got " + Arrays.toString(values));
-      }
-      return true;
-    });
   }
 }

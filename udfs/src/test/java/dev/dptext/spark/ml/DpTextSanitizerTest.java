@@ -12,6 +12,7 @@ import dev.dptext.model.EmbeddedDefault;
 import dev.dptext.random.SecretKey;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.DpTextOptions;
+import dev.dptext.spark.Settings;
 import dev.dptext.spark.SharedSpark;
 import dev.dptext.text.CasePolicy;
 import dev.dptext.text.OovPolicy;
@@ -79,8 +80,8 @@ class DpTextSanitizerTest {
 
   @AfterEach
   void forgetSessionKey() {
-    spark.conf().unset(DpTextOptions.SECRET);
-    spark.sparkContext().conf().remove(DpTextOptions.SECRET);
+    spark.conf().unset(Settings.SECRET_KEY.confKey());
+    spark.sparkContext().conf().remove(Settings.SECRET_KEY.confKey());
   }
 
   static String writeGlove(Embeddings e, Path file) throws IOException {
@@ -109,9 +110,9 @@ class DpTextSanitizerTest {
 
   /** The same configuration through the DataFrame API. */
   static DpText.Builder dataFrameApi(String purpose) {
-    return DpText.sanitizer(DpTextOptions.fromMap(Map.of(DpTextOptions.NEIGHBOURS, "32")))
+    return DpText.sanitizer(DpTextOptions.fromMap(Map.of(Settings.NEIGHBOURS.confKey(), "32")))
         .model(embeddingsPath)
-        .mechanism(MechanismSpec.santextPlus(2.5, 0.8, 0.4))
+        .mechanism(MechanismSpec.of("santext+", java.util.Map.of("epsilon", 2.5, "w", 0.8, "p", 0.4)))
         .oovPolicy(OovPolicy.PLACEHOLDER).oovPlaceholder("[?]").casePolicy(CasePolicy.RESTORE)
         .purpose(purpose)
         .key(SecretKey.fromFile(keyFile))
@@ -164,11 +165,11 @@ class DpTextSanitizerTest {
   @Test
   void brrBitsReachTheMechanismAndSurviveSaveAndLoad() throws IOException {
     DpTextSanitizer dp = stage().setMechanism("brr").setEpsilon(0.2).setBits(128).setCasePolicy("vocabulary");
-    List<String> expected = sanitized(dataFrameApi("ml-stage-test").mechanism(MechanismSpec.brr(0.2, 128))
+    List<String> expected = sanitized(dataFrameApi("ml-stage-test").mechanism(MechanismSpec.of("brr", java.util.Map.of("epsilon", 0.2, "bits", 128)))
         .casePolicy(CasePolicy.VOCABULARY).transform(tickets, "body", "body_dp"));
     PipelineModel fitted = new Pipeline().setStages(new PipelineStage[] {dp}).fit(tickets);
     assertEquals(expected, sanitized(fitted.transform(tickets)));
-    assertNotEquals(expected, sanitized(dataFrameApi("ml-stage-test").mechanism(MechanismSpec.brr(0.2, 256))
+    assertNotEquals(expected, sanitized(dataFrameApi("ml-stage-test").mechanism(MechanismSpec.of("brr", java.util.Map.of("epsilon", 0.2, "bits", 256)))
         .casePolicy(CasePolicy.VOCABULARY).transform(tickets, "body", "body_dp")), "the bits param must reach BRR");
     Path saved = tmp.resolve("pipeline-brr");
     fitted.write().overwrite().save(saved.toString());
@@ -185,16 +186,16 @@ class DpTextSanitizerTest {
         .setModel(embeddingsPath).setNeighbours(32).setKeyEnv("DPTEXT_TEST_UNSET_VARIABLE");
     IllegalArgumentException noKey = assertThrows(IllegalArgumentException.class, () -> dp.transform(tickets));
     assertTrue(noKey.getMessage().contains("DPTEXT_TEST_UNSET_VARIABLE")
-        && noKey.getMessage().contains(DpTextOptions.SECRET), noKey.getMessage());
+        && noKey.getMessage().contains(Settings.SECRET_KEY.confKey()), noKey.getMessage());
 
     // The key itself on the running session is refused (it would reach the event log unredacted)...
-    spark.conf().set(DpTextOptions.SECRET, KEY_HEX);
-    assertMessage(() -> dp.transform(tickets), "RESET " + DpTextOptions.SECRET, "databricksSecret");
+    spark.conf().set(Settings.SECRET_KEY.confKey(), KEY_HEX);
+    assertMessage(() -> dp.transform(tickets), "RESET " + Settings.SECRET_KEY.confKey(), "databricksSecret");
     // ...unless it was set at application start, as a cluster's Spark config does (emulated here).
-    spark.sparkContext().conf().set(DpTextOptions.SECRET, KEY_HEX);
+    spark.sparkContext().conf().set(Settings.SECRET_KEY.confKey(), KEY_HEX);
     List<String> viaStage = sanitized(dp.transform(tickets));
-    List<String> viaApi = sanitized(DpText.sanitizer(DpTextOptions.fromMap(Map.of(DpTextOptions.NEIGHBOURS, "32")))
-        .model(embeddingsPath).mechanism(MechanismSpec.santextPlus(3.0, 0.9, 0.3))
+    List<String> viaApi = sanitized(DpText.sanitizer(DpTextOptions.fromMap(Map.of(Settings.NEIGHBOURS.confKey(), "32")))
+        .model(embeddingsPath).mechanism(MechanismSpec.parse("santext:epsilon=3")) // the stage's default
         .key(SecretKey.parse(KEY_HEX, "test")).idColumn("ticket_id")
         .transform(tickets, "body", "body_dp"));
     assertEquals(viaApi, viaStage);
@@ -208,8 +209,8 @@ class DpTextSanitizerTest {
       }
     }
     assertEquals(viaStage, sanitized(DpTextSanitizer.load(saved.toString()).transform(tickets)));
-    spark.sparkContext().conf().remove(DpTextOptions.SECRET);
-    spark.conf().unset(DpTextOptions.SECRET);
+    spark.sparkContext().conf().remove(Settings.SECRET_KEY.confKey());
+    spark.conf().unset(Settings.SECRET_KEY.confKey());
 
     // A saved stage edited to an invalid value is refused when loaded, naming the param.
     Path metadata;
@@ -255,7 +256,7 @@ class DpTextSanitizerTest {
   @Test
   void badParamValuesFailWhenSetNamingTheParam() {
     DpTextSanitizer dp = new DpTextSanitizer();
-    assertMessage(() -> dp.setEpsilon(-1), "epsilon", "-1.0", "ε > 0");
+    assertMessage(() -> dp.setEpsilon(-1), "epsilon", "-1.0", "a positive finite number");
     assertMessage(() -> dp.setEpsilon(Double.POSITIVE_INFINITY), "epsilon", "Infinity");
     assertMessage(() -> dp.setW(0), "param w", "(0, 1]");
     assertMessage(() -> dp.setP(1.5), "param p", "[0, 1]");
@@ -272,7 +273,7 @@ class DpTextSanitizerTest {
     assertMessage(() -> dp.setInputCol(" "), "inputCol", "non-empty");
     // The stage is unchanged by the rejected values.
     assertEquals(3.0, dp.getEpsilon());
-    assertEquals("santext+", dp.getMechanism());
+    assertEquals("santext", dp.getMechanism());
   }
 
   @Test

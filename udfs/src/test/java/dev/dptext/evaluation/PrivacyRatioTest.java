@@ -1,10 +1,12 @@
-package dev.dptext.spark;
+package dev.dptext.evaluation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.embedding.BinaryCodes;
 import dev.dptext.embedding.Embeddings;
+import dev.dptext.embedding.WordMetric;
+import dev.dptext.spark.SharedSpark;
 import dev.dptext.model.EmbeddedDefault;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +17,7 @@ class PrivacyRatioTest {
   void euclideanAggregatesMatchTheHandComputedValues() {
     // Three words on a line: distances 5, 10, 5. Ordered pairs with the diagonal: 2·(5+10+5)/3² = 40/9.
     Embeddings e = new Embeddings(new String[] {"a", "b", "c"}, new float[] {0, 0, 3, 4, 6, 8}, 2);
-    PrivacyRatio.Aggregate agg = PrivacyRatio.aggregate(SharedSpark.get(), new PrivacyRatio.EuclideanMetric(e), "Euclidean");
+    PrivacyRatio.Aggregate agg = PrivacyRatio.aggregate(SharedSpark.get(), WordMetric.euclidean(e));
     assertEquals(40.0 / 9, agg.average(), 1e-12);
     assertEquals(10.0, agg.maximum(), 1e-12);
     // ε_B for a metric whose P_d is 2: ε_A·(40/9)/2.
@@ -34,7 +36,7 @@ class PrivacyRatioTest {
         max = Math.max(max, codes.hamming(i, j));
       }
     }
-    PrivacyRatio.Aggregate agg = PrivacyRatio.aggregate(SharedSpark.get(), new PrivacyRatio.HammingMetric(codes), "Hamming");
+    PrivacyRatio.Aggregate agg = PrivacyRatio.aggregate(SharedSpark.get(), WordMetric.hamming(codes));
     assertEquals(sum / (300.0 * 300), agg.average(), 1e-9);
     assertEquals(max, agg.maximum(), 0);
   }
@@ -45,11 +47,11 @@ class PrivacyRatioTest {
     double z = PrivacyRatio.zScore(1 - 1e-5);
     Embeddings e = EmbeddedDefault.embeddings().topWords(300);
     BinaryCodes codes = BinaryCodes.of(e, 256, 3);
-    PrivacyRatio.PairMetric[] metrics = {new PrivacyRatio.EuclideanMetric(e), new PrivacyRatio.HammingMetric(codes)};
-    for (PrivacyRatio.PairMetric metric : metrics) {
-      PrivacyRatio.Aggregate exact = PrivacyRatio.aggregate(SharedSpark.get(), metric, "m");
+    WordMetric[] metrics = {WordMetric.euclidean(e), WordMetric.hamming(codes)};
+    for (WordMetric metric : metrics) {
+      PrivacyRatio.Aggregate exact = PrivacyRatio.aggregate(SharedSpark.get(), metric);
       // 300,000 pairs: two sampling blocks, so the block seeding is exercised.
-      PrivacyRatio.Estimate est = PrivacyRatio.sample(SharedSpark.get(), metric, "m", 300_000, 11);
+      PrivacyRatio.Estimate est = PrivacyRatio.sample(SharedSpark.get(), metric, 300_000, 11);
       String what = metric.getClass().getSimpleName() + ": exact " + exact.average() + ", sampled "
           + est.average() + " ± " + est.standardError();
       assertTrue(Math.abs(est.average() - exact.average()) <= z * est.standardError(), what);
@@ -57,7 +59,7 @@ class PrivacyRatioTest {
       assertTrue(est.sampledMaximum() <= exact.maximum(), what);
       assertTrue(exact.maximum() <= est.maximumUpperBound(), what + ", max " + exact.maximum()
           + " above the bound " + est.maximumUpperBound());
-      assertEquals(est, PrivacyRatio.sample(SharedSpark.get(), metric, "m", 300_000, 11), "same seed, same estimate");
+      assertEquals(est, PrivacyRatio.sample(SharedSpark.get(), metric, 300_000, 11), "same seed, same estimate");
     }
   }
 

@@ -1,4 +1,4 @@
-package dev.dptext.spark;
+package dev.dptext.evaluation;
 
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.mechanism.WordMechanism;
@@ -17,6 +17,7 @@ import java.util.Set;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;
+import dev.dptext.spark.JavaSerialized;
 
 /**
  * The papers' empirical privacy statistics, per word w of a vocabulary sample, over n runs of a

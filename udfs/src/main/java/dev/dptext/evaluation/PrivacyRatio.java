@@ -1,7 +1,6 @@
-package dev.dptext.spark;
+package dev.dptext.evaluation;
 
-import dev.dptext.embedding.BinaryCodes;
-import dev.dptext.embedding.Embeddings;
+import dev.dptext.embedding.WordMetric;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.random.RandomStream;
@@ -11,6 +10,7 @@ import java.util.List;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;
+import dev.dptext.spark.JavaSerialized;
 
 /**
  * The privacy ratio of Carvalho et al. (§5, appendix A) for comparing mechanisms whose guarantees use
@@ -20,9 +20,7 @@ import org.apache.spark.sql.SparkSession;
  *
  * <p>Computed exactly over all pairs, distributed over Spark by blocks of rows (each pair once,
  * i &lt; j): Euclidean distances in double precision, O(|V|²·m); Hamming distances by popcount,
- * O(|V|²·n/64). The metric of each mechanism: Euclidean for SanText, SanText+, Laplace and Vickrey
- * with Laplace noise; the regularized Mahalanobis distance for Mahalanobis (and Vickrey with λ &gt; 0),
- * computed as the Euclidean distance after the map (λΣ + (1−λ)I)^{-1/2}; Hamming on the codes for BRR.
+ * O(|V|²·n/64). Each mechanism names the metric of its guarantee ({@link MechanismSpec#metric}).
  *
  * <p><b>Sampled, for very large vocabularies</b> ({@link #sampled}): P_d^avg is the mean of d(I, J)
  * for I, J independent and uniform over the vocabulary — exactly the definition above — so the mean of
@@ -65,20 +63,9 @@ public final class PrivacyRatio {
   /** Pairs per sampling block (one task each, one random stream each). */
   static final int SAMPLE_BLOCK = 1 << 18;
 
-  /** A metric over word ranks, shipped to executors. */
-  interface PairMetric extends Serializable {
-    int size();
-
-    double distance(int i, int j);
-
-    /** An upper bound of the largest distance between two words, in O(|V|) distance evaluations. */
-    double maximumUpperBound();
-  }
-
   /** The aggregate of the metric that {@code spec}'s guarantee is stated in, over the model's vocabulary. */
   public static Aggregate of(SparkSession spark, DpTextModel model, MechanismSpec spec) {
-    Named m = metric(model, spec);
-    return aggregate(spark, m.metric, m.name);
+    return aggregate(spark, spec.metric(model));
   }
 
   /**
@@ -86,37 +73,7 @@ public final class PrivacyRatio {
    * guarantee (see the class comment for the error and the bounds).
    */
   public static Estimate sampled(SparkSession spark, DpTextModel model, MechanismSpec spec, long pairs, long seed) {
-    Named m = metric(model, spec);
-    return sample(spark, m.metric, m.name, pairs, seed);
-  }
-
-  private record Named(PairMetric metric, String name) {}
-
-  private static Named metric(DpTextModel model, MechanismSpec spec) {
-    PairMetric metric;
-    String name;
-    switch (spec.name()) {
-      case MechanismSpec.BRR -> {
-        BinaryCodes codes = model.binaryCodes(spec.bits());
-        metric = new HammingMetric(codes);
-        name = "Hamming (" + spec.bits() + " bits)";
-      }
-      case MechanismSpec.MAHALANOBIS, MechanismSpec.VICKREY, MechanismSpec.VICKREY_TOPK -> {
-        if (spec.lambda() > 0) {
-          metric = new EuclideanMetric(transformed(model.embeddings(),
-              model.covariance().regularizedInverseSquareRoot(spec.lambda())));
-          name = "regularized Mahalanobis (λ=" + spec.lambda() + ")";
-        } else {
-          metric = new EuclideanMetric(model.embeddings());
-          name = "Euclidean";
-        }
-      }
-      default -> {
-        metric = new EuclideanMetric(model.embeddings());
-        name = "Euclidean";
-      }
-    }
-    return new Named(metric, name);
+    return sample(spark, spec.metric(model), pairs, seed);
   }
 
   /** ε_B = ε_A·P_dA/P_dB. */
@@ -127,10 +84,10 @@ public final class PrivacyRatio {
     return epsilonA * pdA / pdB;
   }
 
-  static Aggregate aggregate(SparkSession spark, PairMetric metric, String name) {
+  static Aggregate aggregate(SparkSession spark, WordMetric metric) {
     int n = metric.size();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<JavaSerialized<PairMetric>> b = JavaSerialized.broadcast(spark.sparkContext(), metric);
+    Broadcast<JavaSerialized<WordMetric>> b = JavaSerialized.broadcast(spark.sparkContext(), metric);
     // Row i pairs with n−1−i words; interleaving rows over blocks balances the work.
     int blocks = Math.max(1, Math.min(n, jsc.defaultParallelism() * 8));
     List<Integer> ids = new ArrayList<>();
@@ -138,7 +95,7 @@ public final class PrivacyRatio {
       ids.add(k);
     }
     double[] total = jsc.parallelize(ids, blocks).map(k -> {
-      PairMetric m = b.value().get();
+      WordMetric m = b.value().get();
       double sum = 0;
       double max = 0;
       for (int i = k; i < n; i += blocks) {
@@ -151,16 +108,16 @@ public final class PrivacyRatio {
       return new double[] {sum, max};
     }).reduce((x, y) -> new double[] {x[0] + y[0], Math.max(x[1], y[1])});
     b.destroy();
-    return new Aggregate(name, 2 * total[0] / ((double) n * n), total[1], n);
+    return new Aggregate(metric.name(), 2 * total[0] / ((double) n * n), total[1], n);
   }
 
-  static Estimate sample(SparkSession spark, PairMetric metric, String name, long pairs, long seed) {
+  static Estimate sample(SparkSession spark, WordMetric metric, long pairs, long seed) {
     if (pairs < 2) {
       throw new IllegalArgumentException("the number of sampled pairs must be at least 2, got " + pairs);
     }
     int n = metric.size();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<JavaSerialized<PairMetric>> b = JavaSerialized.broadcast(spark.sparkContext(), metric);
+    Broadcast<JavaSerialized<WordMetric>> b = JavaSerialized.broadcast(spark.sparkContext(), metric);
     long blocks = (pairs + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK;
     List<Long> ids = new ArrayList<>();
     for (long k = 0; k < blocks; k++) {
@@ -168,7 +125,7 @@ public final class PrivacyRatio {
     }
     int slices = (int) Math.max(1, Math.min(blocks, jsc.defaultParallelism() * 4L));
     double[] total = jsc.parallelize(ids, slices).map(k -> {
-      PairMetric m = b.value().get();
+      WordMetric m = b.value().get();
       // One stream per (seed, block): the sample does not depend on how blocks meet tasks.
       RandomStream r = new RandomStream(seed, k, 0x5A3B_1E5D_0C0F_FEE1L, 0x7F4A_7C15_9E37_79B9L);
       long count = Math.min(SAMPLE_BLOCK, pairs - k * SAMPLE_BLOCK);
@@ -186,69 +143,7 @@ public final class PrivacyRatio {
     b.destroy();
     double mean = total[0] / pairs;
     double variance = Math.max(0, (total[1] - pairs * mean * mean) / (pairs - 1));
-    return new Estimate(name, mean, Math.sqrt(variance / pairs), pairs, seed, total[2],
+    return new Estimate(metric.name(), mean, Math.sqrt(variance / pairs), pairs, seed, total[2],
         metric.maximumUpperBound(), n);
-  }
-
-  private static Embeddings transformed(Embeddings e, double[] map) {
-    int n = e.size();
-    int m = e.dim();
-    float[] v = e.rawVectors();
-    float[] out = new float[v.length];
-    for (int i = 0; i < n; i++) {
-      for (int a = 0; a < m; a++) {
-        double s = 0;
-        for (int c = 0; c < m; c++) {
-          s += map[a * m + c] * v[i * m + c];
-        }
-        out[i * m + a] = (float) s;
-      }
-    }
-    return new Embeddings(e.rawWords(), out, m);
-  }
-
-  record EuclideanMetric(Embeddings embeddings) implements PairMetric {
-    @Override
-    public int size() {
-      return embeddings.size();
-    }
-
-    @Override
-    public double distance(int i, int j) {
-      return embeddings.distance(i, j);
-    }
-
-    /** 2·max_x ‖φ(x) − μ‖: d(x, y) ≤ ‖φ(x) − μ‖ + ‖μ − φ(y)‖. Rounded up by a relative 1e-9. */
-    @Override
-    public double maximumUpperBound() {
-      double[] mu = embeddings.mean();
-      double radius2 = 0;
-      for (int i = 0; i < embeddings.size(); i++) {
-        radius2 = Math.max(radius2, embeddings.squaredDistanceTo(mu, 0, i));
-      }
-      return 2 * Math.sqrt(radius2) * (1 + 1e-9);
-    }
-  }
-
-  record HammingMetric(BinaryCodes codes) implements PairMetric {
-    @Override
-    public int size() {
-      return codes.size();
-    }
-
-    @Override
-    public double distance(int i, int j) {
-      return codes.hamming(i, j);
-    }
-
-    /** min(n, 2·max_x d_H(x, x₀)): d_H(x, y) ≤ d_H(x, x₀) + d_H(x₀, y). */
-    @Override
-    public double maximumUpperBound() {
-      int radius = 0;
-      for (int i = 0; i < codes.size(); i++) {
-        radius = Math.max(radius, codes.hamming(i, 0));
-      }
-      return Math.min(codes.bits(), 2 * radius);
-    }
   }
 }

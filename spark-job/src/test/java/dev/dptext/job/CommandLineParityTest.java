@@ -1,0 +1,51 @@
+package dev.dptext.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dptext.config.Setting;
+import dev.dptext.spark.Settings;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+
+/** The job's options agree with the settings table: every setting an option, same name and default. */
+class CommandLineParityTest {
+
+  @Test
+  void everySettingIsAnOptionWithTheTablesNameDefaultAndDoc() {
+    Map<String, List<Setting<?>>> expected = Map.of(
+        "sanitize", Settings.options(),
+        "build-model", Settings.MODEL_SETTINGS,
+        "privacy-stats", Settings.MODEL_SETTINGS,
+        "calibrate", Settings.MODEL_SETTINGS);
+    CommandLine cli = DpTextJob.commandLine();
+    assertEquals(expected.keySet(), cli.getSubcommands().keySet(), "every command is checked");
+    expected.forEach((command, settings) -> {
+      var spec = cli.getSubcommands().get(command).getCommandSpec();
+      for (Setting<?> s : settings) {
+        OptionSpec o = spec.findOption(s.cliName());
+        assertNotNull(o, command + " has no " + s.cliName());
+        assertEquals(s.defaultValue().isPresent() ? s.defaultText() : null, o.defaultValue(), command + " " + s.cliName());
+        assertTrue(String.join(" ", o.description()).startsWith(Settings.doc(s)), command + " " + s.cliName());
+      }
+    });
+    var sanitize = cli.getSubcommands().get("sanitize").getCommandSpec();
+    assertNull(sanitize.findOption("--secret-key"), "the key itself is never an option");
+  }
+
+  @Test
+  void helpNamesEveryCommand() {
+    java.io.StringWriter out = new java.io.StringWriter();
+    CommandLine cli = DpTextJob.commandLine();
+    cli.setOut(new java.io.PrintWriter(out));
+    cli.execute("--help");
+    for (String command : cli.getSubcommands().keySet()) {
+      assertTrue(out.toString().contains(command), "--help misses " + command + ":\n" + out);
+    }
+  }
+}

@@ -1,0 +1,170 @@
+package dev.dptext.mechanism;
+
+import dev.dptext.config.Check;
+import dev.dptext.config.Setting;
+import dev.dptext.config.ValueType;
+import dev.dptext.embedding.WordMetric;
+import dev.dptext.model.DpTextModel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Everything dptext knows about one mechanism, in one place: its name and aliases, its parameters
+ * (each a {@link Setting} with its default, range and doc), its guarantee, the metric the guarantee is
+ * stated in, and how the sampler is built from a model. The sampler class declares its definition
+ * next to its math; {@link Mechanisms} lists them, and every surface (command line, Spark conf, SQL
+ * help, ML Params, README) is derived from that list.
+ */
+public abstract class MechanismDefinition {
+  /** ε, common to every mechanism. */
+  public static final Setting<Double> EPSILON = Setting.define("epsilon").symbol("ε")
+      .doc("The privacy parameter ε > 0 of the mechanism's guarantee: smaller is more private. It scales the "
+          + "mechanism's metric, so equal ε are not comparable across metrics (see calibrate).")
+      .hint("typical values are 1 to 10 for the embedding mechanisms")
+      .createWithDefault(ValueType.DOUBLE, Check.positiveFinite(), 3.0);
+
+  /** What no mechanism's guarantee covers; appended to every guarantee. */
+  public static final String NOT_COVERED = "not covered: the number of tokens, whitespace and layout, and anything "
+      + "emitted verbatim by an opt-in (oov=keep, casePolicy=restore)";
+
+  /** A parameter as one mechanism uses it: the shared setting and this mechanism's default. */
+  public record Parameter<T>(Setting<T> setting, T defaultValue) {
+    /** With the setting's own default; without one, the parameter is required. */
+    public static <T> Parameter<T> of(Setting<T> setting) {
+      return new Parameter<>(setting, setting.defaultValue().orElse(null));
+    }
+
+    /** With this mechanism's default (checked by the setting). */
+    public static <T> Parameter<T> withDefault(Setting<T> setting, T defaultValue) {
+      return new Parameter<>(setting, setting.check(defaultValue));
+    }
+
+    public boolean required() {
+      return defaultValue == null;
+    }
+
+    public String name() {
+      return setting.name();
+    }
+  }
+
+  /**
+   * The text of a guarantee: with a spec's values ({@code 3.0·d_Euclidean}) or, for documentation,
+   * with the parameters' symbols ({@code ε·d_Euclidean}).
+   */
+  public static final class Rendering {
+    private final MechanismSpec spec;
+
+    private Rendering(MechanismSpec spec) {
+      this.spec = spec;
+    }
+
+    static Rendering of(MechanismSpec spec) {
+      return new Rendering(spec);
+    }
+
+    static Rendering symbolic() {
+      return new Rendering(null);
+    }
+
+    public boolean isSymbolic() {
+      return spec == null;
+    }
+
+    /** The parameter's value as text, or its symbol. */
+    public <T> String text(Setting<T> setting) {
+      return spec == null ? setting.symbol() : setting.format(spec.get(setting));
+    }
+
+    /** The parameter's value (not for symbolic rendering). */
+    public <T> T value(Setting<T> setting) {
+      return Objects.requireNonNull(spec, "symbolic rendering has no values").get(setting);
+    }
+  }
+
+  private final String name;
+  private final List<String> aliases;
+  private final String summary;
+  private final List<Parameter<?>> parameters;
+
+  /**
+   * @param name the canonical name, lower case
+   * @param aliases other accepted spellings
+   * @param summary one sentence: what the mechanism does and where it comes from
+   * @param parameters ε first, then the mechanism's own
+   */
+  protected MechanismDefinition(String name, List<String> aliases, String summary, List<Parameter<?>> parameters) {
+    this.name = name;
+    this.aliases = List.copyOf(aliases);
+    this.summary = summary;
+    this.parameters = List.copyOf(parameters);
+  }
+
+  public final String name() {
+    return name;
+  }
+
+  public final List<String> aliases() {
+    return aliases;
+  }
+
+  public final String summary() {
+    return summary;
+  }
+
+  public final List<Parameter<?>> parameters() {
+    return parameters;
+  }
+
+  /** Whether {@code text} names this mechanism (case-insensitive, '_' for '-'). */
+  final boolean isNamed(String text) {
+    String n = text.strip().toLowerCase(Locale.ROOT).replace('_', '-');
+    return n.equals(name) || aliases.contains(n);
+  }
+
+  /**
+   * Checks that the parameters fit together, beyond each one's own range (e.g. how many thresholds).
+   * Fails with {@link Check#failure}.
+   */
+  protected void validate(MechanismSpec spec) {}
+
+  /** Builds the sampler (and any table or index it needs) on the driver. */
+  public abstract WordMechanism build(MechanismSpec spec, DpTextModel model);
+
+  /** The metric the guarantee is stated in, over the model's vocabulary. */
+  public abstract WordMetric metric(MechanismSpec spec, DpTextModel model);
+
+  /** The mechanism's own guarantee clause: ε, the metric and what it means. */
+  protected abstract String guarantee(Rendering r);
+
+  /** The guarantee in general form, with symbols, for help texts and documentation. */
+  public final String guarantee() {
+    return guarantee(Rendering.symbolic()) + "; " + NOT_COVERED;
+  }
+
+  /** The first rank of the output vocabulary the mechanism draws from. */
+  public int outputStart(MechanismSpec spec, int vocabularySize) {
+    return 0;
+  }
+
+  /** Whether the mechanism reads the words' frequency ranks (SanText+'s sensitive set does). */
+  public boolean usesFrequencyRanks() {
+    return false;
+  }
+
+  /** A one-line description with the values, for summaries and logs: {@code mahalanobis ε=3.0, λ=0.5}. */
+  public String describe(MechanismSpec spec) {
+    List<String> parts = new ArrayList<>();
+    for (Parameter<?> p : parameters) {
+      parts.add(p.setting().symbol() + "=" + Rendering.of(spec).text(p.setting()));
+    }
+    return name + " " + String.join(", ", parts);
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}

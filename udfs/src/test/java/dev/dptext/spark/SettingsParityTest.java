@@ -1,0 +1,172 @@
+package dev.dptext.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dptext.config.Setting;
+import dev.dptext.mechanism.MechanismDefinition;
+import dev.dptext.mechanism.MechanismSpec;
+import dev.dptext.mechanism.Mechanisms;
+import dev.dptext.spark.ml.DpTextSanitizer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.spark.ml.param.Param;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every surface agrees with the one table: the Spark conf keys, the ML Params, the SQL function's
+ * help ({@code DESCRIBE FUNCTION EXTENDED}) and the README's tables are derived from {@link Settings}
+ * and {@link Mechanisms}; a setting or mechanism that one of them misses fails here. (The command
+ * line is checked by the job's {@code CommandLineParityTest}.)
+ */
+class SettingsParityTest {
+
+  @Test
+  void everySettingHasOneNameSpelledTheSameWayOnEverySurface() {
+    Set<String> names = new HashSet<>();
+    for (Setting<?> s : Settings.ALL) {
+      assertTrue(names.add(s.name()), "two settings named " + s.name());
+      assertTrue(s.name().matches("[a-z][A-Za-z]*"), "not camelCase: " + s.name());
+      assertEquals("spark.dptext." + s.name(), s.confKey());
+      assertEquals("--" + s.name().replaceAll("([A-Z])", "-$1").toLowerCase(java.util.Locale.ROOT), s.cliName());
+      assertFalse(s.doc().isBlank(), s.name() + " has no doc");
+      s.defaultValue().ifPresent(v -> assertEquals(v, parse(s, s.defaultText()), s.name() + ": default round trip"));
+    }
+    for (Setting<?> p : Mechanisms.parameters()) {
+      assertTrue(Settings.ALL.contains(p), "mechanism parameter " + p.name() + " is not in the table");
+    }
+    assertEquals(List.of(Settings.SECRET_KEY), Settings.ALL.stream().filter(Setting::secret).toList(),
+        "only the key itself is conf-only");
+  }
+
+  private static Object parse(Setting<?> s, String text) {
+    return s.parse(text);
+  }
+
+  @Test
+  void theSparkConfReadsEverySettingFromItsKeyAndRejectsOthers() {
+    Map<String, String> conf = new HashMap<>();
+    for (Setting<?> s : Settings.ALL) {
+      s.defaultValue().ifPresent(v -> conf.put(s.confKey(), s.defaultText()));
+    }
+    assertEquals(DpTextOptions.defaults(), DpTextOptions.fromMap(conf), "defaults written out read back equal");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> DpTextOptions.fromMap(Map.of("spark.dptext.epsilonn", "3")));
+    assertTrue(e.getMessage().contains("spark.dptext.epsilonn") && e.getMessage().contains("spark.dptext.epsilon"),
+        e.getMessage());
+  }
+
+  @Test
+  void theMlStageHasOneParamPerSettingWithTheSameDefaultAndDoc() {
+    DpTextSanitizer stage = new DpTextSanitizer();
+    Map<String, Param<?>> params = Arrays.stream(stage.params()).collect(Collectors.toMap(Param::name, p -> p));
+    Set<String> expected = new HashSet<>(List.of("inputCol", "outputCol", "idCol"));
+    for (Setting<?> s : Settings.options()) {
+      expected.add(s.name());
+      Param<?> p = params.get(s.name());
+      assertTrue(p != null, "no Param for setting " + s.name());
+      assertEquals(Settings.doc(s), p.doc(), s.name());
+      Object paramDefault = stage.getDefault(p).isDefined() ? stage.getDefault(p).get() : null;
+      Object tableDefault = s.defaultValue().orElse(null);
+      assertEquals(tableDefault, paramDefault instanceof double[] a ? Arrays.stream(a).boxed().toList() : paramDefault,
+          s.name() + ": the Param's default is the table's");
+      assertEquals(p, stage.getParam(s.name()));
+    }
+    assertEquals(expected, params.keySet(), "the Params are the columns and the table's settings, nothing else");
+    assertFalse(params.containsKey(Settings.SECRET_KEY.name()), "the key is never a Param");
+  }
+
+  @Test
+  void theDefaultMechanismIsTheSameEverywhere() {
+    assertEquals("santext", Mechanisms.DEFAULT);
+    assertEquals(Mechanisms.DEFAULT, DpTextOptions.defaults().mechanismSpec().name());
+    assertEquals(Mechanisms.DEFAULT, DpText.sanitizer().options().mechanismSpec().name());
+    assertEquals(Mechanisms.DEFAULT, new DpTextSanitizer().getMechanism());
+  }
+
+  @Test
+  void everyMechanismParsesPrintsAndDescribesItself() {
+    for (MechanismDefinition d : Mechanisms.ALL) {
+      assertEquals(d, Mechanisms.get(d.name()));
+      d.aliases().forEach(a -> assertEquals(d, Mechanisms.get(a), a));
+      assertTrue(d.parameters().get(0).setting() == MechanismDefinition.EPSILON, d.name() + ": ε first");
+      assertTrue(d.guarantee().contains("ε") && d.guarantee().contains(MechanismDefinition.NOT_COVERED), d.guarantee());
+      Map<String, Object> given = new HashMap<>();
+      d.parameters().stream().filter(MechanismDefinition.Parameter::required)
+          .forEach(p -> given.put(p.name(), "0;0.5;1"));
+      MechanismSpec spec = MechanismSpec.of(d.name(), given);
+      assertEquals(spec, MechanismSpec.parse(spec.toSpecString()), spec.toSpecString());
+      assertTrue(spec.guarantee().contains(String.valueOf(spec.epsilon())), spec.guarantee());
+      assertTrue(spec.describe().startsWith(d.name() + " "), spec.describe());
+      assertEquals(spec, DpTextOptions.defaults().with(spec).mechanismSpec(), "options carry every parameter");
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> MechanismSpec.parse("laplace:epsilon=3,w=0.5"));
+    assertTrue(e.getMessage().contains("'w'") && e.getMessage().contains("[epsilon]"), e.getMessage());
+  }
+
+  /** One message form for every bad value, whatever the surface: the name, the value, what is allowed, the fix. */
+  @Test
+  void everyParameterIsCheckedOnceWithOneMessage() {
+    String viaConf = assertThrows(IllegalArgumentException.class,
+        () -> DpTextOptions.fromMap(Map.of("spark.dptext.epsilon", "-1"))).getMessage();
+    String viaSpec = assertThrows(IllegalArgumentException.class,
+        () -> MechanismSpec.parse("laplace:epsilon=-1")).getMessage();
+    String viaMl = assertThrows(IllegalArgumentException.class, () -> new DpTextSanitizer().setEpsilon(-1)).getMessage();
+    String expected = "epsilon must be a positive finite number, got -1.0; typical values are 1 to 10 for the "
+        + "embedding mechanisms";
+    assertEquals(expected, viaConf);
+    assertEquals(expected, viaSpec);
+    assertTrue(viaMl.endsWith(expected), viaMl);
+    assertEquals("w must be in (0, 1], got 0.0; the paper uses 0.9",
+        assertThrows(IllegalArgumentException.class, () -> MechanismSpec.parse("santext+:w=0")).getMessage());
+    assertEquals("t must be one threshold in [0, 1] for vickrey, got [0.2, 0.5]; use vickrey-topk for t_1..t_k",
+        assertThrows(IllegalArgumentException.class, () -> MechanismSpec.parse("vickrey:t=0.2;0.5")).getMessage());
+  }
+
+  @Test
+  void describeFunctionListsEveryMechanismParameterAndSetting() {
+    var spark = SharedSpark.get();
+    DpText.register(spark);
+    String text = spark.sql("DESCRIBE FUNCTION EXTENDED dp_sanitize").collectAsList().stream()
+        .map(r -> r.getString(0)).collect(Collectors.joining("\n"));
+    for (MechanismDefinition d : Mechanisms.ALL) {
+      assertTrue(text.contains("* " + d.name() + " ("), "DESCRIBE FUNCTION misses mechanism " + d.name());
+      assertTrue(text.contains(d.guarantee()), "DESCRIBE FUNCTION misses the guarantee of " + d.name());
+      for (MechanismDefinition.Parameter<?> p : d.parameters()) {
+        assertTrue(text.contains(p.name()), d.name() + " parameter " + p.name());
+      }
+    }
+    for (Setting<?> s : Settings.ALL) {
+      assertTrue(text.contains("* " + s.confKey() + " (" + s.defaultText() + ") - " + Settings.doc(s)),
+          "DESCRIBE FUNCTION misses " + s.confKey());
+    }
+  }
+
+  @Test
+  void theReadmeTablesAreTheGeneratedOnes() throws Exception {
+    String readme = Files.readString(Path.of("../README.md"));
+    assertEquals(Settings.markdownTable().strip(), between(readme, "settings"),
+        "README's settings table is stale: paste Settings.markdownTable() (see the comment above the table)");
+    assertEquals(Settings.mechanismsMarkdownTable().strip(), between(readme, "mechanisms"),
+        "README's mechanisms table is stale: paste Settings.mechanismsMarkdownTable()");
+  }
+
+  private static String between(String text, String name) {
+    String begin = "<!-- generated:" + name + ":begin -->";
+    String end = "<!-- generated:" + name + ":end -->";
+    int b = text.indexOf(begin);
+    int e = text.indexOf(end);
+    assertTrue(b >= 0 && e > b, "README has no " + begin + " … " + end + " block");
+    return text.substring(b + begin.length(), e).strip();
+  }
+}
