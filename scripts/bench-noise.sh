@@ -34,5 +34,5 @@ bench "$NO_NATIVE" -Ddptext.knn.backend=vector -- laplace,mahalanobis,vickrey
 echo "== pure Java: netlib Java SGEMM (no native BLAS, no Vector API kernel)"
 bench "$NO_NATIVE" -Ddptext.knn.backend=java -- laplace
 echo "== the kernels alone, one JVM, 4,000 Laplace-noised words (ε=10) per measurement"
-OPENBLAS_NUM_THREADS=1 java $MODULE_OPTIONS -Xmx6g -cp "$CP" dev.dptext.knn.NearestWordsBenchmark \
+OPENBLAS_NUM_THREADS=1 java $MODULE_OPTIONS -Xmx6g -cp "$CP" dev.dptext.bench.NearestWordsBenchmark \
   "$CACHE/glove.6B.100d.txt" 100000 4000 10 16,64,250,1000 2>&1 | grep -v -E "WARN|InstanceBuilder"

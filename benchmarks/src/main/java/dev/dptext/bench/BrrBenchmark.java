@@ -24,6 +24,7 @@ public final class BrrBenchmark {
     long tokens = batches.stream().mapToLong(b -> b.length).sum();
     long t0 = System.nanoTime();
     BinaryCodes codes = BinaryCodes.of(emb, 256, BinaryCodes.DEFAULT_SEED);
+    dev.dptext.knn.NearestCodes search = new dev.dptext.knn.NearestCodes(codes);
     System.out.printf(Locale.ROOT, "%,d words; 256-bit codes built in %.1f s (%,d bytes); %d reviews, %,d tokens%n",
         emb.size(), (System.nanoTime() - t0) / 1e9, codes.bytes(), batches.size(), tokens);
     long[] rowMajor = new long[codes.size() * 4];
@@ -65,7 +66,7 @@ public final class BrrBenchmark {
         int[] out = new int[4096];
         for (int k = 0; k < batches.size(); k++) {
           int[] b = batches.get(k);
-          codes.nearest(queries.get(k), b, b.length, out);
+          search.nearest(queries.get(k), b, b.length, out);
           for (int i = 0; i < b.length; i++) {
             checksum2 += out[i];
           }

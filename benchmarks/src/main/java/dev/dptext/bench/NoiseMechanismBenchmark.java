@@ -36,7 +36,7 @@ public final class NoiseMechanismBenchmark {
     System.out.printf(Locale.ROOT, "256-bit codes: %.1f s to build, %,d bytes (float vectors: %,d bytes, %.1f× larger); "
             + "mean 10-NN overlap real vs binary over 200 words: %.2f of 10%n",
         (System.nanoTime() - t1) / 1e9, codes.bytes(), 4L * emb.rawVectors().length,
-        4.0 * emb.rawVectors().length / codes.bytes(), dev.dptext.embedding.NeighbourOverlap.mean(emb, codes, 10, 200));
+        4.0 * emb.rawVectors().length / codes.bytes(), dev.dptext.evaluation.NeighbourOverlap.mean(emb, codes, 10, 200));
     }
     for (MechanismSpec spec : new MechanismSpec[] {
         MechanismSpec.of("laplace", java.util.Map.of("epsilon", 10)), MechanismSpec.of("mahalanobis", java.util.Map.of("epsilon", 10, "lambda", 0.5)), MechanismSpec.of("vickrey", java.util.Map.of("epsilon", 10, "t", 0.5, "lambda", 0)),

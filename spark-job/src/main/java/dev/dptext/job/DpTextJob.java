@@ -55,7 +55,7 @@ public final class DpTextJob implements Runnable {
         return je.exitCode.code;
       }
       cmd.getErr().println("dptext: failed: " + e.getClass().getName() + ": "
-          + SanitizeCommand.firstLine(e.getMessage()));
+          + JobException.firstLine(e.getMessage()));
       throw e;
     });
     cli.setExitCodeExceptionMapper(e -> e instanceof JobException je ? je.exitCode.code

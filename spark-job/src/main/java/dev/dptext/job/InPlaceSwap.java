@@ -48,7 +48,7 @@ final class InPlaceSwap {
       this.fs = p.getFileSystem(spark.sparkContext().hadoopConfiguration());
       this.table = fs.makeQualified(p);
     } catch (IOException e) {
-      throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + SanitizeCommand.firstLine(e.getMessage()));
+      throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + JobException.firstLine(e.getMessage()));
     }
     if (table.getParent() == null) {
       throw new JobException(ExitCode.USAGE, "--in-place purge-history needs a table below a directory, not " + path);
@@ -151,7 +151,7 @@ final class InPlaceSwap {
 
   private JobException failure(IOException e) {
     return new JobException(ExitCode.FAILURE, "In-place swap of " + table + " failed: "
-        + SanitizeCommand.firstLine(e.getMessage()) + ". Run the same command again: it completes or restarts the "
+        + JobException.firstLine(e.getMessage()) + ". Run the same command again: it completes or restarts the "
         + "swap, and never loses the raw and the sanitized rows both");
   }
 }

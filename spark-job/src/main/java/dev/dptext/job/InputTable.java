@@ -115,7 +115,7 @@ final class InputTable {
     } catch (Exception e) {
       if (e instanceof org.apache.spark.sql.AnalysisException || e instanceof java.io.FileNotFoundException) {
         throw new JobException(ExitCode.INPUT, "Cannot read " + format.sparkName() + " input " + path + ": "
-            + SanitizeCommand.firstLine(e.getMessage()) + "; check --input and --input-format");
+            + JobException.firstLine(e.getMessage()) + "; check --input and --input-format");
       }
       throw e;
     }
@@ -132,7 +132,7 @@ final class InputTable {
         }
         throw new JobException(ExitCode.USAGE, "--where '" + where + "' is not a valid predicate over the input's "
             + "columns (" + String.join(", ", Arrays.stream(df.columns()).filter(c -> !c.equals(CORRUPT))
-                .toArray(String[]::new)) + "): " + SanitizeCommand.firstLine(e.getMessage()));
+                .toArray(String[]::new)) + "): " + JobException.firstLine(e.getMessage()));
       }
     }
     return new InputTable(df, parsed, idColumn, textColumn);
@@ -153,7 +153,7 @@ final class InputTable {
       schema = StructType.fromDDL(ddl);
     } catch (Exception e) {
       throw new JobException(ExitCode.USAGE, "--input-schema is not a valid schema (columns as in "
-          + "CREATE TABLE, e.g. \"id BIGINT, review STRING\"): " + SanitizeCommand.firstLine(e.getMessage()));
+          + "CREATE TABLE, e.g. \"id BIGINT, review STRING\"): " + JobException.firstLine(e.getMessage()));
     }
     if (Arrays.asList(schema.fieldNames()).contains(CORRUPT)) {
       throw new JobException(ExitCode.USAGE, "--input-schema declares " + CORRUPT + ", the column dptext "

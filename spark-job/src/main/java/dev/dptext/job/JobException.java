@@ -10,4 +10,16 @@ final class JobException extends RuntimeException {
     super(message);
     this.exitCode = exitCode;
   }
+
+  /**
+   * The first line of a library's message, for quoting it in ours: Spark's analysis errors go on with
+   * the plan, which can hold literals from the query.
+   */
+  static String firstLine(String s) {
+    if (s == null) {
+      return "";
+    }
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
 }

@@ -94,7 +94,7 @@ final class OutputLocation {
       return data.isEmpty() ? new OutputLocation(path, Kind.EMPTY, List.of())
           : new OutputLocation(path, Kind.FILES, data.subList(0, Math.min(3, data.size())));
     } catch (IOException e) {
-      throw new JobException(ExitCode.INPUT, "Cannot inspect --output " + path + ": " + SanitizeCommand.firstLine(
+      throw new JobException(ExitCode.INPUT, "Cannot inspect --output " + path + ": " + JobException.firstLine(
           e.getMessage()) + "; check the path and the permissions to it");
     }
   }
@@ -150,7 +150,7 @@ final class OutputLocation {
       return p.getFileSystem(spark.sparkContext().hadoopConfiguration()).makeQualified(p).toString()
           .replaceAll("/+$", "");
     } catch (IOException e) {
-      throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + SanitizeCommand.firstLine(e.getMessage()));
+      throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + JobException.firstLine(e.getMessage()));
     }
   }
 

@@ -401,11 +401,4 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     return Arrays.asList(df.columns()).contains(name);
   }
 
-  static String firstLine(String s) {
-    if (s == null) {
-      return "";
-    }
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
-  }
 }

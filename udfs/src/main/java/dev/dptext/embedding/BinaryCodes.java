@@ -22,17 +22,7 @@ import java.io.Serializable;
  * half the memory. Memory: |V|·n/8 bytes either way (3.2 MB for 100,000 words at 256 bits, against
  * 40 MB of float vectors).
  *
- * <p><b>Exact nearest word.</b> {@link #nearest(long[], int[], int, int[])} returns, for each query,
- * the word of least Hamming distance, ties to the lower rank — the same as a plain scan of every code
- * (tests compare with brute force). It is faster than that scan for reasons that do not change the
- * answer: (1) a hint word's distance b (for BRR, the input word's) bounds the search; (2) when b is
- * small (below 3 per 16-bit chunk: 48 at 256 bits) a multi-index over the codes' chunks
- * ({@link ChunkIndex}) lists every word that can be within b, so only those are compared; otherwise
- * (3) the codes are scanned, and a word whose head alone already reaches the best distance found is
- * abandoned (distances only grow with more bits), which for 256-bit codes skips the tail of almost
- * every word when the bound is well below the 64 that half the bits of an unrelated word differ by;
- * (4) the scan goes over tiles that stay in the L1 cache while every query of a batch passes over
- * them, so a batch reads the table from memory once rather than once per query.
+ * <p>The exact Hamming nearest-word search over these codes is {@link dev.dptext.knn.NearestCodes}.
  */
 public final class BinaryCodes implements Serializable {
   private static final long serialVersionUID = 2L;
@@ -40,33 +30,12 @@ public final class BinaryCodes implements Serializable {
   /** The public seed of the hyperplanes unless another is given. */
   public static final long DEFAULT_SEED = 0x5eed_b1c0_de5L;
 
-  /** Words per tile: 1,024 heads of 2 longs = 16 KB, half of a typical 32 KB L1 data cache. */
-  private static final int TILE = 1024;
-
-  /**
-   * Above this bound the head check of a 256-bit scan rarely abandons a word (an unrelated word's
-   * head distance is Binomial(128, ½): 64 ± 5.7), so a mispredicted branch would cost more than the
-   * tail it saves; the scan then computes whole distances.
-   */
-  private static final int HEAD_CHECK_LIMIT = 48;
-
-  /** Chunk width of the multi-index (see {@link ChunkIndex}): 2^16-entry tables. */
-  private static final int CHUNK_BITS = 16;
-
-  /**
-   * The chunk index is probed up to this many bits from each query chunk (1 + 16 + 120 values per
-   * chunk); a farther bound means a full scan is cheaper. For 256-bit codes: bounds up to 47.
-   */
-  private static final int MAX_CHUNK_RADIUS = 2;
-
   private final int bits;
   private final int longs;
   private final int headLongs;
   private final int tailLongs;
   private final long[] head;
   private final long[] tail;
-  /** Built on first use on each JVM (not shipped with the codes: it is derived from them). */
-  private transient volatile ChunkIndex chunkIndex;
 
   private BinaryCodes(int bits, long[] codes) {
     this.bits = bits;
@@ -123,8 +92,11 @@ public final class BinaryCodes implements Serializable {
     return new BinaryCodes(bits, codes);
   }
 
-  /** Codes given directly, {@code longs = ⌈bits/64⌉} per word (bits beyond {@code bits} must be 0). */
-  static BinaryCodes ofCodes(int bits, long[] codes) {
+  /**
+   * Codes given directly, {@code longs = ⌈bits/64⌉} per word (bits beyond {@code bits} must be 0): for
+   * tests and tools that need codes with a chosen structure.
+   */
+  public static BinaryCodes ofCodes(int bits, long[] codes) {
     int longs = (bits + 63) / 64;
     if (bits < 1 || codes.length % longs != 0) {
       throw new IllegalArgumentException(codes.length + " longs do not hold whole " + bits + "-bit codes");
@@ -146,7 +118,7 @@ public final class BinaryCodes implements Serializable {
   }
 
   /** Long k of word y's code. */
-  private long code(int y, int k) {
+  public long code(int y, int k) {
     return k < headLongs ? head[y * headLongs + k] : tail[y * tailLongs + k - headLongs];
   }
 
@@ -179,278 +151,24 @@ public final class BinaryCodes implements Serializable {
     return d;
   }
 
-  /** The word nearest to code {@code q[offset .. offset+longs)} in Hamming distance, ties to the lower rank. */
-  public int nearest(long[] q, int offset) {
-    long[] one = new long[longs];
-    System.arraycopy(q, offset, one, 0, longs);
-    int[] out = new int[1];
-    nearest(one, null, 1, out);
-    return out[0];
+  /** The codes' first halves ({@link #headLongs()} longs per word), shared, for the search in {@code knn}. */
+  public long[] heads() {
+    return head;
   }
 
-  /**
-   * For each i &lt; count, {@code out[i]} = the word nearest in Hamming distance to the code
-   * {@code queries[i·longs .. (i+1)·longs)}, ties to the lower rank (exact; see the class comment).
-   *
-   * @param hints optional (may be null): for each query a word whose distance to it starts the search
-   *     as an upper bound — typically the word the query was derived from. Any word gives the same
-   *     answer; a near one makes the search faster.
-   */
-  public void nearest(long[] queries, int[] hints, int count, int[] out) {
-    if (queries.length < count * longs || out.length < count || (hints != null && hints.length < count)) {
-      throw new IllegalArgumentException("buffers too small for " + count + " queries");
-    }
-    int n = size();
-    int[] best = new int[count];
-    int[] bestWord = new int[count];
-    int[] scanned = new int[count]; // the queries left for the scan
-    int scans = 0;
-    for (int i = 0; i < count; i++) {
-      if (hints == null) {
-        best[i] = Integer.MAX_VALUE;
-        bestWord[i] = -1;
-        scanned[scans++] = i;
-        continue;
-      }
-      int bound = hammingTo(queries, i * longs, hints[i]);
-      if (bound < chunks() * (MAX_CHUNK_RADIUS + 1)) {
-        out[i] = chunkIndex().nearest(this, queries, i * longs, hints[i], bound);
-      } else {
-        // best is exclusive: a word wins with d < best. The hint has d = best − 1, so some word
-        // always wins, and the first to reach the least distance (the lowest rank) keeps it.
-        best[i] = bound + 1;
-        bestWord[i] = -1;
-        scanned[scans++] = i;
-      }
-    }
-    for (int start = 0; start < n && scans > 0; start += TILE) {
-      int end = Math.min(n, start + TILE);
-      for (int s = 0; s < scans; s++) {
-        int i = scanned[s];
-        long packed = longs == 4
-            ? scan256(queries, i * 4, start, end, best[i], bestWord[i])
-            : scan(queries, i * longs, start, end, best[i], bestWord[i]);
-        best[i] = (int) (packed >>> 32);
-        bestWord[i] = (int) packed;
-      }
-    }
-    for (int s = 0; s < scans; s++) {
-      out[scanned[s]] = bestWord[scanned[s]];
-    }
+  /** The codes' second halves ({@link #tailLongs()} longs per word), shared, for the search in {@code knn}. */
+  public long[] tails() {
+    return tail;
   }
 
-  /** Codes are cut into 16-bit chunks for the chunk index (the last may be shorter). */
-  private int chunks() {
-    return (bits + CHUNK_BITS - 1) / CHUNK_BITS;
+  /** Longs per code in {@link #heads()}: ⌈longs/2⌉. */
+  public int headLongs() {
+    return headLongs;
   }
 
-  private int chunkValue(int y, int j) {
-    int bit = j * CHUNK_BITS;
-    return (int) (code(y, bit >>> 6) >>> (bit & 63)) & 0xFFFF;
-  }
-
-  private ChunkIndex chunkIndex() {
-    ChunkIndex ix = chunkIndex;
-    if (ix == null) {
-      synchronized (this) {
-        ix = chunkIndex;
-        if (ix == null) {
-          ix = new ChunkIndex(this);
-          chunkIndex = ix;
-        }
-      }
-    }
-    return ix;
-  }
-
-  /**
-   * Multi-index hashing (Norouzi, Punjani and Fleet, "Fast Exact Search in Hamming Space with
-   * Multi-Index Hashing", 2014), exact: the code is cut into c chunks of 16 bits and, for each chunk,
-   * the words are listed by that chunk's value (in rank order within a value). If d(q, y) ≤ b then,
-   * by pigeonhole, some chunk of y is within ⌊b/c⌋ bits of q's chunk, so probing every value within
-   * that radius in every chunk's table finds every word within b of q — in particular every word
-   * that can beat or tie the hint word at distance b. The winner among them (least distance, then
-   * lowest rank) is the exact answer. Memory: c·(2^16 + 1 + |V|) ints (10.5 MB at 256 bits and
-   * 100,000 words).
-   */
-  private static final class ChunkIndex {
-    private final int[][] starts;
-    private final int[][] words;
-
-    ChunkIndex(BinaryCodes codes) {
-      int c = codes.chunks();
-      int n = codes.size();
-      starts = new int[c][];
-      words = new int[c][];
-      for (int j = 0; j < c; j++) {
-        int[] start = new int[(1 << CHUNK_BITS) + 1];
-        for (int y = 0; y < n; y++) {
-          start[codes.chunkValue(y, j) + 1]++;
-        }
-        for (int v = 0; v < 1 << CHUNK_BITS; v++) {
-          start[v + 1] += start[v];
-        }
-        int[] next = java.util.Arrays.copyOf(start, 1 << CHUNK_BITS);
-        int[] list = new int[n];
-        for (int y = 0; y < n; y++) {
-          list[next[codes.chunkValue(y, j)]++] = y;
-        }
-        starts[j] = start;
-        words[j] = list;
-      }
-    }
-
-    /**
-     * The nearest word to q given that word {@code hint} is at distance {@code bound} ≤ 3c − 1.
-     *
-     * <p>Chunk radii r_j are chosen as the search goes so that Σ_j (r_j + 1) ≥ best + 1, best being
-     * the least distance found so far (Norouzi et al.'s refinement of the pigeonhole bound: a word
-     * missed by every probe differs in more than r_j bits in every chunk j, so it is farther than
-     * best and cannot win). Each chunk gets ⌈need/(chunks left)⌉ − 1, at most 2; once the radii
-     * already probed cover best + 1 the search stops.
-     */
-    int nearest(BinaryCodes codes, long[] q, int offset, int hint, int bound) {
-      int c = starts.length;
-      int best = bound;
-      int bestWord = hint;
-      int covered = 0; // Σ (r_j + 1) over the chunks probed so far
-      for (int j = 0; j < c; j++) {
-        int need = best + 1 - covered;
-        if (need <= 0) {
-          break;
-        }
-        int radius = (need + (c - j) - 1) / (c - j) - 1; // ≤ MAX_CHUNK_RADIUS as best only falls
-        covered += radius + 1;
-        if (radius < 0) {
-          continue;
-        }
-        int bit = j * CHUNK_BITS;
-        int width = Math.min(CHUNK_BITS, codes.bits - bit);
-        int value = (int) (q[offset + (bit >>> 6)] >>> (bit & 63)) & 0xFFFF;
-        int[] start = starts[j];
-        int[] list = words[j];
-        // Every value within `radius` bits of `value`.
-        long packed = probe(codes, q, offset, start, list, value, best, bestWord);
-        if (radius >= 1) {
-          for (int a = 0; a < width; a++) {
-            int va = value ^ (1 << a);
-            packed = probe(codes, q, offset, start, list, va, (int) (packed >>> 32), (int) packed);
-            if (radius >= 2) {
-              for (int b = a + 1; b < width; b++) {
-                packed = probe(codes, q, offset, start, list, va ^ (1 << b), (int) (packed >>> 32), (int) packed);
-              }
-            }
-          }
-        }
-        best = (int) (packed >>> 32);
-        bestWord = (int) packed;
-      }
-      return bestWord;
-    }
-
-    /** Candidates of one bucket: (least distance, lowest rank) wins; returns (best, bestWord) packed. */
-    private static long probe(BinaryCodes codes, long[] q, int offset, int[] start, int[] list, int value,
-        int best, int bestWord) {
-      int k = start[value];
-      int end = start[value + 1];
-      if (codes.longs == 4) {
-        long[] h = codes.head;
-        long[] t = codes.tail;
-        long q0 = q[offset];
-        long q1 = q[offset + 1];
-        long q2 = q[offset + 2];
-        long q3 = q[offset + 3];
-        for (; k < end; k++) {
-          int y = list[k];
-          int i = 2 * y;
-          int d = Long.bitCount(q0 ^ h[i]) + Long.bitCount(q1 ^ h[i + 1])
-              + Long.bitCount(q2 ^ t[i]) + Long.bitCount(q3 ^ t[i + 1]);
-          if (d < best || (d == best && y < bestWord)) {
-            best = d;
-            bestWord = y;
-          }
-        }
-      } else {
-        for (; k < end; k++) {
-          int y = list[k];
-          int d = codes.hammingTo(q, offset, y);
-          if (d < best || (d == best && y < bestWord)) {
-            best = d;
-            bestWord = y;
-          }
-        }
-      }
-      return pack(best, bestWord);
-    }
-  }
-
-  private static long pack(int best, int bestWord) {
-    return ((long) best << 32) | (bestWord & 0xFFFF_FFFFL);
-  }
-
-  /** Words [start, end) against one query of any length; returns (best, bestWord) packed. */
-  private long scan(long[] q, int offset, int start, int end, int best, int bestWord) {
-    for (int y = start; y < end; y++) {
-      int d = 0;
-      int h = y * headLongs;
-      for (int k = 0; k < headLongs; k++) {
-        d += Long.bitCount(q[offset + k] ^ head[h + k]);
-      }
-      if (d >= best) {
-        continue;
-      }
-      int t = y * tailLongs;
-      for (int k = 0; k < tailLongs && d < best; k++) {
-        d += Long.bitCount(q[offset + headLongs + k] ^ tail[t + k]);
-      }
-      if (d < best) {
-        best = d;
-        bestWord = y;
-      }
-    }
-    return pack(best, bestWord);
-  }
-
-  /** {@link #scan} for 256-bit codes (the default; the hot path), unrolled. */
-  private long scan256(long[] q, int offset, int start, int end, int best, int bestWord) {
-    long q0 = q[offset];
-    long q1 = q[offset + 1];
-    long q2 = q[offset + 2];
-    long q3 = q[offset + 3];
-    long[] h = head;
-    long[] t = tail;
-    int y = start;
-    while (y < end) {
-      if (best <= HEAD_CHECK_LIMIT) {
-        for (; y < end; y++) {
-          int i = 2 * y;
-          int d = Long.bitCount(q0 ^ h[i]) + Long.bitCount(q1 ^ h[i + 1]);
-          if (d >= best) {
-            continue;
-          }
-          d += Long.bitCount(q2 ^ t[i]) + Long.bitCount(q3 ^ t[i + 1]);
-          if (d < best) {
-            best = d;
-            bestWord = y;
-          }
-        }
-      } else {
-        for (; y < end; y++) {
-          int i = 2 * y;
-          int d = Long.bitCount(q0 ^ h[i]) + Long.bitCount(q1 ^ h[i + 1])
-              + Long.bitCount(q2 ^ t[i]) + Long.bitCount(q3 ^ t[i + 1]);
-          if (d < best) {
-            best = d;
-            bestWord = y;
-            if (best <= HEAD_CHECK_LIMIT) {
-              y++;
-              break; // switch to the abandoning loop
-            }
-          }
-        }
-      }
-    }
-    return pack(best, bestWord);
+  /** Longs per code in {@link #tails()}. */
+  public int tailLongs() {
+    return tailLongs;
   }
 
   /** Memory of the codes in bytes. */

@@ -43,13 +43,7 @@ public final class PrivacyRatio {
    * bounds on P_d^max: {@code sampledMaximum} ≤ P_d^max ≤ {@code maximumUpperBound}.
    */
   public record Estimate(String metric, double average, double standardError, long pairs, long seed,
-      double sampledMaximum, double maximumUpperBound, long words) implements Serializable {
-
-    /** The half-width of the two-sided normal-approximation interval at {@code confidence}, e.g. 0.95. */
-    public double halfWidth(double confidence) {
-      return zScore(confidence) * standardError;
-    }
-  }
+      double sampledMaximum, double maximumUpperBound, long words) implements Serializable {}
 
   /** The two-sided normal quantile z with P(|Z| ≤ z) = confidence. */
   public static double zScore(double confidence) {

@@ -40,8 +40,11 @@ public final class NearestWords implements Serializable {
   /** Overrides the choice of backend in a JVM: {@code native}, {@code vector} or {@code java}. */
   public static final String BACKEND_PROPERTY = "dptext.knn.backend";
 
-  /** How the float scores are computed. All three give the same (exact) answers. */
-  enum Backend {
+  /**
+   * How the float scores are computed. All three give the same (exact) answers. Public so that
+   * benchmarks can compare them side by side in one JVM; the product chooses with {@link #BACKEND_PROPERTY}.
+   */
+  public enum Backend {
     /** Native BLAS SGEMM (OpenBLAS via netlib's JNI binding) and a Vector API or scalar scan. */
     NATIVE_BLAS("native"),
     /** The pure-Java Vector API kernel, product and scan fused ({@code VectorKernels.Fused}). */
@@ -86,7 +89,7 @@ public final class NearestWords implements Serializable {
     }
 
     /** Whether this backend can run in this JVM. */
-    boolean available() {
+    public boolean available() {
       switch (this) {
         case NATIVE_BLAS:
           return BLAS.getInstance() instanceof NativeBLAS;
@@ -145,7 +148,7 @@ public final class NearestWords implements Serializable {
   }
 
   /** An index on the given backend ({@code null}: the best available, decided in each JVM). */
-  NearestWords(Embeddings embeddings, Backend backend) {
+  public NearestWords(Embeddings embeddings, Backend backend) {
     if (backend != null && !backend.available()) {
       throw new IllegalStateException("nearest-word backend " + backend + " is not available in this JVM");
     }

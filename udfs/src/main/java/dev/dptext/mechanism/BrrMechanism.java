@@ -1,6 +1,7 @@
 package dev.dptext.mechanism;
 
 import dev.dptext.embedding.BinaryCodes;
+import dev.dptext.knn.NearestCodes;
 import dev.dptext.random.RandomStream;
 import java.util.Locale;
 import dev.dptext.config.ValueType;
@@ -28,7 +29,7 @@ import dev.dptext.mechanism.MechanismDefinition.Parameter;
  * same code are indistinguishable. <b>Not covered:</b> token count and layout, verbatim opt-ins.
  */
 public final class BrrMechanism implements WordMechanism {
-  private static final long serialVersionUID = 2L;
+  private static final long serialVersionUID = 3L;
 
   /** n: the code length in bits. */
   public static final Setting<Integer> BITS = Setting.define("bits").symbol("n")
@@ -66,6 +67,7 @@ public final class BrrMechanism implements WordMechanism {
   };
 
   private final BinaryCodes codes;
+  private final NearestCodes nearest;
   private final double epsilon;
   private final double flipProbability;
   /** The binary digits of flipProbability after the point, most significant first (all of them). */
@@ -74,6 +76,7 @@ public final class BrrMechanism implements WordMechanism {
   public BrrMechanism(BinaryCodes codes, double epsilon) {
     MechanismDefinition.EPSILON.check(epsilon);
     this.codes = codes;
+    this.nearest = new NearestCodes(codes);
     this.epsilon = epsilon;
     this.flipProbability = 1 / (1 + Math.exp(epsilon));
     this.flipDigits = binaryDigits(flipProbability);
@@ -103,7 +106,7 @@ public final class BrrMechanism implements WordMechanism {
     for (int i = 0; i < count; i++) {
       flip(words[i], random, queries, i * longs);
     }
-    codes.nearest(queries, words, count, out);
+    nearest.nearest(queries, words, count, out);
   }
 
   /** Writes word's code with each bit flipped independently with probability 1/(1+e^ε). */

@@ -122,10 +122,6 @@ public final class DpText {
       return this;
     }
 
-    /** Keep only the most frequent words of an embeddings file (0 = all). */
-    public Builder vocabularySize(int words) {
-      return set(Settings.VOCAB_SIZE, words);
-    }
 
     /** The mechanism and all its parameters. */
     public Builder mechanism(MechanismSpec spec) {
@@ -187,10 +183,6 @@ public final class DpText {
       return o;
     }
 
-    /** Where the model comes from, for summaries: the model setting, or the in-memory model's source. */
-    public String modelSource() {
-      return modelInstance != null ? modelInstance.metadata().getOrDefault("source", "in-memory") : o.get(Settings.MODEL);
-    }
 
     /** Replaces {@code column} with its sanitized text. */
     public Dataset<Row> transform(Dataset<Row> df, String column) {

@@ -24,9 +24,6 @@ public final class Sanitizer implements Serializable {
     this.idMode = idMode;
   }
 
-  public TextSanitizer textSanitizer() {
-    return text;
-  }
 
   public IdMode idMode() {
     return idMode;

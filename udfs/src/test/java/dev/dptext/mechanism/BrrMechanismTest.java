@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.embedding.BinaryCodes;
 import dev.dptext.embedding.Embeddings;
-import dev.dptext.embedding.NeighbourOverlap;
+import dev.dptext.evaluation.NeighbourOverlap;
 import dev.dptext.random.RandomStream;
 import dev.dptext.testing.Fixtures;
 import org.junit.jupiter.api.Test;
@@ -70,12 +70,12 @@ class BrrMechanismTest {
           bestWord = y;
         }
       }
-      assertEquals(bestWord, codes.nearest(q, 0), "trial " + trial);
+      assertEquals(bestWord, new dev.dptext.knn.NearestCodes(codes).nearest(q, 0), "trial " + trial);
     }
     // Exact codes map back to the lowest rank holding that code.
     for (int y = 0; y < e.size(); y += 37) {
       codes.copyCode(y, q, 0);
-      int found = codes.nearest(q, 0);
+      int found = new dev.dptext.knn.NearestCodes(codes).nearest(q, 0);
       assertEquals(0, codes.hamming(found, y));
       assertTrue(found <= y);
     }

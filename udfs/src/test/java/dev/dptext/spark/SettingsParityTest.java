@@ -65,6 +65,29 @@ class SettingsParityTest {
         e.getMessage());
   }
 
+  /** The options key the cache of broadcast sanitizers: a setting left out of equals would share one wrongly. */
+  @Test
+  void everySettingTakesPartInEquality() {
+    Map<String, String> other = new HashMap<>(Map.ofEntries(Map.entry("model", "other.vec"),
+        Map.entry("vocabSize", "5"), Map.entry("neighbours", "8"), Map.entry("mechanism", "laplace"),
+        Map.entry("epsilon", "2"), Map.entry("w", "0.5"), Map.entry("p", "0.5"), Map.entry("lambda", "0.1"),
+        Map.entry("t", "0.2"), Map.entry("bits", "64"), Map.entry("oov", "keep"), Map.entry("oovPlaceholder", "?"),
+        Map.entry("casePolicy", "restore"), Map.entry("idMode", "fresh"), Map.entry("purpose", "other"),
+        Map.entry("keyFile", "/other"), Map.entry("keyEnv", "OTHER"), Map.entry("databricksSecret", "a/b"),
+        Map.entry("freshRandomness", "true"), Map.entry("secretKey", "ffeeddccbbaa99887766554433221100")));
+    assertEquals(Settings.ALL.stream().map(Setting::name).collect(Collectors.toSet()), other.keySet(),
+        "give every setting a non-default value here");
+    DpTextOptions defaults = DpTextOptions.defaults();
+    for (Setting<?> s : Settings.ALL) {
+      DpTextOptions changed = defaults.withText(s, other.get(s.name()));
+      assertFalse(changed.equals(defaults), s.name() + " is not part of equals");
+      assertEquals(changed, defaults.withText(s, other.get(s.name())), s.name() + ": equal values, equal options");
+      assertEquals(changed.hashCode(), defaults.withText(s, other.get(s.name())).hashCode());
+    }
+    assertFalse(defaults.withText(Settings.SECRET_KEY, other.get("secretKey")).toString().contains("ffeedd"),
+        "toString never shows the key");
+  }
+
   @Test
   void theMlStageHasOneParamPerSettingWithTheSameDefaultAndDoc() {
     DpTextSanitizer stage = new DpTextSanitizer();

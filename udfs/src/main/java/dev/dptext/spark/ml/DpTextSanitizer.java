@@ -336,9 +336,6 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
     return setSetting(Settings.KEY_FILE.name(), value);
   }
 
-  public DpTextSanitizer setDatabricksSecret(String value) {
-    return setSetting(Settings.DATABRICKS_SECRET.name(), value);
-  }
 
   /** The guarantee of the configured mechanism and values, one sentence. */
   public String guarantee() {

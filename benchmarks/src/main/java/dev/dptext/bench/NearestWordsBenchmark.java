@@ -1,7 +1,8 @@
-package dev.dptext.knn;
+package dev.dptext.bench;
 
 import dev.dptext.embedding.EmbeddingReader;
 import dev.dptext.embedding.Embeddings;
+import dev.dptext.knn.NearestWords;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +15,7 @@ import java.util.SplittableRandom;
  * Gamma(m, 1/ε), as the Laplace mechanism draws them; the noise here is not a privacy mechanism, only
  * a realistic workload). Prints queries/s and GFLOP/s (2·|V|·m per query) per backend and batch.
  *
- * <p>In package {@code dev.dptext.knn} to choose the backend. Usage: {@code NearestWordsBenchmark
+ * <p>Usage: {@code NearestWordsBenchmark
  * <glove.txt> <vocab size> <queries per measurement> [ε=10] [batch sizes, comma-separated]}.
  */
 public final class NearestWordsBenchmark {

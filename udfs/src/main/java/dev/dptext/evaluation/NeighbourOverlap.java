@@ -1,5 +1,7 @@
-package dev.dptext.embedding;
+package dev.dptext.evaluation;
 
+import dev.dptext.embedding.BinaryCodes;
+import dev.dptext.embedding.Embeddings;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;

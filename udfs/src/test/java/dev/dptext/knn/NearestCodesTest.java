@@ -1,5 +1,6 @@
-package dev.dptext.embedding;
+package dev.dptext.knn;
 
+import dev.dptext.embedding.BinaryCodes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.dptext.random.RandomStream;
@@ -9,7 +10,7 @@ import org.junit.jupiter.api.Test;
  * The exact Hamming-nearest search (bound from a hint, head-only abandoning, tiles, batches) returns
  * what a plain scan of every code returns, ties to the lower rank, for every code length path.
  */
-class BinaryCodesTest {
+class NearestCodesTest {
 
   /** 3,000 words (three tiles) drawn as small perturbations of 40 base codes: many exact ties. */
   private static long[] clusteredCodes(int bits, int words, RandomStream r, long[][] bases) {
@@ -63,6 +64,7 @@ class BinaryCodesTest {
       }
       int words = 3_000;
       BinaryCodes codes = BinaryCodes.ofCodes(bits, clusteredCodes(bits, words, r, bases));
+      NearestCodes search = new NearestCodes(codes);
       int count = 700;
       long[] queries = new long[count * longs];
       int[] hints = new int[count];
@@ -96,18 +98,18 @@ class BinaryCodesTest {
       }
       int[] withHints = new int[count];
       int[] withoutHints = new int[count];
-      codes.nearest(queries, hints, count, withHints);
-      codes.nearest(queries, null, count, withoutHints);
+      search.nearest(queries, hints, count, withHints);
+      search.nearest(queries, null, count, withoutHints);
       for (int i = 0; i < count; i++) {
         int expected = bruteForce(codes, queries, i * longs);
         String what = bits + " bits, query " + i;
         assertEquals(expected, withHints[i], what + " (batch, hinted)");
         assertEquals(expected, withoutHints[i], what + " (batch, no hint)");
-        assertEquals(expected, codes.nearest(queries, i * longs), what + " (single)");
+        assertEquals(expected, search.nearest(queries, i * longs), what + " (single)");
         // Any hint, even a far one, gives the same answer.
         int[] one = new int[1];
         long[] q = java.util.Arrays.copyOfRange(queries, i * longs, (i + 1) * longs);
-        codes.nearest(q, new int[] {words - 1 - hints[i]}, 1, one);
+        search.nearest(q, new int[] {words - 1 - hints[i]}, 1, one);
         assertEquals(expected, one[0], what + " (other hint)");
       }
     }
@@ -126,11 +128,12 @@ class BinaryCodesTest {
       System.arraycopy(raw, 5 * 4, raw, y * 4, 4);
     }
     BinaryCodes codes = BinaryCodes.ofCodes(256, raw);
+    NearestCodes search = new NearestCodes(codes);
     long[] q = new long[4];
     codes.copyCode(2_500, q, 0);
     int[] out = new int[1];
     for (int hint : new int[] {5, 700, 2_500, 0, 2_999}) {
-      codes.nearest(q, new int[] {hint}, 1, out);
+      search.nearest(q, new int[] {hint}, 1, out);
       assertEquals(5, out[0], "hint " + hint);
     }
     assertEquals(0, codes.hamming(5, 2_500));
