@@ -2,10 +2,11 @@ package dev.dptext.job;
 
 import dev.dptext.config.Setting;
 import dev.dptext.config.ValueType;
+import dev.dptext.mechanism.MechanismDefinition;
+import dev.dptext.mechanism.Mechanisms;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.Settings;
 import java.util.List;
-import java.util.Locale;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
@@ -29,11 +30,33 @@ final class SettingOptions {
       boolean flag = s.type().kind() == ValueType.Kind.BOOLEAN;
       OptionSpec.Builder o = OptionSpec.builder(s.cliName())
           .type(flag ? boolean.class : String.class)
-          .paramLabel(s.symbol().equals(s.name()) ? s.name().toUpperCase(Locale.ROOT) : s.symbol())
+          .paramLabel(s.label())
           .description(Settings.doc(s) + (s.defaultValue().isPresent() && !flag ? " Default: ${DEFAULT-VALUE}." : ""));
       s.defaultValue().ifPresent(v -> o.defaultValue(s.defaultText()));
       spec.addOption(o.build());
     }
+    if (settings.contains(Settings.MECHANISM)) {
+      spec.usageMessage().footerHeading("%nMechanisms (" + Settings.MECHANISM.cliName() + ") and their guarantees:%n")
+          .footer(mechanisms());
+    }
+  }
+
+  /** One help line per mechanism of the registry: its parameters with defaults, then its guarantee. */
+  private static String[] mechanisms() {
+    List<String> lines = new java.util.ArrayList<>();
+    for (MechanismDefinition d : Mechanisms.ALL) {
+      List<String> params = new java.util.ArrayList<>();
+      for (MechanismDefinition.Parameter<?> p : d.parameters()) {
+        params.add(p.name() + (p.required() ? " (required)" : "=" + format(p)));
+      }
+      // Help lines are format strings: a literal % must be doubled.
+      lines.add(("  " + d.name() + " (" + String.join(", ", params) + "): " + d.guarantee() + ".").replace("%", "%%"));
+    }
+    return lines.toArray(new String[0]);
+  }
+
+  private static <T> String format(MechanismDefinition.Parameter<T> p) {
+    return p.setting().format(p.defaultValue());
   }
 
   /**

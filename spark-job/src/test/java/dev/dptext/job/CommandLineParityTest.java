@@ -36,6 +36,10 @@ class CommandLineParityTest {
     });
     var sanitize = cli.getSubcommands().get("sanitize").getCommandSpec();
     assertNull(sanitize.findOption("--secret-key"), "the key itself is never an option");
+    String help = cli.getSubcommands().get("sanitize").getUsageMessage().replaceAll("\\s+", " ");
+    for (var d : dev.dptext.mechanism.Mechanisms.ALL) {
+      assertTrue(help.contains(d.name() + " (") && help.contains(d.guarantee()), "sanitize --help misses " + d.name());
+    }
   }
 
   @Test

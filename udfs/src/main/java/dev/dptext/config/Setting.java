@@ -27,6 +27,7 @@ public final class Setting<T> implements Serializable {
   private final Check<T> check;
   private final String hint;
   private final boolean secret;
+  private final String label;
 
   private Setting(Builder b, ValueType<T> type, T defaultValue, Check<T> check) {
     this.name = b.name;
@@ -36,6 +37,7 @@ public final class Setting<T> implements Serializable {
     this.hint = b.hint;
     this.secret = b.secret;
     this.defaultDoc = b.defaultDoc;
+    this.label = b.label;
     this.check = check;
     this.defaultValue = defaultValue == null ? null : check.require(name, defaultValue, hint);
   }
@@ -66,6 +68,23 @@ public final class Setting<T> implements Serializable {
       }
     }
     return s.toString();
+  }
+
+  /** What the command line calls the value ({@code PATH}, {@code N}, {@code ε}). */
+  public String label() {
+    if (label != null) {
+      return label;
+    }
+    if (!symbol.equals(name)) {
+      return symbol;
+    }
+    return switch (type.kind()) {
+      case INT -> "N";
+      case DOUBLE -> "X";
+      case DOUBLE_LIST -> "X[,X...]";
+      case BOOLEAN -> "true|false";
+      case STRING -> "NAME";
+    };
   }
 
   /** How the value is written in formulas and descriptions, e.g. ε or λ. */
@@ -140,6 +159,7 @@ public final class Setting<T> implements Serializable {
     private String hint = "";
     private String defaultDoc = "none";
     private boolean secret;
+    private String label;
 
     private Builder(String name) {
       this.name = name;
@@ -153,6 +173,12 @@ public final class Setting<T> implements Serializable {
     /** The symbol used in formulas ({@code ε}); default: the name. */
     public Builder symbol(String text) {
       this.symbol = text;
+      return this;
+    }
+
+    /** What the command line calls the value, e.g. {@code PATH}; default: from the symbol or type. */
+    public Builder label(String text) {
+      this.label = text;
       return this;
     }
 

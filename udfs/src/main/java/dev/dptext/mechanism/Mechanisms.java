@@ -34,7 +34,8 @@ public final class Mechanisms {
 
   /** The mechanism setting, checked against this registry. */
   public static final Setting<String> MECHANISM = Setting.define("mechanism")
-      .doc("The mechanism: " + String.join(", ", names()) + ". Its guarantee and parameters are listed under Mechanisms.")
+      .doc("The mechanism: " + String.join(", ", names()) + ". Each one's parameters and guarantee are listed "
+          + "with it (README, DESCRIBE FUNCTION, the job's --help).")
       .createWithDefault(ValueType.choice(names(), Mechanisms::isKnown, n -> get(n).name()),
           Check.any(), DEFAULT);
 

@@ -22,7 +22,7 @@ import java.util.Optional;
 public final class Settings {
   private Settings() {}
 
-  public static final Setting<String> MODEL = Setting.define("model")
+  public static final Setting<String> MODEL = Setting.define("model").label("PATH")
       .doc("A dptext model artifact (from build-model), a GloVe / word2vec / fastText .vec embeddings file "
           + "(.gz allowed; any Hadoop file system), or 'default' for the embedded GloVe subset.")
       .createWithDefault(ValueType.STRING, Check.nonBlank(), EmbeddedDefault.NAME);
@@ -43,7 +43,7 @@ public final class Settings {
           + "(oovPlaceholder), or keep (UNSAFE: emitted verbatim, outside the guarantee).")
       .createWithDefault(ValueType.choice(OovPolicy.class, OovPolicy::parse), Check.any(), "random");
 
-  public static final Setting<String> OOV_PLACEHOLDER = Setting.define("oovPlaceholder")
+  public static final Setting<String> OOV_PLACEHOLDER = Setting.define("oovPlaceholder").label("TOKEN")
       .doc("The token emitted for oov=placeholder.")
       .createWithDefault(ValueType.STRING, Check.any(), "<unk>");
 
@@ -57,19 +57,19 @@ public final class Settings {
           + "content-hash (reproducible; equal texts get equal outputs) or fresh (not reproducible).")
       .createWithDefault(ValueType.choice(IdMode.class, IdMode::parse), Check.any(), "column");
 
-  public static final Setting<String> PURPOSE = Setting.define("purpose")
+  public static final Setting<String> PURPOSE = Setting.define("purpose").label("LABEL")
       .doc("Separates the random streams of different uses of the same rows.")
       .createWithDefault(ValueType.STRING, Check.nonBlank(), "dptext");
 
-  public static final Setting<String> KEY_FILE = Setting.define("keyFile")
+  public static final Setting<String> KEY_FILE = Setting.define("keyFile").label("PATH")
       .doc("A file holding the RNG key (its path, never the key). Wins over keyEnv.")
       .createOptional(ValueType.STRING, Check.nonBlank());
 
-  public static final Setting<String> KEY_ENV = Setting.define("keyEnv")
+  public static final Setting<String> KEY_ENV = Setting.define("keyEnv").label("VARIABLE")
       .doc("The environment variable holding the RNG key (its name, never the key).")
       .createWithDefault(ValueType.STRING, Check.nonBlank(), "DPTEXT_KEY");
 
-  public static final Setting<String> DATABRICKS_SECRET = Setting.define("databricksSecret")
+  public static final Setting<String> DATABRICKS_SECRET = Setting.define("databricksSecret").label("SCOPE/KEY")
       .doc("On Databricks: the secret scope/key holding the RNG key, read through dbutils. Wins over keyFile and "
           + "keyEnv.")
       .hint("e.g. dptext/rng-key")
@@ -79,7 +79,7 @@ public final class Settings {
       .doc("Without a key, run with fresh randomness: re-runs and retried tasks give different output.")
       .createWithDefault(ValueType.BOOLEAN, Check.any(), false);
 
-  public static final Setting<String> SECRET_KEY = Setting.define("secretKey").secret()
+  public static final Setting<String> SECRET_KEY = Setting.define("secretKey").label("KEY").secret()
       .doc("The RNG key itself (hex or base64, at least 128 bits). Spark conf only, set at application start, "
           + "where Spark redacts it; never a command-line option nor a Param. Wins over every other source.")
       .createOptional(ValueType.STRING, Check.nonBlank());
