@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
  * {@link MechanismSpec#parse} reads, with the parameters of the mechanism registry.
  */
 @Command(name = "privacy-stats", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "Per-word privacy statistics (N_w: %% of runs that keep the word; S_w: distinct outputs) over a vocabulary sample.")
+    description = "Per-word privacy statistics (N_w: %% of runs that keep the word; S_w: distinct outputs; S*_y: distinct inputs that produced an output) over a vocabulary sample.")
 final class PrivacyStatsCommand implements Callable<Integer>, SettingOptions.Command {
   @Spec CommandSpec spec;
 
@@ -72,13 +72,14 @@ final class PrivacyStatsCommand implements Callable<Integer>, SettingOptions.Com
     StringBuilder table = new StringBuilder();
     table.append(String.format(Locale.ROOT, "Model %s: %,d words × %d; %d words sampled evenly by rank, %d runs each, seed %d.%n%n",
         options.get(Settings.MODEL), model.embeddings().size(), model.embeddings().dim(), words, runs, seed));
-    table.append("| mechanism | N_w: % kept, mean ± sd (p5 / p50 / p95) | S_w: distinct outputs, mean ± sd (p5 / p50 / p95) |\n");
-    table.append("|---|---|---|\n");
+    table.append("| mechanism | N_w: % kept, mean ± sd (p5 / p50 / p95) | S_w: distinct outputs, mean ± sd (p5 / p50 / p95) "
+        + "| S*_y: distinct inputs per output, mean ± sd (p5 / p50 / p95) |\n");
+    table.append("|---|---|---|---|\n");
     System.out.print(table);
     for (MechanismSpec spec : specs) {
       PrivacyStatistics.Result r = PrivacyStatistics.compute(spark, model, spec, words, runs, seed);
-      String row = String.format(Locale.ROOT, "| %s | %s | %s |%n", spec.describe(), r.keptPercent().render(),
-          r.distinctOutputs().render());
+      String row = String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", spec.describe(), r.keptPercent().render(),
+          r.distinctOutputs().render(), r.distinctInputs().render());
       System.out.print(row);
       table.append(row);
     }

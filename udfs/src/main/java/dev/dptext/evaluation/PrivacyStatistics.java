@@ -23,7 +23,8 @@ import dev.dptext.spark.JavaSerialized;
  * The papers' empirical privacy statistics, per word w of a vocabulary sample, over n runs of a
  * mechanism on w alone: N_w, how often w is output unchanged, and S_w, how many distinct words are
  * output (Feyisetan et al. 2020; Xu et al. 2020, 2021). A mechanism that keeps words often (high N_w)
- * and produces few distinct outputs (low S_w) protects them less at the same ε.
+ * and produces few distinct outputs (low S_w) protects them less at the same ε. S*_y, per output y,
+ * counts the distinct sampled inputs that produced it.
  *
  * <p>The words are spread over Spark tasks; each word's n runs are one batch (one matrix product for
  * the embedding-noise mechanisms) seeded from the word and a public evaluation seed, so a re-run gives
@@ -57,9 +58,16 @@ public final class PrivacyStatistics {
     }
   }
 
-  /** N_w (as a percentage of runs) and S_w for one mechanism. */
-  public record Result(MechanismSpec spec, int words, int runs, Summary keptPercent, Summary distinctOutputs)
-      implements Serializable {}
+  /**
+   * N_w (as a percentage of runs) and S_w for one mechanism, and S*_y: for each output y, the number
+   * of distinct sampled input words that produced y at least once (summarised over the outputs y). A
+   * high S*_y means an output does not point back to one input.
+   */
+  public record Result(MechanismSpec spec, int words, int runs, Summary keptPercent, Summary distinctOutputs,
+      Summary distinctInputs) implements Serializable {}
+
+  /** One word's runs: N_w in percent and its distinct outputs. */
+  private record WordRuns(double keptPercent, int[] outputs) implements Serializable {}
 
   /**
    * Computes the statistics for {@code words} vocabulary words chosen evenly over the rank order
@@ -83,7 +91,7 @@ public final class PrivacyStatistics {
     for (int i = 0; i < words; i++) {
       sample.add((int) ((long) i * size / words));
     }
-    List<double[]> perWord = jsc.parallelize(sample, Math.max(2, jsc.defaultParallelism() * 2))
+    org.apache.spark.api.java.JavaRDD<WordRuns> perWord = jsc.parallelize(sample, Math.max(2, jsc.defaultParallelism() * 2))
         .map(w -> {
           int[] in = new int[runs];
           Arrays.fill(in, w);
@@ -96,13 +104,19 @@ public final class PrivacyStatistics {
             kept += y == w ? 1 : 0;
             distinct.add(y);
           }
-          return new double[] {100.0 * kept / runs, distinct.size()};
+          return new WordRuns(100.0 * kept / runs, distinct.stream().mapToInt(Integer::intValue).toArray());
         })
-        .collect();
+        .cache();
+    List<WordRuns> runsPerWord = perWord.collect();
+    // S*_y: each word lists each of its outputs once, so counting outputs counts distinct inputs.
+    java.util.Map<Integer, Long> inputsPerOutput = perWord
+        .flatMap(r -> Arrays.stream(r.outputs()).boxed().iterator()).countByValue();
+    perWord.unpersist();
     b.destroy();
-    double[] kept = perWord.stream().mapToDouble(x -> x[0]).toArray();
-    double[] distinct = perWord.stream().mapToDouble(x -> x[1]).toArray();
-    return new Result(spec, words, runs, Summary.of(kept), Summary.of(distinct));
+    double[] kept = runsPerWord.stream().mapToDouble(WordRuns::keptPercent).toArray();
+    double[] distinct = runsPerWord.stream().mapToDouble(r -> r.outputs().length).toArray();
+    double[] inputs = inputsPerOutput.values().stream().mapToDouble(Long::doubleValue).toArray();
+    return new Result(spec, words, runs, Summary.of(kept), Summary.of(distinct), Summary.of(inputs));
   }
 
   private static byte[] sha256(String s) {
