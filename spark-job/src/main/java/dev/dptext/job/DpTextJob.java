@@ -6,11 +6,13 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The dptext job: {@code sanitize}, {@code build-model}, {@code privacy-stats} and {@code calibrate}. Run it with spark-submit (the shaded jar)
+ * The dptext job: {@code sanitize}, {@code build-model}, {@code privacy-stats}, {@code calibrate} and
+ * {@code evaluate}. Run it with spark-submit (the shaded jar)
  * or locally with {@code scripts/dptext}. Exit codes: see {@link ExitCode}.
  */
 @Command(name = "dptext", mixinStandardHelpOptions = true, version = "dptext 0.1.0",
-    subcommands = {SanitizeCommand.class, BuildModelCommand.class, PrivacyStatsCommand.class, CalibrateCommand.class},
+    subcommands = {SanitizeCommand.class, BuildModelCommand.class, PrivacyStatsCommand.class, CalibrateCommand.class,
+        EvaluateCommand.class},
     description = "Differentially private text sanitization on Spark.")
 public final class DpTextJob implements Runnable {
 
@@ -36,12 +38,17 @@ public final class DpTextJob implements Runnable {
    */
   static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new DpTextJob());
-    for (CommandLine sub : cli.getSubcommands().values()) {
+    addSettingOptions(cli);
+    return cli;
+  }
+
+  private static void addSettingOptions(CommandLine command) {
+    for (CommandLine sub : command.getSubcommands().values()) {
       if (sub.getCommand() instanceof SettingOptions.Command c) {
         SettingOptions.addTo(sub.getCommandSpec(), c.settings());
       }
+      addSettingOptions(sub);
     }
-    return cli;
   }
 
   /**

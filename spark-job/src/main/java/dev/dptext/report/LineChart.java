@@ -32,6 +32,8 @@ public final class LineChart {
   private final String yLabel;
   private final List<Series> series = new ArrayList<>();
   private boolean logX;
+  private double yMin = Double.NaN;
+  private double yMax = Double.NaN;
   private String baselineName;
   private double baseline = Double.NaN;
 
@@ -54,6 +56,13 @@ public final class LineChart {
     return this;
   }
 
+  /** Fixes the y axis (scores in [0, 1] with intervals that may reach past them). */
+  public LineChart yRange(double min, double max) {
+    this.yMin = min;
+    this.yMax = max;
+    return this;
+  }
+
   /** A horizontal reference line, e.g. the raw-text baseline's accuracy. */
   public LineChart baseline(String name, double value) {
     this.baselineName = name;
@@ -71,6 +80,10 @@ public final class LineChart {
     XYChart chart = new XYChartBuilder().width(width).height(height).title(title).xAxisTitle(xLabel)
         .yAxisTitle(yLabel).build();
     chart.getStyler().setXAxisLogarithmic(logX);
+    if (!Double.isNaN(yMin)) {
+      chart.getStyler().setYAxisMin(yMin);
+      chart.getStyler().setYAxisMax(yMax);
+    }
     chart.getStyler().setChartBackgroundColor(Color.WHITE);
     chart.getStyler().setPlotGridLinesVisible(true);
     chart.getStyler().setErrorBarsColorSeriesColor(true);

@@ -22,11 +22,19 @@ class CommandLineParityTest {
         "sanitize", Settings.options(),
         "build-model", Settings.MODEL_SETTINGS,
         "privacy-stats", Settings.MODEL_SETTINGS,
-        "calibrate", Settings.MODEL_SETTINGS);
+        "calibrate", Settings.MODEL_SETTINGS,
+        "evaluate", List.of(),
+        "evaluate utility", Settings.MODEL_SETTINGS);
     CommandLine cli = DpTextJob.commandLine();
-    assertEquals(expected.keySet(), cli.getSubcommands().keySet(), "every command is checked");
+    java.util.Set<String> commands = new java.util.HashSet<>(cli.getSubcommands().keySet());
+    cli.getSubcommands().get("evaluate").getSubcommands().keySet().forEach(s -> commands.add("evaluate " + s));
+    assertEquals(expected.keySet(), commands, "every command is checked");
     expected.forEach((command, settings) -> {
-      var spec = cli.getSubcommands().get(command).getCommandSpec();
+      CommandLine c = cli;
+      for (String part : command.split(" ")) {
+        c = c.getSubcommands().get(part);
+      }
+      var spec = c.getCommandSpec();
       for (Setting<?> s : settings) {
         OptionSpec o = spec.findOption(s.cliName());
         assertNotNull(o, command + " has no " + s.cliName());

@@ -1,0 +1,183 @@
+package dev.dptext.job;
+
+import dev.dptext.config.Setting;
+import dev.dptext.evaluation.DownstreamUtility;
+import dev.dptext.evaluation.PrivacyMatching;
+import dev.dptext.mechanism.MechanismSpec;
+import dev.dptext.mechanism.Mechanisms;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.report.ReportPage;
+import dev.dptext.report.UtilityReport;
+import dev.dptext.spark.DpTextOptions;
+import dev.dptext.spark.Settings;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code evaluate utility}: downstream utility of every mechanism over an ε grid, on a labelled table
+ * ({@link DownstreamUtility}), with the report's utility section.
+ */
+@Command(name = "utility", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Train a text classifier on sanitized text and compare it with one trained on the raw text.",
+        "Writes " + UtilityReport.TRIALS_CSV + " (columns: mechanism, spec, nominal_epsilon, epsilon, trial, "
+            + "test_text, accuracy, auc), " + UtilityReport.TRIALS_JSON + ", " + UtilityReport.SUMMARY_CSV
+            + " (mean and 95%% confidence interval per mechanism, ε and test text; first row: the raw-text "
+            + "baseline), PNG plots and index.html into --output."})
+final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.Command {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--input", required = true, paramLabel = "PATH", description = "A labelled table.")
+  String input;
+
+  @Option(names = "--input-format", paramLabel = "FORMAT",
+      description = "csv, json, parquet or delta. Default: guessed from the extension.")
+  String inputFormat;
+
+  @Option(names = "--text-column", paramLabel = "NAME", defaultValue = "text", description = "Default: ${DEFAULT-VALUE}.")
+  String textColumn;
+
+  @Option(names = "--label-column", paramLabel = "NAME", defaultValue = "label",
+      description = "A binary label (0/1). Default: ${DEFAULT-VALUE}.")
+  String labelColumn;
+
+  @Option(names = "--id-column", paramLabel = "NAME", defaultValue = "id",
+      description = "A stable unique id (keys the split and each row's noise). Default: ${DEFAULT-VALUE}.")
+  String idColumn;
+
+  @Option(names = "--rows", paramLabel = "N", defaultValue = "0",
+      description = "Use N rows (chosen by a hash of the seed and the id, so reproducibly); 0 = all. Default: ${DEFAULT-VALUE}.")
+  long rows;
+
+  @Option(names = "--test-fraction", paramLabel = "F", defaultValue = "0.2",
+      description = "Stratified test share. Default: ${DEFAULT-VALUE}.")
+  double testFraction;
+
+  @Option(names = "--mechanisms", paramLabel = "SPEC", split = " ",
+      description = "Space-separated mechanisms, name[:param=value,...]. Default: every mechanism with its "
+          + "defaults (vickrey-topk with t=0;0.5;1).")
+  List<String> mechanisms;
+
+  @Option(names = "--epsilons", paramLabel = "ε", split = ",", defaultValue = "4,8,16,32",
+      description = "The ε grid on the multivariate Laplace mechanism's scale; every other mechanism runs at the "
+          + "ε that matches it by the privacy ratio (BRR §5). Default: ${DEFAULT-VALUE}.")
+  List<Double> epsilons;
+
+  @Option(names = "--sample-pairs", paramLabel = "N", defaultValue = "0",
+      description = "Privacy ratio from N sampled word pairs instead of all pairs (large vocabularies). Default: ${DEFAULT-VALUE}.")
+  long samplePairs;
+
+  @Option(names = "--trials", paramLabel = "N", defaultValue = "5",
+      description = "Independent trials (keys) per cell. Default: ${DEFAULT-VALUE}.")
+  int trials;
+
+  @Option(names = "--seed", paramLabel = "S", defaultValue = "1",
+      description = "Public seed of the split, the sampled pairs and the trials' evaluation keys. Default: ${DEFAULT-VALUE}.")
+  long seed;
+
+  @Option(names = "--output", required = true, paramLabel = "DIR", description = "Report directory (local).")
+  Path output;
+
+  @Override
+  public List<Setting<?>> settings() {
+    return Settings.MODEL_SETTINGS;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (trials < 2) {
+      throw new JobException(ExitCode.USAGE, "--trials must be at least 2 (a confidence interval needs two), got " + trials);
+    }
+    long start = System.nanoTime();
+    SparkSession spark = JobSession.get();
+    DpTextOptions options = SettingOptions.read(spec, settings());
+    DpTextModel model = ModelOptions.load(spark, options);
+    List<MechanismSpec> specs = new ArrayList<>();
+    try {
+      for (String m : mechanisms != null ? mechanisms : defaultMechanisms()) {
+        specs.add(MechanismSpec.parse(m));
+      }
+    } catch (IllegalArgumentException e) {
+      throw new JobException(ExitCode.USAGE, e.getMessage());
+    }
+    Dataset<Row> data = read(spark);
+    DownstreamUtility.Columns columns = new DownstreamUtility.Columns(textColumn, labelColumn, idColumn);
+    DownstreamUtility.Split split = DownstreamUtility.split(data, columns, testFraction, seed);
+    split = new DownstreamUtility.Split(split.train().cache(), split.test().cache());
+    long trainRows = split.train().count();
+    long testRows = split.test().count();
+    log(String.format(Locale.ROOT, "utility: %,d training and %,d test rows; model %s (%,d words)", trainRows,
+        testRows, options.get(Settings.MODEL), model.embeddings().size()));
+    List<DownstreamUtility.MatchedSpec> matched = PrivacyMatching.match(spark, model, MechanismSpec.of("laplace"),
+        specs, epsilons.stream().mapToDouble(Double::doubleValue).toArray(), samplePairs, seed);
+    DownstreamUtility.Score baseline = DownstreamUtility.baseline(split, columns);
+    log(String.format(Locale.ROOT, "utility: raw-text baseline accuracy %.4f, AUC %.4f", baseline.accuracy(),
+        baseline.auc()));
+    List<DownstreamUtility.Result> results = DownstreamUtility.sweep(split, columns,
+        options.with(Settings.ID_MODE, "column"), model, matched, trials, seed, EvaluateUtilityCommand::log);
+    double seconds = (System.nanoTime() - start) / 1e9;
+    ReportPage page = new ReportPage("dptext evaluation");
+    List<String> context = List.of(
+        String.format(Locale.ROOT, "Data: %s, %,d training and %,d test rows (stratified split, seed %d); "
+            + "text column %s, label column %s.", input, trainRows, testRows, seed, textColumn, labelColumn),
+        String.format(Locale.ROOT, "Model: %s, %,d words × %d dimensions. %d trials per cell (evaluation keys "
+            + "from seed %d). Wall time of the sweep: %.0f s.", options.get(Settings.MODEL), model.embeddings().size(),
+            model.embeddings().dim(), trials, seed, seconds),
+        "Classifier: MLlib regex tokenizer, hashed term frequencies (2^18), IDF, logistic regression (λ = 0.01).");
+    UtilityReport.write(output, page, results, baseline, context, commandLine());
+    page.write(output.resolve("index.html"));
+    System.out.printf(Locale.ROOT, "dptext evaluate utility: %d cells × %d trials in %.0f s; report %s%n",
+        matched.size(), trials, seconds, output.resolve("index.html"));
+    return 0;
+  }
+
+  /** Every registered mechanism with its defaults; a required parameter gets a documented value. */
+  static List<String> defaultMechanisms() {
+    Map<String, String> required = new LinkedHashMap<>(Map.of("vickrey-topk", "vickrey-topk:t=0;0.5;1"));
+    List<String> out = new ArrayList<>();
+    for (String name : Mechanisms.names()) {
+      out.add(required.getOrDefault(name, name));
+    }
+    return out;
+  }
+
+  private Dataset<Row> read(SparkSession spark) {
+    DataFormat format = inputFormat != null ? DataFormat.parse(inputFormat) : DataFormat.guess(input);
+    if (format == null) {
+      throw new JobException(ExitCode.USAGE, "Cannot tell the format of " + input + "; pass --input-format");
+    }
+    Dataset<Row> data = spark.read().format(format.sparkName()).option("header", "true").load(input);
+    for (String c : List.of(textColumn, labelColumn, idColumn)) {
+      if (!List.of(data.columns()).contains(c)) {
+        throw new JobException(ExitCode.INPUT, "The column '" + c + "' is not in " + input + "; its columns are "
+            + List.of(data.columns()));
+      }
+    }
+    data = data.select(idColumn, textColumn, labelColumn).where(functions.col(textColumn).isNotNull());
+    if (rows > 0) {
+      data = data.orderBy(functions.sha2(functions.concat_ws("/", functions.lit("rows/" + seed),
+          functions.col(idColumn).cast("string")), 256)).limit((int) Math.min(Integer.MAX_VALUE, rows));
+    }
+    return data;
+  }
+
+  private String commandLine() {
+    return "dptext evaluate utility " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+  }
+
+  private static void log(String line) {
+    System.err.println(line);
+  }
+}

@@ -1,0 +1,99 @@
+package dev.dptext.evaluation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dptext.mechanism.MechanismSpec;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.model.EmbeddedDefault;
+import dev.dptext.spark.DpText;
+import dev.dptext.spark.DpTextOptions;
+import dev.dptext.spark.SharedSpark;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.Test;
+
+/** The utility evaluation's parts on cases whose answers are known. */
+class DownstreamUtilityTest {
+  static final DownstreamUtility.Columns COLUMNS = new DownstreamUtility.Columns("text", "label", "id");
+
+  /** 200 rows, 70 % label 1: "good …" texts are 1, "bad …" texts are 0 — separable by one word. */
+  static Dataset<Row> toy(SparkSession spark) {
+    List<Row> rows = new ArrayList<>();
+    String[] filler = {"the film", "this movie", "a story", "the acting", "our evening"};
+    for (int i = 0; i < 200; i++) {
+      boolean positive = i % 10 < 7;
+      rows.add(RowFactory.create((long) i, (positive ? "good " : "bad ") + filler[i % 5] + " " + (i % 13), positive ? 1 : 0));
+    }
+    StructType schema = new StructType().add("id", DataTypes.LongType).add("text", DataTypes.StringType)
+        .add("label", DataTypes.IntegerType);
+    return spark.createDataFrame(rows, schema);
+  }
+
+  @Test
+  void theSplitIsStratifiedReproducibleAndDisjoint() {
+    Dataset<Row> data = toy(SharedSpark.get());
+    DownstreamUtility.Split a = DownstreamUtility.split(data, COLUMNS, 0.25, 3);
+    DownstreamUtility.Split b = DownstreamUtility.split(data, COLUMNS, 0.25, 3);
+    DownstreamUtility.Split other = DownstreamUtility.split(data, COLUMNS, 0.25, 4);
+    // ⌈0.25·140⌉ = 35 positives and ⌈0.25·60⌉ = 15 negatives.
+    assertEquals(35, a.test().where("label = 1").count());
+    assertEquals(15, a.test().where("label = 0").count());
+    assertEquals(150, a.train().count());
+    assertEquals(ids(a.test()), ids(b.test()), "same seed, same split");
+    assertNotEquals(ids(a.test()), ids(other.test()), "another seed, another split");
+    assertEquals(0, a.train().join(a.test(), "id").count(), "train and test are disjoint");
+  }
+
+  @Test
+  void theClassifierLearnsASeparableToySet() {
+    DownstreamUtility.Split split = DownstreamUtility.split(toy(SharedSpark.get()), COLUMNS, 0.25, 3);
+    DownstreamUtility.Score score = DownstreamUtility.baseline(split, COLUMNS);
+    assertEquals(1.0, score.accuracy(), 1e-9);
+    assertEquals(1.0, score.auc(), 1e-9);
+  }
+
+  @Test
+  void theConfidenceIntervalIsStudentsT() {
+    // Values 1..5: mean 3, s = √2.5, t_{0.975,4} = 2.776445; half-width 2.776445·√2.5/√5 = 1.963243.
+    ConfidenceInterval ci = ConfidenceInterval.of(1, 2, 3, 4, 5);
+    assertEquals(3, ci.mean(), 1e-12);
+    assertEquals(1.963243, ci.halfWidth(), 1e-6);
+    assertEquals(5, ci.trials());
+    assertTrue(Double.isNaN(ConfidenceInterval.of(0.7).halfWidth()), "one trial has no interval");
+  }
+
+  @Test
+  void aCellTrainsOnTextThatWentThroughTheSanitizer() {
+    SparkSession spark = SharedSpark.get();
+    DownstreamUtility.Split split = DownstreamUtility.split(toy(spark), COLUMNS, 0.25, 3);
+    DpTextModel model = DpTextModel.of(EmbeddedDefault.embeddings().topWords(2000), "top2000", 16);
+    MechanismSpec spec = MechanismSpec.parse("santext:epsilon=0.5");
+    List<DownstreamUtility.Result> results = DownstreamUtility.cell(split, COLUMNS,
+        DpTextOptions.defaults(), spec, 0.5, 0, 9, model);
+    assertEquals(List.of(DownstreamUtility.CLEAN, DownstreamUtility.SANITIZED),
+        results.stream().map(DownstreamUtility.Result::testText).toList());
+    // The training text the cell used is the DataFrame API's output for the trial's evaluation key.
+    List<String> sanitized = texts(DpText.sanitizer().model(model).mechanism(spec)
+        .key(EvaluationKeys.of("utility", 9, 0)).idColumn("id").transform(split.train(), "text"));
+    assertNotEquals(texts(split.train()), sanitized, "ε = 0.5 rewrites the training text");
+    // At ε = 0.5 "good" and "bad" are rewritten almost always: the separable signal is gone.
+    assertTrue(results.get(0).accuracy() < 0.95, results.toString());
+  }
+
+  private static List<Long> ids(Dataset<Row> df) {
+    return df.orderBy("id").select("id").collectAsList().stream().map(r -> r.getLong(0)).collect(Collectors.toList());
+  }
+
+  private static List<String> texts(Dataset<Row> df) {
+    return df.orderBy("id").select("text").collectAsList().stream().map(r -> r.getString(0)).collect(Collectors.toList());
+  }
+}
