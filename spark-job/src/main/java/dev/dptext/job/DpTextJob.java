@@ -6,13 +6,13 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The dptext job: {@code sanitize}, {@code build-model}, {@code privacy-stats}, {@code calibrate} and
- * {@code evaluate}. Run it with spark-submit (the shaded jar)
+ * The dptext job: {@code sanitize}, {@code build-model}, {@code privacy-stats}, {@code calibrate},
+ * {@code evaluate} and {@code tune}. Run it with spark-submit (the shaded jar)
  * or locally with {@code scripts/dptext}. Exit codes: see {@link ExitCode}.
  */
 @Command(name = "dptext", mixinStandardHelpOptions = true, version = "dptext 0.1.0",
     subcommands = {SanitizeCommand.class, BuildModelCommand.class, PrivacyStatsCommand.class, CalibrateCommand.class,
-        EvaluateCommand.class},
+        EvaluateCommand.class, TuneCommand.class},
     description = "Differentially private text sanitization on Spark.")
 public final class DpTextJob implements Runnable {
 

@@ -4,7 +4,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code evaluate}: the papers' yardsticks on the user's own data. */
-@Command(name = "evaluate", mixinStandardHelpOptions = true, subcommands = {EvaluateUtilityCommand.class},
+@Command(name = "evaluate", mixinStandardHelpOptions = true, subcommands = {EvaluateUtilityCommand.class, EvaluateMiaCommand.class},
     description = "Evaluate mechanisms on your data: which mechanism and ε keep an analysis useful.")
 final class EvaluateCommand implements Runnable {
   @Override

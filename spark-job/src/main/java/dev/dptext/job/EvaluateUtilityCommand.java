@@ -39,27 +39,7 @@ import picocli.CommandLine.Spec;
 final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.Command {
   @Spec CommandSpec spec;
 
-  @Option(names = "--input", required = true, paramLabel = "PATH", description = "A labelled table.")
-  String input;
-
-  @Option(names = "--input-format", paramLabel = "FORMAT",
-      description = "csv, json, parquet or delta. Default: guessed from the extension.")
-  String inputFormat;
-
-  @Option(names = "--text-column", paramLabel = "NAME", defaultValue = "text", description = "Default: ${DEFAULT-VALUE}.")
-  String textColumn;
-
-  @Option(names = "--label-column", paramLabel = "NAME", defaultValue = "label",
-      description = "A binary label (0/1). Default: ${DEFAULT-VALUE}.")
-  String labelColumn;
-
-  @Option(names = "--id-column", paramLabel = "NAME", defaultValue = "id",
-      description = "A stable unique id (keys the split and each row's noise). Default: ${DEFAULT-VALUE}.")
-  String idColumn;
-
-  @Option(names = "--rows", paramLabel = "N", defaultValue = "0",
-      description = "Use N rows (chosen by a hash of the seed and the id, so reproducibly); 0 = all. Default: ${DEFAULT-VALUE}.")
-  long rows;
+  @picocli.CommandLine.Mixin LabelledTable table;
 
   @Option(names = "--test-fraction", paramLabel = "F", defaultValue = "0.2",
       description = "Stratified test share. Default: ${DEFAULT-VALUE}.")
@@ -112,8 +92,8 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
     } catch (IllegalArgumentException e) {
       throw new JobException(ExitCode.USAGE, e.getMessage());
     }
-    Dataset<Row> data = read(spark);
-    DownstreamUtility.Columns columns = new DownstreamUtility.Columns(textColumn, labelColumn, idColumn);
+    Dataset<Row> data = table.read(spark, seed);
+    DownstreamUtility.Columns columns = table.columns();
     DownstreamUtility.Split split = DownstreamUtility.split(data, columns, testFraction, seed);
     split = new DownstreamUtility.Split(split.train().cache(), split.test().cache());
     long trainRows = split.train().count();
@@ -131,7 +111,8 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
     ReportPage page = new ReportPage("dptext evaluation");
     List<String> context = List.of(
         String.format(Locale.ROOT, "Data: %s, %,d training and %,d test rows (stratified split, seed %d); "
-            + "text column %s, label column %s.", input, trainRows, testRows, seed, textColumn, labelColumn),
+            + "text column %s, label column %s.", table.input, trainRows, testRows, seed, table.textColumn,
+            table.labelColumn),
         String.format(Locale.ROOT, "Model: %s, %,d words × %d dimensions. %d trials per cell (evaluation keys "
             + "from seed %d). Wall time of the sweep: %.0f s.", options.get(Settings.MODEL), model.embeddings().size(),
             model.embeddings().dim(), trials, seed, seconds),
@@ -151,26 +132,6 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
       out.add(required.getOrDefault(name, name));
     }
     return out;
-  }
-
-  private Dataset<Row> read(SparkSession spark) {
-    DataFormat format = inputFormat != null ? DataFormat.parse(inputFormat) : DataFormat.guess(input);
-    if (format == null) {
-      throw new JobException(ExitCode.USAGE, "Cannot tell the format of " + input + "; pass --input-format");
-    }
-    Dataset<Row> data = spark.read().format(format.sparkName()).option("header", "true").load(input);
-    for (String c : List.of(textColumn, labelColumn, idColumn)) {
-      if (!List.of(data.columns()).contains(c)) {
-        throw new JobException(ExitCode.INPUT, "The column '" + c + "' is not in " + input + "; its columns are "
-            + List.of(data.columns()));
-      }
-    }
-    data = data.select(idColumn, textColumn, labelColumn).where(functions.col(textColumn).isNotNull());
-    if (rows > 0) {
-      data = data.orderBy(functions.sha2(functions.concat_ws("/", functions.lit("rows/" + seed),
-          functions.col(idColumn).cast("string")), 256)).limit((int) Math.min(Integer.MAX_VALUE, rows));
-    }
-    return data;
   }
 
   private String commandLine() {

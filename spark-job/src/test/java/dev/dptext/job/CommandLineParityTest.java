@@ -24,7 +24,9 @@ class CommandLineParityTest {
         "privacy-stats", Settings.MODEL_SETTINGS,
         "calibrate", Settings.MODEL_SETTINGS,
         "evaluate", List.of(),
-        "evaluate utility", Settings.MODEL_SETTINGS);
+        "tune", Settings.MODEL_SETTINGS,
+        "evaluate utility", Settings.MODEL_SETTINGS,
+        "evaluate mia", Settings.MODEL_SETTINGS);
     CommandLine cli = DpTextJob.commandLine();
     java.util.Set<String> commands = new java.util.HashSet<>(cli.getSubcommands().keySet());
     cli.getSubcommands().get("evaluate").getSubcommands().keySet().forEach(s -> commands.add("evaluate " + s));

@@ -96,6 +96,32 @@ final class ExponentialNeighbourSampler implements Serializable {
     }
   }
 
+  /**
+   * P(y | x) = exp(−ε·d(x,y)/2) / Σ_{y'} exp(−ε·d(x,y')/2) over the targets, written into
+   * {@code out[y]} for every target y (other entries untouched): the exact distribution {@link #sample}
+   * draws from, by brute force over the targets, in log space (for evaluation, not the hot path).
+   */
+  void exactConditional(int x, double[] out) {
+    double[] logits = new double[targetSize];
+    double max = Double.NEGATIVE_INFINITY;
+    for (int k = 0; k < targetSize; k++) {
+      logits[k] = -epsilon * embeddings.distance(x, targetStart + k) / 2;
+      max = Math.max(max, logits[k]);
+    }
+    double total = 0;
+    for (int k = 0; k < targetSize; k++) {
+      total += Math.exp(logits[k] - max);
+    }
+    for (int k = 0; k < targetSize; k++) {
+      out[targetStart + k] = Math.exp(logits[k] - max) / total;
+    }
+  }
+
+  /** |V|, the length of {@link #exactConditional}'s output. */
+  int vocabularySize() {
+    return embeddings.size();
+  }
+
   double epsilon() {
     return epsilon;
   }

@@ -28,7 +28,7 @@ import dev.dptext.mechanism.MechanismDefinition.Parameter;
  * <p>Sampling is exact and takes expected O(1) distance evaluations per token (see
  * {@link ExponentialNeighbourSampler}).
  */
-public final class SanText implements WordMechanism {
+public final class SanText implements WordMechanism, ExactConditional {
   private static final long serialVersionUID = 1L;
 
   /** SanText: ε only. */
@@ -72,6 +72,13 @@ public final class SanText implements WordMechanism {
   @Override
   public int sanitize(int word, RandomStream random) {
     return sampler.sample(word, random);
+  }
+
+  @Override
+  public double[] conditional(int word) {
+    double[] f = new double[sampler.vocabularySize()];
+    sampler.exactConditional(word, f);
+    return f;
   }
 
   @Override

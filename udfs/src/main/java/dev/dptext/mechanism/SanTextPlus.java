@@ -31,7 +31,7 @@ import dev.dptext.mechanism.MechanismDefinition.Parameter;
  * verbatim opt-ins, and the correctness of the sensitivity split — a rare word that is frequent in the
  * embedding's corpus counts as non-sensitive.
  */
-public final class SanTextPlus implements WordMechanism {
+public final class SanTextPlus implements WordMechanism, ExactConditional {
   private static final long serialVersionUID = 1L;
 
   /** w: the fraction of least frequent words that are sensitive. */
@@ -152,6 +152,20 @@ public final class SanTextPlus implements WordMechanism {
       return word;
     }
     return sampler.sample(word, random);
+  }
+
+  /** f(y|x): SanText over V_S, and for a non-sensitive x, x itself with probability 1 − p. */
+  @Override
+  public double[] conditional(int word) {
+    double[] f = new double[sampler.vocabularySize()];
+    sampler.exactConditional(word, f);
+    if (word < sensitiveStart) {
+      for (int y = sensitiveStart; y < f.length; y++) {
+        f[y] *= p;
+      }
+      f[word] += 1 - p;
+    }
+    return f;
   }
 
   /** Whether the word of this rank is in the sensitive set V_S. */

@@ -1,0 +1,195 @@
+package dev.dptext.evaluation;
+
+import dev.dptext.mechanism.ExactConditional;
+import dev.dptext.mechanism.MechanismSpec;
+import dev.dptext.mechanism.WordMechanism;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.random.RandomStream;
+import dev.dptext.random.RowSeeder;
+import dev.dptext.spark.JavaSerialized;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Empirical privacy and utility loss of a mechanism on an evaluation vocabulary W (Xu et al. 2021,
+ * §3.1), against an informed Bayesian adversary who knows the prior π over W and the mechanism:
+ *
+ * <ul>
+ *   <li>f(y|w) = P[M(w) = y]: exact where the mechanism can state it ({@link ExactConditional}:
+ *       SanText, SanText+), else estimated from n draws of the real sampler per word, each word's
+ *       draws from its own stream of a public seed;
+ *   <li>the posterior g(ŵ|y) = π(ŵ)·f(y|ŵ) / Σ_w π(w)·f(y|w) (Bayes' rule; the paper's equation 3
+ *       swaps the arguments);
+ *   <li>E_M = Σ_{w,y,ŵ} π(w)·f(y|w)·g(ŵ|y)·1{ŵ ≠ w} = 1 − Σ_y Σ_w (π(w)·f(y|w))² / Σ_w π(w)·f(y|w), the
+ *       error of an adversary who guesses by sampling the posterior; and the error of the stronger
+ *       one who guesses its mode, 1 − Σ_y max_w π(w)·f(y|w) (the Bayes error);
+ *   <li>L_M = Σ_{w,y} π(w)·f(y|w)·d_L(w, y) with d_L(w, y) = 0 when y is a word of the lexicon with
+ *       w's label and 1 otherwise (an output outside the lexicon counts as a changed label).
+ * </ul>
+ *
+ * Inputs are the words of W; outputs range over the whole vocabulary. Words are spread over Spark
+ * tasks; each task adds its words' π(w)·f(y|w) into per-output sums (Σ, Σ², max), which the driver
+ * reduces. With Monte Carlo, the draws are split into {@value #BATCHES} independent batches and the
+ * standard error is the spread of the batch estimates over √{@value #BATCHES} (a batch estimate from
+ * n/5 draws is itself biased upward for E_M, so the error is indicative, not exact).
+ */
+public final class EmpiricalPrivacy {
+  private EmpiricalPrivacy() {}
+
+  /** Independent batches of draws for the Monte Carlo standard error. */
+  static final int BATCHES = 5;
+
+  /** E_M (sampling adversary), the mode adversary's error, L_M, their standard errors (0 when exact). */
+  public record Result(MechanismSpec spec, double inferenceError, double bayesError, double utilityLoss,
+      double inferenceErrorSe, double bayesErrorSe, double utilityLossSe, int draws, boolean exact)
+      implements Serializable {}
+
+  /**
+   * The estimates for {@code spec} over the evaluation words {@code words} (vocabulary ranks) with
+   * prior {@code prior} (same order, summing to 1) and word labels {@code labels} (−1: not in the
+   * lexicon) for the whole vocabulary.
+   *
+   * @param draws Monte Carlo draws per word for mechanisms without an exact distribution
+   */
+  public static Result compute(SparkSession spark, DpTextModel model, MechanismSpec spec, int[] words,
+      double[] prior, int[] labels, int draws, long seed) {
+    return compute(spark, model, spec, words, prior, labels, draws, seed, false);
+  }
+
+  /** As above; {@code monteCarlo} draws even where the exact distribution is known (to test the estimator). */
+  static Result compute(SparkSession spark, DpTextModel model, MechanismSpec spec, int[] words,
+      double[] prior, int[] labels, int draws, long seed, boolean monteCarlo) {
+    if (words.length != prior.length || words.length == 0) {
+      throw new IllegalArgumentException("one prior probability per evaluation word is needed, got "
+          + prior.length + " for " + words.length + " words");
+    }
+    int size = model.embeddings().size();
+    if (labels.length != size) {
+      throw new IllegalArgumentException("labels must cover the vocabulary (" + size + "), got " + labels.length);
+    }
+    WordMechanism mechanism = spec.build(model);
+    boolean exact = mechanism instanceof ExactConditional && !monteCarlo;
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    Broadcast<JavaSerialized<WordMechanism>> b = JavaSerialized.broadcast(spark.sparkContext(), mechanism);
+    RowSeeder seeder = new RowSeeder(EvaluationKeys.of("empirical-privacy", seed, 0), spec.toSpecString());
+    List<Integer> indexes = new ArrayList<>();
+    for (int i = 0; i < words.length; i++) {
+      indexes.add(i);
+    }
+    int batches = exact ? 1 : BATCHES;
+    int perBatch = exact ? 0 : Math.max(1, draws / BATCHES);
+    Sums total = jsc.parallelize(indexes, Math.max(2, jsc.defaultParallelism() * 2))
+        .mapPartitions(it -> {
+          Sums s = new Sums(batches, size);
+          WordMechanism m = b.value().get();
+          while (it.hasNext()) {
+            int i = it.next();
+            int w = words[i];
+            if (exact && m instanceof ExactConditional e) {
+              s.add(0, w, prior[i], e.conditional(w), labels);
+            } else {
+              RandomStream r = seeder.streamFor(Integer.toString(w));
+              int[] in = new int[perBatch];
+              java.util.Arrays.fill(in, w);
+              int[] out = new int[perBatch];
+              for (int batch = 0; batch < batches; batch++) {
+                m.sanitize(in, perBatch, r, out);
+                double[] f = new double[size];
+                for (int y : out) {
+                  f[y] += 1.0 / perBatch;
+                }
+                s.add(batch, w, prior[i], f, labels);
+              }
+            }
+          }
+          return List.of(s).iterator();
+        })
+        .reduce(Sums::merge);
+    b.destroy();
+    double[] inference = new double[batches];
+    double[] bayes = new double[batches];
+    double[] loss = new double[batches];
+    for (int batch = 0; batch < batches; batch++) {
+      double kept = 0;
+      double best = 0;
+      for (int y = 0; y < size; y++) {
+        if (total.sum[batch][y] > 0) {
+          kept += total.squares[batch][y] / total.sum[batch][y];
+          best += total.max[batch][y];
+        }
+      }
+      inference[batch] = 1 - kept;
+      bayes[batch] = 1 - best;
+      loss[batch] = total.loss[batch];
+    }
+    return new Result(spec, mean(inference), mean(bayes), mean(loss), se(inference), se(bayes), se(loss),
+        exact ? 0 : perBatch * batches, exact);
+  }
+
+  private static double mean(double[] v) {
+    return java.util.Arrays.stream(v).average().orElse(Double.NaN);
+  }
+
+  /** The standard error of the mean of independent batch estimates; 0 for one (exact) value. */
+  private static double se(double[] v) {
+    if (v.length < 2) {
+      return 0;
+    }
+    double m = mean(v);
+    double ss = 0;
+    for (double x : v) {
+      ss += (x - m) * (x - m);
+    }
+    return Math.sqrt(ss / (v.length - 1) / v.length);
+  }
+
+  /** Per batch and output y: Σ_w a, Σ_w a², max_w a with a = π(w)·f(y|w); and Σ_w π(w)·Σ_y f(y|w)·d_L. */
+  static final class Sums implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    final double[][] sum;
+    final double[][] squares;
+    final double[][] max;
+    final double[] loss;
+
+    Sums(int batches, int size) {
+      sum = new double[batches][size];
+      squares = new double[batches][size];
+      max = new double[batches][size];
+      loss = new double[batches];
+    }
+
+    void add(int batch, int w, double prior, double[] f, int[] labels) {
+      double changed = 0;
+      for (int y = 0; y < f.length; y++) {
+        if (f[y] == 0) {
+          continue;
+        }
+        double a = prior * f[y];
+        sum[batch][y] += a;
+        squares[batch][y] += a * a;
+        max[batch][y] = Math.max(max[batch][y], a);
+        if (labels[y] < 0 || labels[y] != labels[w]) {
+          changed += f[y];
+        }
+      }
+      loss[batch] += prior * changed;
+    }
+
+    Sums merge(Sums o) {
+      for (int b = 0; b < sum.length; b++) {
+        for (int y = 0; y < sum[b].length; y++) {
+          sum[b][y] += o.sum[b][y];
+          squares[b][y] += o.squares[b][y];
+          max[b][y] = Math.max(max[b][y], o.max[b][y]);
+        }
+        loss[b] += o.loss[b];
+      }
+      return this;
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package dev.dptext.evaluation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dptext.embedding.Embeddings;
+import dev.dptext.mechanism.MechanismSpec;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.spark.SharedSpark;
+import org.junit.jupiter.api.Test;
+
+/**
+ * E_M, the Bayes error and L_M on a three-word vocabulary, against the definitions evaluated term by
+ * term (f(y|w) of SanText written out by hand), and the Monte Carlo estimator against the exact one.
+ */
+class EmpiricalPrivacyTest {
+  /** Words a, b, c at 0, 1 and 3 on a line. */
+  static final DpTextModel MODEL = DpTextModel.of(
+      new Embeddings(new String[] {"a", "b", "c"}, new float[] {0, 1, 3}, 1), "three", 2);
+  static final int[] WORDS = {0, 1, 2};
+  static final double[] PRIOR = {0.5, 0.3, 0.2};
+  /** a and b positive, c negative. */
+  static final int[] LABELS = {1, 1, 0};
+  static final double EPSILON = 2;
+
+  /** SanText's f(y|w) = exp(−ε|x_w − x_y|/2) / Σ. */
+  static double[][] f() {
+    double[] x = {0, 1, 3};
+    double[][] f = new double[3][3];
+    for (int w = 0; w < 3; w++) {
+      double z = 0;
+      for (int y = 0; y < 3; y++) {
+        z += Math.exp(-EPSILON * Math.abs(x[w] - x[y]) / 2);
+      }
+      for (int y = 0; y < 3; y++) {
+        f[w][y] = Math.exp(-EPSILON * Math.abs(x[w] - x[y]) / 2) / z;
+      }
+    }
+    return f;
+  }
+
+  /** The definitions, term by term; {@code swapped} uses the paper's printed posterior π(y)·f(ŵ|y). */
+  static double[] byDefinition(boolean swapped) {
+    double[][] f = f();
+    double inference = 0;
+    double bayes = 1;
+    double loss = 0;
+    for (int y = 0; y < 3; y++) {
+      double z = 0;
+      double best = 0;
+      for (int w = 0; w < 3; w++) {
+        z += PRIOR[w] * f[w][y];
+        best = Math.max(best, PRIOR[w] * f[w][y]);
+      }
+      bayes -= best;
+      for (int w = 0; w < 3; w++) {
+        for (int guess = 0; guess < 3; guess++) {
+          double g = swapped ? PRIOR[y] * f[y][guess] : PRIOR[guess] * f[guess][y] / z;
+          inference += PRIOR[w] * f[w][y] * g * (guess != w ? 1 : 0);
+        }
+      }
+    }
+    for (int w = 0; w < 3; w++) {
+      for (int y = 0; y < 3; y++) {
+        loss += PRIOR[w] * f[w][y] * (LABELS[w] != LABELS[y] ? 1 : 0);
+      }
+    }
+    return new double[] {inference, bayes, loss};
+  }
+
+  @Test
+  void theExactEstimatesEqualTheDefinitionsTermByTerm() {
+    EmpiricalPrivacy.Result r = EmpiricalPrivacy.compute(SharedSpark.get(), MODEL,
+        MechanismSpec.parse("santext:epsilon=" + EPSILON), WORDS, PRIOR, LABELS, 0, 1);
+    double[] expected = byDefinition(false);
+    assertTrue(r.exact());
+    assertEquals(expected[0], r.inferenceError(), 1e-12, "E_M");
+    assertEquals(expected[1], r.bayesError(), 1e-12, "Bayes error");
+    assertEquals(expected[2], r.utilityLoss(), 1e-12, "L_M");
+    // The paper's printed posterior (arguments swapped) gives another number: the test would see it.
+    assertTrue(Math.abs(byDefinition(true)[0] - r.inferenceError()) > 0.01);
+    assertTrue(r.bayesError() <= r.inferenceError(), "guessing the mode is the stronger attack");
+  }
+
+  @Test
+  void monteCarloAgreesWithTheExactValuesWithinItsError() {
+    // 20,000 draws per word in 5 batches. Tolerance: 4 standard errors plus 0.01 for the plug-in bias
+    // of E_M at 4,000 draws per batch (false-failure rate below 1e-4 for the normal part).
+    MechanismSpec spec = MechanismSpec.parse("santext:epsilon=" + EPSILON);
+    EmpiricalPrivacy.Result exact = EmpiricalPrivacy.compute(SharedSpark.get(), MODEL, spec, WORDS, PRIOR, LABELS, 0, 1);
+    EmpiricalPrivacy.Result mc = EmpiricalPrivacy.compute(SharedSpark.get(), MODEL, spec, WORDS, PRIOR, LABELS,
+        20_000, 1, true);
+    assertEquals(20_000, mc.draws());
+    assertEquals(exact.inferenceError(), mc.inferenceError(), 4 * mc.inferenceErrorSe() + 0.01);
+    assertEquals(exact.bayesError(), mc.bayesError(), 4 * mc.bayesErrorSe() + 0.01);
+    assertEquals(exact.utilityLoss(), mc.utilityLoss(), 4 * mc.utilityLossSe() + 0.001);
+    assertTrue(mc.utilityLossSe() > 0, "a Monte Carlo estimate states its error");
+  }
+}
