@@ -80,6 +80,11 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
       description = "Vickrey's t values scanned at the chosen ε (Algorithm 2 uses 0.05 steps). Default: ${DEFAULT-VALUE}.")
   List<Double> tGrid;
 
+  @Option(names = "--refine", paramLabel = "N", defaultValue = "4",
+      description = "Bisections between the last two doublings of ε (beyond Algorithm 2, whose doubling can stop "
+          + "far below the budget); 0 = Algorithm 2 as published. Default: ${DEFAULT-VALUE}.")
+  int refine;
+
   @Option(names = "--mechanisms", paramLabel = "SPEC", split = " ",
       description = "Space-separated mechanisms, name[:param=value,...]. Default: every mechanism (vickrey-topk "
           + "with t=0;0.5;1).")
@@ -129,7 +134,7 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
         throw new JobException(ExitCode.USAGE, e.getMessage());
       }
       outcomes.add(Tuner.tune(base, s -> EmpiricalPrivacy.compute(spark, model, s, evaluation, prior, labels, draws,
-          seed), budget, epsilonStart, epsilonMax, tGrid, System.err::println));
+          seed), budget, epsilonStart, epsilonMax, tGrid, refine, System.err::println));
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     StringBuilder out = new StringBuilder();

@@ -14,6 +14,11 @@ import java.util.function.Function;
  * Across mechanisms, the recommendation is the admissible setting with the largest E_M (the
  * sampling adversary's error; ties: the larger Bayes error).
  *
+ * <p>Beyond Algorithm 2: doubling lands anywhere in (ε*, 2ε*], so the first admissible ε can sit far
+ * below the budget (and give away privacy). With {@code refine} &gt; 0 the tuner bisects between the last
+ * inadmissible and the first admissible ε that many times before the t scan; 0 is Algorithm 2 as
+ * published.
+ *
  * <p>Algorithm 2 assumes that L_M decreases in ε. The tuner records every point it evaluates and
  * reports each increase of L_M along the doubling it sees, rather than trusting the assumption.
  */
@@ -31,7 +36,8 @@ public final class Tuner {
    * @param thresholds the t grid for mechanisms with a parameter {@code t} of one value; empty: no scan
    */
   public static Outcome tune(MechanismSpec base, Function<MechanismSpec, EmpiricalPrivacy.Result> evaluate,
-      double budget, double epsilonStart, double epsilonMax, List<Double> thresholds, Consumer<String> progress) {
+      double budget, double epsilonStart, double epsilonMax, List<Double> thresholds, int refine,
+      Consumer<String> progress) {
     List<EmpiricalPrivacy.Result> points = new ArrayList<>();
     List<String> warnings = new ArrayList<>();
     boolean scansT = !thresholds.isEmpty() && base.values().containsKey("t")
@@ -58,6 +64,22 @@ public final class Tuner {
     if (found == null) {
       warnings.add(String.format(java.util.Locale.ROOT, "L_M stayed ≥ %s up to ε=%s", budget, epsilonMax));
       return new Outcome(base.name(), Optional.empty(), points, warnings);
+    }
+    // The last inadmissible ε, half the first admissible one (none when the start was admissible).
+    double low = points.size() < 2 ? Double.NaN : found.spec().epsilon() / 2;
+    double high = found.spec().epsilon();
+    for (int step = 0; step < refine && !Double.isNaN(low); step++) {
+      double mid = (low + high) / 2;
+      EmpiricalPrivacy.Result r = evaluate.apply(at.with("epsilon", mid));
+      points.add(r);
+      progress.accept(String.format(java.util.Locale.ROOT, "tune %s: L_M %.4f, E_M %.4f (refining ε)",
+          r.spec().describe(), r.utilityLoss(), r.inferenceError()));
+      if (r.utilityLoss() < budget) {
+        high = mid;
+        found = r;
+      } else {
+        low = mid;
+      }
     }
     EmpiricalPrivacy.Result best = found;
     if (scansT) {
