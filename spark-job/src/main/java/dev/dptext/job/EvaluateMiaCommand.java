@@ -133,7 +133,7 @@ final class EvaluateMiaCommand implements Callable<Integer>, SettingOptions.Comm
         .table(List.of("mechanism", "ε (grid)", "attack AUC", "95 % CI"), rows)
         .link("mia.csv", "every trial as CSV")
         .paragraph("Produced by:")
-        .command("dptext evaluate mia " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
+        .command("dptext " + String.join(" ", spec.root().commandLine().getParseResult().originalArgs()));
     page.write(output.resolve("index.html"));
     System.out.printf(Locale.ROOT, "dptext evaluate mia: %.0f s; report %s%n", seconds, output.resolve("index.html"));
     return 0;

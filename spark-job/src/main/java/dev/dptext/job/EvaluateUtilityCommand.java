@@ -135,7 +135,7 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
   }
 
   private String commandLine() {
-    return "dptext evaluate utility " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+    return "dptext " + String.join(" ", spec.root().commandLine().getParseResult().originalArgs());
   }
 
   private static void log(String line) {

@@ -161,7 +161,7 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
       Files.createDirectories(output);
       ReportPage page = new ReportPage("dptext tune");
       EmpiricalPrivacyReport.write(output, page, outcomes, out.toString(),
-          "dptext tune " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
+          "dptext " + String.join(" ", spec.root().commandLine().getParseResult().originalArgs()));
       page.write(output.resolve("index.html"));
     }
     return 0;
