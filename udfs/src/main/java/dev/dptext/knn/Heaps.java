@@ -2,16 +2,36 @@ package dev.dptext.knn;
 
 import java.util.Arrays;
 
-/** Bounded max-heaps of (distance, rank) kept in slices of flat arrays, for top-k selection. */
+/**
+ * Bounded max-heaps of (distance, rank) kept in slices of flat arrays, for top-k selection.
+ *
+ * <p>The heap is ordered by the pair (distance, rank), not by distance alone: its top is the farthest
+ * entry and, among entries tied at that distance, the one with the highest rank. So when a nearer
+ * word evicts the top, a tie straddling the k-th place keeps its lower ranks, and the k kept are
+ * exactly the first k of the full order by (distance, rank) that every search promises.
+ */
 final class Heaps {
   private Heaps() {}
+
+  /** Whether (d1, id1) comes after (d2, id2) in the order by (distance, rank). */
+  private static boolean after(double d1, int id1, double d2, int id2) {
+    return d1 > d2 || (d1 == d2 && id1 > id2);
+  }
+
+  /**
+   * Whether (value, index) would enter a full heap of {@code size} entries at {@code base}: it comes
+   * before the top in the order by (distance, rank).
+   */
+  static boolean admits(double[] d, int[] id, int base, double value, int index) {
+    return after(d[base], id[base], value, index);
+  }
 
   /** Adds (value, index) to the heap of {@code size} elements starting at {@code base}. */
   static void push(double[] d, int[] id, int base, int size, double value, int index) {
     int pos = size;
     while (pos > 0) {
       int parent = (pos - 1) >>> 1;
-      if (d[base + parent] >= value) {
+      if (!after(value, index, d[base + parent], id[base + parent])) {
         break;
       }
       d[base + pos] = d[base + parent];
@@ -31,8 +51,9 @@ final class Heaps {
         break;
       }
       int right = left + 1;
-      int larger = right < size && d[base + right] > d[base + left] ? right : left;
-      if (d[base + larger] <= value) {
+      int larger = right < size && after(d[base + right], id[base + right], d[base + left], id[base + left])
+          ? right : left;
+      if (!after(d[base + larger], id[base + larger], value, index)) {
         break;
       }
       d[base + pos] = d[base + larger];

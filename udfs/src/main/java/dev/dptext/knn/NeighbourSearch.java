@@ -142,7 +142,7 @@ public final class NeighbourSearch {
           double d2 = xn + norms2[t0 + j] - 2.0 * scores[base + j];
           if (size < candidates) {
             Heaps.push(hd, hi, 0, size++, d2, t0 + j);
-          } else if (d2 < hd[0]) {
+          } else if (Heaps.admits(hd, hi, 0, d2, t0 + j)) {
             Heaps.replaceTop(hd, hi, 0, size, d2, t0 + j);
           }
         }

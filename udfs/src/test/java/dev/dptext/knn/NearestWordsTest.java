@@ -274,4 +274,43 @@ class NearestWordsTest {
       }
     }
   }
+
+  /**
+   * The double-precision fallback keeps the lower ranks of a tie that straddles the k-th place when a
+   * nearer word arrives after it (a heap ordered by distance alone evicted whichever tied word was on
+   * top: [12, 1] here instead of [12, 0]). Calls the fallback directly, as an uncertified query would.
+   */
+  @Test
+  void bruteForceFallbackKeepsTheLowerRanksOfATieAtTheKthPlace() {
+    // Ranks 0–11 at distance exactly 4 from the query (4·e_y, distinct vectors; then one vector
+    // twelve times), rank 12 at distance 1.
+    int n = 13;
+    int m = 12;
+    String[] names = new String[n];
+    float[] spread = new float[m * n];
+    float[] repeated = new float[m * n];
+    for (int y = 0; y < 12; y++) {
+      names[y] = "w" + y;
+      spread[m * y + y] = 4f;
+      repeated[m * y] = 4f;
+    }
+    names[12] = "near";
+    spread[m * 12] = 1f;
+    repeated[m * 12] = 1f;
+    double[] query = new double[m];
+    for (float[] v : List.of(spread, repeated)) {
+      Embeddings e = new Embeddings(names, v, m);
+      NearestWords nearest = new NearestWords(e, backends().get(0));
+      for (int k = 1; k <= 4; k++) {
+        int[] expected = new int[k];
+        bruteForce(e, query, 0, k, expected, new double[k]);
+        int[] out = new int[k];
+        nearest.bruteForce(query, 0, k, out, new double[k]);
+        assertArrayEquals(expected, out, "k = " + k);
+      }
+      int[] two = new int[2];
+      nearest.bruteForce(query, 0, 2, two, new double[2]);
+      assertArrayEquals(new int[] {12, 0}, two);
+    }
+  }
 }
