@@ -80,6 +80,8 @@ public final class LineChart {
     XYChart chart = new XYChartBuilder().width(width).height(height).title(title).xAxisTitle(xLabel)
         .yAxisTitle(yLabel).build();
     chart.getStyler().setXAxisLogarithmic(logX);
+    // ε grids double (4, 8, 16, 32): label 1–9 × 10^n, not only the decades, or one label shows.
+    chart.getStyler().setXAxisLogarithmicDecadeOnly(false);
     if (!Double.isNaN(yMin)) {
       chart.getStyler().setYAxisMin(yMin);
       chart.getStyler().setYAxisMax(yMax);
