@@ -6,6 +6,7 @@ Spark Connect server.
 
     import dptext
     from dptext.functions import dp_sanitize
+from dptext.ml import DpTextSanitizer
 
     spark = dptext.configure(SparkSession.builder, key_env="DPTEXT_KEY").getOrCreate()
     df.select("id", dp_sanitize("body", "id").alias("body_dp"))
@@ -18,6 +19,7 @@ from dptext._registry import Mechanism, default_mechanism, mechanisms
 from dptext._version import JAR_VERSION, __version__
 from dptext.dataframe import sanitize
 from dptext.functions import dp_sanitize
+from dptext.ml import DpTextSanitizer
 from dptext.session import configure, is_connect, jar_path, register, set_options
 
 
@@ -30,6 +32,7 @@ def guarantee(mechanism: str) -> str:
 
 
 __all__ = [
+    "DpTextSanitizer",
     "JAR_VERSION",
     "Mechanism",
     "__version__",
