@@ -32,8 +32,8 @@ def guarantee(mechanism: str) -> str:
 
 
 __all__ = [
-    "DpTextSanitizer",
     "JAR_VERSION",
+    "DpTextSanitizer",
     "Mechanism",
     "__version__",
     "configure",

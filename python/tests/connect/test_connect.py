@@ -44,7 +44,7 @@ def settings(spark):
 
 def test_a_connect_session_is_detected_and_register_explains_the_way(spark):
     assert dptext.is_connect(spark)
-    with pytest.raises(RuntimeError, match="start the server with spark.sql.extensions"):
+    with pytest.raises(RuntimeError, match=r"start the server with spark\.sql\.extensions"):
         dptext.register(spark)
 
 
