@@ -108,8 +108,10 @@ def install(python: Path, pkg: Path) -> None:
 
 def test(python: Path, target: Path, test_jars: str) -> None:
     bin_dir = python.parent
-    run([bin_dir / "ruff", "check", PYTHON_DIR])
-    run([bin_dir / "ruff", "format", "--check", PYTHON_DIR])
+    sources = [PYTHON_DIR, PYTHON_DIR.parent / "scripts" / "bench_python_overhead.py"]
+    config = ["--config", PYTHON_DIR / "pyproject.toml"]
+    run([bin_dir / "ruff", "check", *config, *sources])
+    run([bin_dir / "ruff", "format", "--check", *config, *sources])
     env = dict(os.environ)
     env.pop("DPTEXT_JAR", None)  # the tests use the jar bundled in the installed package
     env["DPTEXT_TEST_TMP"] = str(target / "pytest")
