@@ -35,7 +35,11 @@ def main() -> None:
     p.add_argument("--key-file", required=True)
     a = p.parse_args()
 
-    builder = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
     spark = dptext.configure(builder, key_file=a.key_file).getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     reviews = spark.read.json(a.input).select("id", "review").limit(a.rows).repartition(6).cache()
