@@ -31,6 +31,10 @@ def sanitize(
     each mechanism's guarantee). Rows are seeded by ``id_col`` (recommended); without it, choose
     ``id_mode="content-hash"`` (equal texts get equal outputs) or ``id_mode="fresh"`` (not reproducible).
     The key is never a Python value: name it with ``key_file``, ``key_env`` or ``databricks_secret``.
+
+    On Spark Connect this runs the ML stage on the server: its settings start from their defaults (not the
+    session's ``spark.dptext.*``, except the session's key and ``databricksSecret``), so pass them as
+    keywords, and ``output_col`` must be a new column.
     """
     conf = options.to_conf(settings)
     spark = df.sparkSession
