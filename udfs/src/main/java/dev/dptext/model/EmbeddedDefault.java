@@ -19,24 +19,38 @@ public final class EmbeddedDefault {
 
   static final String RESOURCE = "/dev/dptext/embeddings/glove-6B-100d-top25k.txt.gz";
 
+  /** The source name models built from it record. */
+  public static final String SOURCE = "embedded:" + RESOURCE;
+
   private EmbeddedDefault() {}
 
   /** Reads the embedded embeddings (about a second). */
   public static Embeddings embeddings() {
-    try (InputStream raw = EmbeddedDefault.class.getResourceAsStream(RESOURCE)) {
-      if (raw == null) {
-        throw new IllegalStateException(
-            "The embedded default embeddings " + RESOURCE + " are missing from the classpath; "
-                + "is the dptext jar complete?");
-      }
-      return EmbeddingReader.all().read(new GZIPInputStream(raw, 1 << 16), "embedded:" + RESOURCE);
+    try (InputStream raw = open()) {
+      return read(raw);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
+  /** The embedded file's bytes (gzipped GloVe text), e.g. to hash them. */
+  public static InputStream open() {
+    InputStream raw = EmbeddedDefault.class.getResourceAsStream(RESOURCE);
+    if (raw == null) {
+      throw new IllegalStateException(
+          "The embedded default embeddings " + RESOURCE + " are missing from the classpath; "
+              + "is the dptext jar complete?");
+    }
+    return raw;
+  }
+
+  /** Parses the embedded file's bytes, as {@link #open()} gives them. */
+  public static Embeddings read(InputStream raw) throws IOException {
+    return EmbeddingReader.all().read(new GZIPInputStream(raw, 1 << 16), SOURCE);
+  }
+
   /** A model over the embedded embeddings, neighbour tables computed on first use. */
   public static DpTextModel model() {
-    return DpTextModel.of(embeddings(), "embedded:" + RESOURCE, DpTextModel.DEFAULT_NEIGHBOURS);
+    return DpTextModel.of(embeddings(), SOURCE, DpTextModel.DEFAULT_NEIGHBOURS);
   }
 }

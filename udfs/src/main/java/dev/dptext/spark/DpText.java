@@ -3,13 +3,10 @@ package dev.dptext.spark;
 import dev.dptext.config.Setting;
 import dev.dptext.config.ValueType;
 import dev.dptext.mechanism.MechanismSpec;
-import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.model.DpTextModel;
-import dev.dptext.random.RowSeeder;
 import dev.dptext.random.SecretKey;
 import dev.dptext.text.CasePolicy;
 import dev.dptext.text.OovPolicy;
-import dev.dptext.text.TextSanitizer;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -84,8 +81,6 @@ public final class DpText {
     private SecretKey key;
     private String idColumn;
     private TokenAccumulators counters;
-    /** The sanitizer this builder broadcast last (fresh keys are never shared, so keep our own). */
-    private Broadcast<JavaSerialized<Sanitizer>> built;
 
     Builder(DpTextOptions options) {
       this.o = options;
@@ -251,17 +246,35 @@ public final class DpText {
       if (o.idMode() == IdMode.FRESH) {
         throw new IllegalStateException("prepare() shares the broadcast; fresh randomness never does");
       }
-      broadcast(spark, this);
+      if (o.modelDistribution() == ModelDistribution.BROADCAST) {
+        broadcast(spark, this);
+      }
     }
 
     /** The UDF itself, for use in {@code select} or SQL registration. */
     public UserDefinedFunction udf(SparkSession spark) {
-      Broadcast<JavaSerialized<Sanitizer>> b = broadcast(spark, this);
-      built = b;
+      SanitizerSource source = o.modelDistribution() == ModelDistribution.PATH
+          ? pathSanitizer(spark, this)
+          : SanitizerSource.broadcast(broadcast(spark, this));
       UserDefinedFunction udf =
-          functions.udf(new SanitizeFunction(b, counters), DataTypes.StringType).withName(SQL_FUNCTION);
+          functions.udf(new SanitizeFunction(source, counters), DataTypes.StringType).withName(SQL_FUNCTION);
       return o.idMode() == IdMode.FRESH ? udf.asNondeterministic() : udf;
     }
+  }
+
+  /** {@link ModelDistribution#PATH}: the key is resolved on the driver; the model is only hashed here. */
+  private static PathSanitizer pathSanitizer(SparkSession spark, Builder b) {
+    if (b.modelInstance != null) {
+      throw new IllegalArgumentException(Settings.MODEL_DISTRIBUTION.confKey() + "=path loads the model on each "
+          + "executor from its path, but this sanitizer was given a model in memory: give the model's path with "
+          + "model(\"...\") (save it with ModelLoader.save), or use " + Settings.MODEL_DISTRIBUTION.confKey()
+          + "=broadcast");
+    }
+    SecretKey key = b.key != null ? b.key : b.o.resolveKey();
+    if (b.o.idMode() == IdMode.FRESH || key.isFresh()) {
+      LOG.warn("dptext runs with fresh randomness: re-runs and retried tasks give different output");
+    }
+    return PathSanitizer.prepare(spark.sparkContext().hadoopConfiguration(), b.o, key);
   }
 
   private static final Map<BroadcastKey, Broadcast<JavaSerialized<Sanitizer>>> BROADCASTS =
@@ -300,13 +313,7 @@ public final class DpText {
     DpTextModel model = instance != null
         ? instance
         : ModelLoader.load(spark, o.get(Settings.MODEL), o.get(Settings.VOCAB_SIZE), o.get(Settings.NEIGHBOURS));
-    WordMechanism mechanism = o.mechanismSpec().build(model);
-    TextSanitizer text = new TextSanitizer(model.embeddings(), mechanism, o.oovPolicy(), o.get(Settings.OOV_PLACEHOLDER),
-        o.casePolicy());
-    if (o.oovPolicy() == OovPolicy.KEEP) {
-      LOG.warn("dptext oov=keep: out-of-vocabulary tokens are emitted verbatim, without protection");
-    }
-    Sanitizer s = new Sanitizer(text, new RowSeeder(key, o.get(Settings.PURPOSE)), o.idMode());
+    Sanitizer s = Sanitizer.build(o, model, key);
     return JavaSerialized.broadcast(spark.sparkContext(), s);
   }
 }

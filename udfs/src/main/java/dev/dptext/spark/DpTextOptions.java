@@ -175,6 +175,28 @@ public final class DpTextOptions {
         get(Settings.OOV), get(Settings.CASE_POLICY), get(Settings.ID_MODE));
   }
 
+  /**
+   * The settings given explicitly, as Spark conf keys and text, the key itself left out: what
+   * {@link #fromMap} reads back into equal options (e.g. on an executor).
+   */
+  public Map<String, String> toConf() {
+    Map<String, String> conf = new TreeMap<>();
+    for (Setting<?> s : Settings.ALL) {
+      if (!s.secret() && isSet(s)) {
+        conf.put(s.confKey(), formatted(s));
+      }
+    }
+    return conf;
+  }
+
+  private <T> String formatted(Setting<T> s) {
+    return s.format(get(s));
+  }
+
+  public ModelDistribution modelDistribution() {
+    return ModelDistribution.parse(get(Settings.MODEL_DISTRIBUTION));
+  }
+
   /** Every setting's value, defaults included, by name. */
   private Map<String, Object> effective() {
     Map<String, Object> all = new TreeMap<>();

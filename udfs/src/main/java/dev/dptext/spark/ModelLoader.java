@@ -12,7 +12,11 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.zip.GZIPInputStream;
@@ -44,39 +48,104 @@ public final class ModelLoader {
   }
 
   static DpTextModel loadUncached(Configuration conf, String source, int vocabularySize, int neighbours) {
-    if (source == null || source.isBlank() || source.equals(EmbeddedDefault.NAME)) {
-      DpTextModel m = EmbeddedDefault.model();
-      return vocabularySize > 0 && vocabularySize < m.embeddings().size()
-          ? DpTextModel.of(m.embeddings().topWords(vocabularySize), m.metadata().get("source"), neighbours)
-          : DpTextModel.of(m.embeddings(), m.metadata().get("source"), neighbours);
+    try (InputStream raw = open(conf, source)) {
+      return read(raw, source, vocabularySize, neighbours);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read model or embeddings " + source + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The SHA-256 of the bytes at {@code source} (the embedded file for {@code default}): what the driver
+   * computes in {@link ModelDistribution#PATH} mode, without loading the model.
+   */
+  public static String sha256(Configuration conf, String source) {
+    try (DigestInputStream in = new DigestInputStream(open(conf, source), sha256())) {
+      in.transferTo(OutputStream.nullOutputStream());
+      return HexFormat.of().formatHex(in.getMessageDigest().digest());
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read model or embeddings " + source + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Loads the model at {@code source} in one pass that also hashes every byte read, and fails unless
+   * the bytes hash to {@code expectedSha256} (the driver's): an executor must never sanitize with a model
+   * other than the one the driver checked, e.g. one rebuilt in place while a job runs.
+   */
+  public static DpTextModel loadVerified(Configuration conf, String source, int vocabularySize, int neighbours,
+      String expectedSha256) {
+    DpTextModel model;
+    String actual;
+    try (DigestInputStream in = new DigestInputStream(open(conf, source), sha256())) {
+      model = read(in, source, vocabularySize, neighbours);
+      in.transferTo(OutputStream.nullOutputStream()); // a top-N read stops early: hash the whole file
+      actual = HexFormat.of().formatHex(in.getMessageDigest().digest());
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read model or embeddings " + source + ": " + e.getMessage(), e);
+    }
+    if (!actual.equals(expectedSha256)) {
+      throw new IllegalStateException("The model at " + source + " has SHA-256 " + actual + " on this executor, but "
+          + expectedSha256 + " on the driver: it changed while the job ran, or executors see another file at that "
+          + "path. Write each new model to a new path (e.g. with its date) and point " + Settings.MODEL.confKey()
+          + " at it");
+    }
+    return model;
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static boolean isDefault(String source) {
+    return source == null || source.isBlank() || source.equals(EmbeddedDefault.NAME);
+  }
+
+  /** The raw bytes of a model source: the embedded file for {@code default}, else a Hadoop path. */
+  private static InputStream open(Configuration conf, String source) throws IOException {
+    if (isDefault(source)) {
+      return EmbeddedDefault.open();
     }
     Path path = new Path(source);
     try {
-      FileSystem fs = path.getFileSystem(conf);
-      try (InputStream raw = new BufferedInputStream(fs.open(path), 1 << 16)) {
-        raw.mark(ARTIFACT_MAGIC.length);
-        byte[] head = raw.readNBytes(ARTIFACT_MAGIC.length);
-        raw.reset();
-        if (Arrays.equals(head, ARTIFACT_MAGIC)) {
-          if (vocabularySize > 0) {
-            throw new IllegalArgumentException(
-                "vocabulary size " + vocabularySize + " was given with the model artifact " + source
-                    + "; a built model's vocabulary is fixed: drop the vocabulary size or rebuild the model");
-          }
-          return ModelArtifact.read(raw, source);
-        }
-        InputStream in = source.endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
-        EmbeddingReader reader = vocabularySize > 0 ? EmbeddingReader.top(vocabularySize) : EmbeddingReader.all();
-        Embeddings e = reader.read(in, source);
-        return DpTextModel.of(e, source, neighbours);
-      }
+      return path.getFileSystem(conf).open(path);
     } catch (FileNotFoundException e) {
       throw new IllegalArgumentException(
           "Model or embeddings path " + source + " does not exist; give a dptext model, a GloVe/.vec "
               + "file, or 'default'", e);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read model or embeddings " + source + ": " + e.getMessage(), e);
     }
+  }
+
+  /** Parses a model source's bytes; the caller closes {@code source}'s stream. */
+  private static DpTextModel read(InputStream bytes, String source, int vocabularySize, int neighbours)
+      throws IOException {
+    if (isDefault(source)) {
+      var embeddings = EmbeddedDefault.read(bytes);
+      String name = EmbeddedDefault.SOURCE;
+      return vocabularySize > 0 && vocabularySize < embeddings.size()
+          ? DpTextModel.of(embeddings.topWords(vocabularySize), name, neighbours)
+          : DpTextModel.of(embeddings, name, neighbours);
+    }
+    InputStream raw = new BufferedInputStream(bytes, 1 << 16);
+    raw.mark(ARTIFACT_MAGIC.length);
+    byte[] head = raw.readNBytes(ARTIFACT_MAGIC.length);
+    raw.reset();
+    if (Arrays.equals(head, ARTIFACT_MAGIC)) {
+      if (vocabularySize > 0) {
+        throw new IllegalArgumentException(
+            "vocabulary size " + vocabularySize + " was given with the model artifact " + source
+                + "; a built model's vocabulary is fixed: drop the vocabulary size or rebuild the model");
+      }
+      return ModelArtifact.read(raw, source);
+    }
+    InputStream in = source.endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
+    EmbeddingReader reader = vocabularySize > 0 ? EmbeddingReader.top(vocabularySize) : EmbeddingReader.all();
+    Embeddings e = reader.read(in, source);
+    return DpTextModel.of(e, source, neighbours);
   }
 
   /** Saves a model artifact to any Hadoop file system path, replacing an existing file. */

@@ -1,20 +1,20 @@
 package dev.dptext.spark;
 
 import dev.dptext.text.TokenCounts;
-import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.api.java.UDF2;
 
 /**
- * The UDF body: {@code (text, id) -> sanitized text}, reading the broadcast {@link Sanitizer}. It
- * holds only the broadcast handle, so task closures stay small and the key never appears in a plan.
+ * The UDF body: {@code (text, id) -> sanitized text}, reading the {@link Sanitizer} of its
+ * {@link SanitizerSource} (a broadcast handle or a per-executor recipe); its text in a plan is its
+ * name only, so the key never appears in a plan.
  */
 final class SanitizeFunction implements UDF2<String, Object, String> {
   private static final long serialVersionUID = 1L;
 
-  private final Broadcast<JavaSerialized<Sanitizer>> sanitizer;
+  private final SanitizerSource sanitizer;
   private final TokenAccumulators counters;
 
-  SanitizeFunction(Broadcast<JavaSerialized<Sanitizer>> sanitizer, TokenAccumulators counters) {
+  SanitizeFunction(SanitizerSource sanitizer, TokenAccumulators counters) {
     this.sanitizer = sanitizer;
     this.counters = counters;
   }
@@ -25,7 +25,7 @@ final class SanitizeFunction implements UDF2<String, Object, String> {
       return null;
     }
     TokenCounts counts = counters == null ? null : new TokenCounts();
-    String out = sanitizer.value().get().sanitize(text, id, counts);
+    String out = sanitizer.get().sanitize(text, id, counts);
     if (counters != null) {
       counters.add(counts);
     }

@@ -1,11 +1,17 @@
 package dev.dptext.spark;
 
+import dev.dptext.mechanism.WordMechanism;
+import dev.dptext.model.DpTextModel;
 import dev.dptext.random.RandomStream;
+import dev.dptext.random.SecretKey;
+import dev.dptext.text.OovPolicy;
 import dev.dptext.random.RowSeeder;
 import dev.dptext.text.TextSanitizer;
 import dev.dptext.text.TokenCounts;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What executors receive in one broadcast: the text sanitizer (model and mechanism) and the row
@@ -13,6 +19,7 @@ import java.nio.charset.StandardCharsets;
  */
 public final class Sanitizer implements Serializable {
   private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(Sanitizer.class);
 
   private final TextSanitizer text;
   private final RowSeeder seeder;
@@ -24,6 +31,17 @@ public final class Sanitizer implements Serializable {
     this.idMode = idMode;
   }
 
+
+  /** Builds the mechanism over {@code model} and the sanitizer of {@code o}'s settings, with {@code key}. */
+  public static Sanitizer build(DpTextOptions o, DpTextModel model, SecretKey key) {
+    WordMechanism mechanism = o.mechanismSpec().build(model);
+    TextSanitizer text = new TextSanitizer(model.embeddings(), mechanism, o.oovPolicy(), o.get(Settings.OOV_PLACEHOLDER),
+        o.casePolicy());
+    if (o.oovPolicy() == OovPolicy.KEEP) {
+      LOG.warn("dptext oov=keep: out-of-vocabulary tokens are emitted verbatim, without protection");
+    }
+    return new Sanitizer(text, new RowSeeder(key, o.get(Settings.PURPOSE)), o.idMode());
+  }
 
   public IdMode idMode() {
     return idMode;

@@ -36,6 +36,12 @@ public final class Settings {
           + "(memory |V|·K).")
       .createWithDefault(ValueType.INT, Check.atLeast(1), DpTextModel.DEFAULT_NEIGHBOURS);
 
+  public static final Setting<String> MODEL_DISTRIBUTION = Setting.define("modelDistribution")
+      .doc("How executors get the model: broadcast (built on the driver and broadcast) or path (each executor JVM "
+          + "loads the model path once and checks its SHA-256 against the driver's; for Spark Connect, Databricks "
+          + "serverless and standard access mode, where user code cannot broadcast).")
+      .createWithDefault(ValueType.choice(ModelDistribution.class, ModelDistribution::parse), Check.any(), "broadcast");
+
   public static final Setting<String> MECHANISM = Mechanisms.MECHANISM;
 
   public static final Setting<String> OOV = Setting.define("oov")
@@ -92,6 +98,7 @@ public final class Settings {
 
   private static List<Setting<?>> all() {
     List<Setting<?>> all = new ArrayList<>(MODEL_SETTINGS);
+    all.add(MODEL_DISTRIBUTION);
     all.add(MECHANISM);
     all.addAll(Mechanisms.parameters());
     all.addAll(List.of(OOV, OOV_PLACEHOLDER, CASE_POLICY, ID_MODE, PURPOSE, KEY_FILE, KEY_ENV, DATABRICKS_SECRET,

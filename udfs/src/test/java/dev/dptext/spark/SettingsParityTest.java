@@ -69,7 +69,8 @@ class SettingsParityTest {
   @Test
   void everySettingTakesPartInEquality() {
     Map<String, String> other = new HashMap<>(Map.ofEntries(Map.entry("model", "other.vec"),
-        Map.entry("vocabSize", "5"), Map.entry("neighbours", "8"), Map.entry("mechanism", "laplace"),
+        Map.entry("vocabSize", "5"), Map.entry("neighbours", "8"), Map.entry("modelDistribution", "path"),
+        Map.entry("mechanism", "laplace"),
         Map.entry("epsilon", "2"), Map.entry("w", "0.5"), Map.entry("p", "0.5"), Map.entry("lambda", "0.1"),
         Map.entry("t", "0.2"), Map.entry("bits", "64"), Map.entry("oov", "keep"), Map.entry("oovPlaceholder", "?"),
         Map.entry("casePolicy", "restore"), Map.entry("idMode", "fresh"), Map.entry("purpose", "other"),

@@ -1,0 +1,158 @@
+"""The Python half of the Maven build (called by python/pom.xml through exec-maven-plugin).
+
+  test     venv with the pinned tools, stage and install the package, ruff, then pytest (classic, then
+           Spark Connect: two processes, because pyspark switches every column function to Connect once a
+           Connect session exists in a process)
+  package  the same staging, then a wheel in target/dist
+
+Staging copies the sources to target/pkg and adds what the build derives: _version.py (the pom's
+version in PEP 440 form), jars/ (the udfs jar of this build) and registry.json (exported by the JVM's
+dev.dptext.spark.RegistryJson, the one source of mechanisms, guarantees and settings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+PYTHON_DIR = Path(__file__).resolve().parent.parent
+REQUIREMENTS = PYTHON_DIR / "requirements-dev.txt"
+
+
+def pep440(maven_version: str) -> str:
+    """0.1.0-SNAPSHOT -> 0.1.0.dev0; 0.1.0 -> 0.1.0."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)*)(-SNAPSHOT)?", maven_version)
+    if not m:
+        raise SystemExit(f"cannot map the Maven version {maven_version!r} to a Python version")
+    return m.group(1) + (".dev0" if m.group(2) else "")
+
+
+def run(cmd: list[str], **kw) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], check=True, **kw)
+
+
+def ensure_venv(target: Path) -> Path:
+    """target/venv with exactly the pinned requirements; rebuilt when requirements-dev.txt changes."""
+    home = target / "venv"
+    python = home / "bin" / "python"
+    stamp = home / "requirements.sha256"
+    wanted = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
+    if python.exists() and stamp.exists() and stamp.read_text() == wanted:
+        return python
+    if home.exists():
+        shutil.rmtree(home)
+    venv.create(home, with_pip=True)
+    run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-r", REQUIREMENTS])
+    stamp.write_text(wanted)
+    return python
+
+
+def pyspark_jars(python: Path) -> Path:
+    out = subprocess.run(
+        [python, "-c", "import os, pyspark; print(os.path.dirname(pyspark.__file__))"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return Path(out.stdout.strip()) / "jars"
+
+
+def stage(target: Path, python: Path, version: str, jar: Path, java: str) -> Path:
+    """target/pkg: the sources plus the derived _version.py, jar and registry.json."""
+    pkg = target / "pkg"
+    if pkg.exists():
+        shutil.rmtree(pkg)
+    shutil.copytree(PYTHON_DIR / "src", pkg / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(PYTHON_DIR / "pyproject.toml", pkg)
+    shutil.copy(PYTHON_DIR / "README.md", pkg)
+    package = pkg / "src" / "dptext"
+    (package / "_version.py").write_text(
+        f'"""Written by the build from the pom\'s version {version}."""\n\n'
+        f'__version__ = "{pep440(version)}"\nJAR_VERSION = "{version}"\n'
+    )
+    jars = package / "jars"
+    jars.mkdir()
+    shutil.copy(jar, jars / jar.name)
+    classpath = os.pathsep.join([str(jar), str(pyspark_jars(python) / "*")])
+    registry = subprocess.run(
+        [java, "-cp", classpath, "dev.dptext.spark.RegistryJson"], check=True, capture_output=True, text=True
+    ).stdout
+    (package / "registry.json").write_text(registry)
+    return pkg
+
+
+def install(python: Path, pkg: Path) -> None:
+    run(
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--no-build-isolation",
+            "--force-reinstall",
+            pkg,
+        ]
+    )
+
+
+def test(python: Path, target: Path, test_jars: str) -> None:
+    bin_dir = python.parent
+    sources = [PYTHON_DIR, PYTHON_DIR.parent / "scripts" / "bench_python_overhead.py"]
+    config = ["--config", PYTHON_DIR / "pyproject.toml"]
+    run([bin_dir / "ruff", "check", *config, *sources])
+    run([bin_dir / "ruff", "format", "--check", *config, *sources])
+    env = dict(os.environ)
+    env.pop("DPTEXT_JAR", None)  # the tests use the jar bundled in the installed package
+    env["DPTEXT_TEST_TMP"] = str(target / "pytest")
+    env["DPTEXT_TEST_JARS"] = test_jars  # Delta and the dbutils stand-in, for the notebook
+    for suite in ("classic", "connect"):
+        run(
+            [
+                python,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                f"tests/{suite}",
+                f"--junitxml={target / 'pytest-reports' / (suite + '.xml')}",
+            ],
+            cwd=PYTHON_DIR,
+            env=env,
+        )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("goal", choices=["test", "package"])
+    p.add_argument("--version", required=True)
+    p.add_argument("--jar", required=True, type=Path)
+    p.add_argument("--java", required=True)
+    p.add_argument("--target", required=True, type=Path)
+    p.add_argument("--test-jars", default="")
+    a = p.parse_args()
+    if not a.jar.is_file():
+        raise SystemExit(f"{a.jar} is missing: the udfs module builds it (run the reactor from the root)")
+    a.target.mkdir(parents=True, exist_ok=True)
+    python = ensure_venv(a.target)
+    pkg = stage(a.target, python, a.version, a.jar, a.java)
+    if a.goal == "test":
+        install(python, pkg)
+        test(python, a.target, a.test_jars)
+    else:
+        run([python, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", a.target / "dist", pkg])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""dptext: differentially private text sanitization for PySpark and Spark Connect.
+
+Every word is replaced by a word drawn from a differentially private mechanism over a word-embedding
+space. This package is thin: the dptext jar does the work in the JVM, on a classic session as on a
+Spark Connect server.
+
+    import dptext
+    from dptext.functions import dp_sanitize
+from dptext.ml import DpTextSanitizer
+
+    spark = dptext.configure(SparkSession.builder, key_env="DPTEXT_KEY").getOrCreate()
+    df.select("id", dp_sanitize("body", "id").alias("body_dp"))
+    dptext.sanitize(df, "body", "body_dp", id_col="id", mechanism="santext+", epsilon=3)
+
+Each mechanism's guarantee: ``dptext.mechanisms()`` or ``help(dptext.functions.dp_sanitize)``.
+"""
+
+from dptext._registry import Mechanism, default_mechanism, mechanisms
+from dptext._version import JAR_VERSION, __version__
+from dptext.dataframe import sanitize
+from dptext.functions import dp_sanitize
+from dptext.ml import DpTextSanitizer
+from dptext.session import configure, is_connect, jar_path, register, set_options
+
+
+def guarantee(mechanism: str) -> str:
+    """The guarantee of ``mechanism`` as the JVM registry states it."""
+    for m in mechanisms():
+        if m.name == mechanism:
+            return m.guarantee
+    raise ValueError(f"Unknown mechanism {mechanism!r}; the mechanisms are {[m.name for m in mechanisms()]}")
+
+
+__all__ = [
+    "JAR_VERSION",
+    "DpTextSanitizer",
+    "Mechanism",
+    "__version__",
+    "configure",
+    "default_mechanism",
+    "dp_sanitize",
+    "guarantee",
+    "is_connect",
+    "jar_path",
+    "mechanisms",
+    "register",
+    "sanitize",
+    "set_options",
+]

@@ -1,0 +1,41 @@
+"""dptext's SQL functions as PySpark column functions.
+
+They call the SQL function registered by the JVM (``F.call_function``), so they build the same plan
+on a classic session and on Spark Connect, and all the work stays in the JVM.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from dptext import _registry
+
+
+def _column(c: Column | str) -> Column:
+    return c if isinstance(c, Column) else F.col(c)
+
+
+def dp_sanitize(text: Column | str, id: Column | str | None = None) -> Column:  # noqa: A002 (SQL's name)
+    if id is None:
+        return F.call_function(_registry.sql_function(), _column(text))
+    return F.call_function(_registry.sql_function(), _column(text), _column(id))
+
+
+dp_sanitize.__doc__ = f"""Rewrites each word of ``text`` with a differentially private mechanism over word embeddings.
+
+``dp_sanitize(text, id)`` seeds each row's noise with the secret key and the row's stable ``id`` (any
+atomic type), so re-runs give identical output; ``dp_sanitize(text)`` needs the session setting
+``idMode`` = ``content-hash`` (equal texts get equal outputs) or ``fresh`` (not reproducible).
+Null stays null, empty stays empty. The mechanism and its parameters come from the session's
+``spark.dptext.*`` settings (``dptext.set_options``); the default mechanism is
+``{_registry.default_mechanism()}``.
+
+Mechanisms and their guarantees (from the JVM registry):
+
+{_registry.mechanisms_doc()}
+
+Settings (keyword name, default, allowed values):
+
+{_registry.settings_doc()}
+"""

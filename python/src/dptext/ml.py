@@ -1,0 +1,133 @@
+"""The Python twin of the JVM ML stage ``dev.dptext.spark.ml.DpTextSanitizer``.
+
+Its Params are the JVM stage's, created from the registry the build exported (names, docs and value
+types), so a setting added in Java becomes a Param here without a change. Pipelines holding it save
+through the JVM writer, so a pipeline saved from Python loads in Scala/Java and the other way round.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+from pyspark.ml.param import Param, Params, TypeConverters
+from pyspark.ml.util import JavaMLReadable, JavaMLReader, JavaMLWritable
+from pyspark.ml.wrapper import JavaTransformer
+
+from dptext import _registry, options
+
+_CONVERTERS = {
+    "Param": TypeConverters.toString,
+    "IntParam": TypeConverters.toInt,
+    "DoubleParam": TypeConverters.toFloat,
+    "BooleanParam": TypeConverters.toBoolean,
+    "DoubleArrayParam": TypeConverters.toListFloat,
+}
+
+_DEFAULT_PARSERS = {
+    "Param": str,
+    "IntParam": int,
+    "DoubleParam": float,
+    "BooleanParam": lambda t: t == "true",
+    "DoubleArrayParam": lambda t: [float(x) for x in t.replace(";", ",").split(",")],
+}
+
+
+class _Reader(JavaMLReader):
+    """Loads through the JVM class (pyspark would look for ``org.apache.spark``'s name for ours)."""
+
+    @classmethod
+    def _java_loader_class(cls, clazz: type) -> str:
+        return _registry.ml_java_class()
+
+
+class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
+    """Adds ``outputCol``: the text of ``inputCol`` with every word replaced by a differentially private
+    mechanism over word embeddings. Every other column and every row is kept.
+
+    Params are the JVM stage's (``inputCol``, ``outputCol``, ``idCol`` and one per setting, camelCase as
+    in Scala); set them as keyword arguments or with ``setParams``/``set<Name>``. The key is never a
+    Param: it is resolved when the stage transforms (``spark.dptext.secretKey`` set at start, the
+    ``databricksSecret``, ``keyFile`` or ``keyEnv`` named), so a saved pipeline never holds it.
+    """
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__()
+        self._java_obj = self._new_java_obj(_registry.ml_java_class(), self.uid)
+        for p in _registry.ml_params():
+            default = _jvm_default(p.name)
+            if default is not None:
+                self._setDefault(**{p.name: _DEFAULT_PARSERS[p.type](default)})
+        self.setParams(**params)
+
+    def setParams(self, **params: Any) -> DpTextSanitizer:
+        """Sets Params by their names (``inputCol="body", epsilon=3.0``); unknown names are an error."""
+        for name in params:
+            if not self.hasParam(name):
+                _refuse_key(name)
+                known = [p.name for p in _registry.ml_params()]
+                raise ValueError(f"DpTextSanitizer has no Param {name!r}; its Params are {known}")
+        return self._set(**{k: v for k, v in params.items() if v is not None})
+
+    def guarantee(self) -> str:
+        """The guarantee of the configured mechanism and values, as the JVM states it."""
+        self._transfer_params_to_java()
+        return self._call_java("guarantee")
+
+    @classmethod
+    def read(cls) -> JavaMLReader:
+        return _Reader(cls)
+
+
+def _refuse_key(name: str) -> None:
+    for s in _registry.settings():
+        if s.secret and name in (s.name, s.python_name, s.conf_key):
+            options.setting(name)  # raises the explanation
+
+
+def _jvm_default(name: str) -> str | None:
+    for s in _registry.settings():
+        if s.name == name:
+            return s.default
+    return None
+
+
+def _param_methods(name: str) -> tuple[Any, Any]:
+    def setter(self: DpTextSanitizer, value: Any) -> DpTextSanitizer:
+        return self._set(**{name: value})
+
+    def getter(self: DpTextSanitizer) -> Any:
+        return self.getOrDefault(name)
+
+    setter.__doc__ = f"Sets the Param ``{name}``."
+    getter.__doc__ = f"The value of the Param ``{name}`` (its default when unset)."
+    return setter, getter
+
+
+def _declare_params() -> None:
+    """One class-level Param, setter and getter per JVM Param, as pyspark's own stages declare them."""
+    for p in _registry.ml_params():
+        param = Param(Params._dummy(), p.name, p.doc, typeConverter=_CONVERTERS[p.type])
+        setattr(DpTextSanitizer, p.name, param)
+        setter, getter = _param_methods(p.name)
+        capitalised = p.name[0].upper() + p.name[1:]
+        setattr(DpTextSanitizer, "set" + capitalised, setter)
+        setattr(DpTextSanitizer, "get" + capitalised, getter)
+
+
+def _alias_jvm_package() -> None:
+    """Makes the JVM class name importable, because pyspark maps a loaded Java stage to a Python class by
+    that name (``PipelineModel.load`` calls ``__import__("dev.dptext.spark.ml")``)."""
+    names = _registry.ml_java_class().split(".")[:-1]
+    for i in range(1, len(names)):
+        sys.modules.setdefault(".".join(names[:i]), types.ModuleType(".".join(names[:i])))
+    sys.modules.setdefault(".".join(names), sys.modules[__name__])
+
+
+_declare_params()
+_alias_jvm_package()
+
+DpTextSanitizer.__doc__ = (DpTextSanitizer.__doc__ or "") + (
+    "\n    Mechanisms and their guarantees (from the JVM registry):\n\n" + _registry.mechanisms_doc("    ") + "\n"
+)

@@ -1,0 +1,107 @@
+"""Putting dptext into a SparkSession: the jar, the SQL extension, and session settings.
+
+The shape follows delta-spark's ``configure_spark_with_delta_pip`` and Sedona's config helpers: you
+hand us your ``SparkSession.builder`` and get it back configured.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dptext import options
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+EXTENSION = "dev.dptext.spark.DpTextExtensions"
+DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
+DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+JAR_ENV = "DPTEXT_JAR"
+
+
+def jar_path() -> str:
+    """The dptext jar: ``$DPTEXT_JAR`` when set, else the jar bundled in this package by the build."""
+    override = os.environ.get(JAR_ENV)
+    if override:
+        if not Path(override).is_file():
+            raise FileNotFoundError(f"{JAR_ENV}={override} is not a file; point it at dptext-udfs-<version>.jar")
+        return override
+    jars = sorted(p for p in resources.files("dptext").joinpath("jars").iterdir() if p.name.endswith(".jar"))
+    if len(jars) != 1:
+        raise FileNotFoundError(
+            "This dptext package has no bundled jar (install the wheel that './mvnw -B -DskipTests package' "
+            f"writes to python/target/dist), or set {JAR_ENV} to the path of dptext-udfs-<version>.jar"
+        )
+    return str(jars[0])
+
+
+def _append(existing: str | None, value: str) -> str:
+    parts = [p.strip() for p in (existing or "").split(",") if p.strip()]
+    return ",".join(parts if value in parts else [*parts, value])
+
+
+def configure(
+    builder: SparkSession.Builder,
+    *,
+    jar: str | None = None,
+    delta: bool = False,
+    **settings: Any,
+) -> SparkSession.Builder:
+    """Configures ``builder`` for dptext and returns it.
+
+    Adds the dptext jar to ``spark.jars`` and ``dev.dptext.spark.DpTextExtensions`` to
+    ``spark.sql.extensions`` (keeping what the builder already has), so ``dp_sanitize`` exists in every
+    session. ``delta=True`` also adds Delta Lake's extension and catalog (the delta-spark jar must be on
+    the classpath, e.g. from ``delta.pip_utils.configure_spark_with_delta_pip``). Keyword settings become
+    ``spark.dptext.*`` start-up conf (``mechanism="santext+"``, ``epsilon=3``, ``key_file=...``); the key
+    itself is refused: name it (``key_file``, ``key_env``, ``databricks_secret``).
+
+    >>> spark = dptext.configure(SparkSession.builder.master("local[2]"), key_env="DPTEXT_KEY").getOrCreate()
+    """
+    current: dict[str, str] = getattr(builder, "_options", {})
+    builder = builder.config("spark.jars", _append(current.get("spark.jars"), jar or jar_path()))
+    extensions = _append(current.get("spark.sql.extensions"), EXTENSION)
+    if delta:
+        extensions = _append(extensions, DELTA_EXTENSION)
+        builder = builder.config("spark.sql.catalog.spark_catalog", DELTA_CATALOG)
+    builder = builder.config("spark.sql.extensions", extensions)
+    for key, value in options.to_conf(settings).items():
+        builder = builder.config(key, value)
+    return builder
+
+
+def set_options(spark: SparkSession, **settings: Any) -> None:
+    """Sets ``spark.dptext.*`` settings on a running session (classic or Spark Connect).
+
+    ``dp_sanitize`` reads them when a query is analysed. ``None`` unsets a setting. The key itself is
+    refused (Spark would write a key set on a running session into the event log, unredacted).
+    """
+    for name, value in settings.items():
+        s = options.setting(name)
+        if value is None:
+            spark.conf.unset(s.conf_key)
+        else:
+            spark.conf.set(s.conf_key, options.as_text(value))
+
+
+def is_connect(spark: SparkSession) -> bool:
+    """Whether ``spark`` is a Spark Connect session (no JVM in this process)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def register(spark: SparkSession) -> None:
+    """Registers ``dp_sanitize`` in a running classic session whose jar was attached after start-up.
+
+    On Databricks, a jar installed on a running cluster is loaded after Spark started, so
+    ``spark.sql.extensions`` cannot apply; this is the Python form of ``DpText.register(spark)``. A Spark
+    Connect session has no JVM here: start the Connect server with the extension instead.
+    """
+    if is_connect(spark):
+        raise RuntimeError(
+            "dptext.register needs the JVM, which a Spark Connect session does not expose: start the server "
+            f"with spark.sql.extensions={EXTENSION} and the dptext jar (README, 'Spark Connect')"
+        )
+    spark._jvm.dev.dptext.spark.DpText.register(spark._jsparkSession)
