@@ -110,7 +110,7 @@ final class SanitizeStream {
     try (ProgressReporter progress = ProgressReporter.start(spark, counters, c.progressInterval)) {
       query.awaitTermination();
     } catch (StreamingQueryException e) {
-      throw failure(e);
+      throw failure(e, checkpoint.path());
     }
     LOG.info("stream: query {} finished: {} micro-batch(es) committed by this run", query.id(), writer.batches());
     double seconds = (System.nanoTime() - start) / 1e9;
@@ -173,10 +173,18 @@ final class SanitizeStream {
    * The exit code of a failed query: the {@link JobException} a micro-batch threw (as a batch run would
    * end), else an unexpected failure (exit 1; a restart resumes from the checkpoint).
    */
-  private static RuntimeException failure(StreamingQueryException e) {
+  private static RuntimeException failure(StreamingQueryException e, String checkpoint) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof JobException je) {
         return je;
+      }
+      // Spark's checkpoint log creates each micro-batch's entry exclusively: a second run of the same
+      // stream finds the entry the first one wrote.
+      if (t instanceof java.util.ConcurrentModificationException
+          || t.getClass().getName().equals("org.apache.spark.SparkConcurrentModificationException")) {
+        return new JobException(ExitCode.CONFLICT, "Another run of this stream is using --checkpoint " + checkpoint
+            + " at the same time; the output holds each micro-batch once, whichever run wrote it. Let the other run "
+            + "finish (or stop it), then run again");
       }
     }
     return new JobException(ExitCode.FAILURE, "The stream failed: " + JobException.firstLine(

@@ -54,6 +54,15 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
   /** The query id, known once the query started; keys the Delta transactions. */
   private final CompletableFuture<String> queryId;
 
+  /**
+   * Below this many rows a micro-batch is sanitized where it was read, without spreading it over the
+   * cores: 1,000 IMDb reviews take about a second on one core (BENCHMARKS.md), about what the shuffle
+   * that spreads them costs; a micro-batch of one small file would otherwise pay it for nothing.
+   */
+  static final long SPREAD_MIN_ROWS = 1_000;
+
+  private boolean checkedReplay;
+
   /** What this run (this process) committed, for the end-of-run summary. */
   private long rowsIn;
   private long rowsOut;
@@ -83,7 +92,12 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
     String appId = StreamCheckpoint.appId(queryId.join());
     TableWriter.Target target = new TableWriter.Target(output, "delta", WriteMode.APPEND, null, List.of(), appId,
         batchId);
-    Optional<String> done = TableWriter.alreadyCommitted(batch.sparkSession(), target);
+    // Only a run's first micro-batch can be one that a crash interrupted (within a run, a failed
+    // micro-batch stops the query); checking later ones would cost a look at the table each time. The
+    // commit itself checks the transaction again in any case.
+    boolean mayBeReplay = batches == 0 && !checkedReplay;
+    checkedReplay = true;
+    Optional<String> done = mayBeReplay ? TableWriter.alreadyCommitted(batch.sparkSession(), target) : Optional.empty();
     if (done.isPresent()) {
       LOG.info("stream: micro-batch {} is already in the output (committed before a restart): skipped, nothing "
           + "read or written", batchId);
@@ -106,7 +120,9 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
         LOG.warn("stream: micro-batch {}: {} rejected record(s) ({} malformed, {} with a null id) written, "
             + "unsanitized, to {}", batchId, rejected, counts.malformed(), counts.nullIds(), rejects);
       }
-      Dataset<Row> clean = sanitizer.transform(spread.apply(rows.accepted()), textColumn, outputColumn);
+      Dataset<Row> accepted = rows.accepted();
+      Dataset<Row> clean = sanitizer.transform(counts.rows() >= SPREAD_MIN_ROWS ? spread.apply(accepted) : accepted,
+          textColumn, outputColumn);
       TableWriter.Result written;
       try {
         written = TableWriter.write(clean, target, TableWriter.Commit.of(audit));
