@@ -120,8 +120,8 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
         LOG.warn("stream: micro-batch {}: {} rejected record(s) ({} malformed, {} with a null id) written, "
             + "unsanitized, to {}", batchId, rejected, counts.malformed(), counts.nullIds(), rejects);
       }
-      Dataset<Row> accepted = rows.accepted();
-      Dataset<Row> clean = sanitizer.transform(counts.rows() >= SPREAD_MIN_ROWS ? spread.apply(accepted) : accepted,
+      Dataset<Row> toSanitize = rows.accepted();
+      Dataset<Row> clean = sanitizer.transform(counts.rows() >= SPREAD_MIN_ROWS ? spread.apply(toSanitize) : toSanitize,
           textColumn, outputColumn);
       TableWriter.Result written;
       try {

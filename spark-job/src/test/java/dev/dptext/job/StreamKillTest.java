@@ -25,14 +25,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Exactly once with a real crash: {@code sanitize --stream} runs as a separate JVM on 40 JSON files,
- * one per micro-batch; after its 6th micro-batch is committed it is killed with SIGKILL by PID; the
+ * two per micro-batch; after its 6th micro-batch is committed it is killed with SIGKILL by PID; the
  * same command restarts from the checkpoint. The table must then equal, row for row and column for
  * column, a batch run over the same files with the same key and ids, hold each micro-batch in exactly
- * one commit (40 versions, the last transaction 39), and neither the key nor the raw text may appear in
+ * one commit (20 versions, the last transaction 19), and neither the key nor the raw text may appear in
  * either JVM's output, the checkpoint or the Delta log.
+ *
+ * <p>The child JVM gets {@code spark.databricks.delta.snapshotPartitions=2}, as this JVM's session
+ * does: every micro-batch's commit reads the table's transactions, a Delta state reconstruction of 50
+ * tasks by default, seconds each on two cores (README "Streaming").
  */
 class StreamKillTest {
   static final int FILES = 40;
+  static final int FILES_PER_BATCH = 2;
+  static final int BATCHES = FILES / FILES_PER_BATCH;
   static final int ROWS_PER_FILE = 5;
   static final String KEY = "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9";
 
@@ -70,6 +76,7 @@ class StreamKillTest {
     cmd.add("-Dlog4j2.configurationFile=" + Path.of("..", "conf", "log4j2.properties").toAbsolutePath().normalize());
     cmd.add("-Dspark.ui.enabled=false");
     cmd.add("-Dspark.master=local[2]");
+    cmd.add("-Dspark.databricks.delta.snapshotPartitions=2");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(DpTextJob.class.getName());
@@ -85,7 +92,7 @@ class StreamKillTest {
     StreamSanitizeTest.writeFiles(in, 0, FILES, ROWS_PER_FILE);
     Path out = tmp.resolve("out");
     Path cp = tmp.resolve("checkpoint");
-    String[] command = {"sanitize", "--stream", "--checkpoint", cp.toString(), "--max-files-per-trigger", "1",
+    String[] command = {"sanitize", "--stream", "--checkpoint", cp.toString(), "--max-files-per-trigger", Integer.toString(FILES_PER_BATCH),
         "--input", in.toString(), "--input-format", "json", "--input-schema", StreamSanitizeTest.SCHEMA,
         "--output", out.toString(), "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32",
         "--key-file", keyFile.toString(), "--partitions", "2", "--progress-interval", "5"};
@@ -104,7 +111,8 @@ class StreamKillTest {
     assertTrue(first.waitFor(30, TimeUnit.SECONDS));
     assertEquals(137, first.exitValue(), "killed by SIGKILL");
     long committedAtKill = lastVersion(out);
-    assertTrue(committedAtKill < FILES - 1, "killed mid-stream: " + (committedAtKill + 1) + " of " + FILES + " committed");
+    assertTrue(committedAtKill < BATCHES - 1, "killed mid-stream: " + (committedAtKill + 1) + " of " + BATCHES
+        + " committed");
 
     Process second = launch(tmp.resolve("second.out"), tmp.resolve("second.err"), command);
     assertTrue(second.waitFor(6, TimeUnit.MINUTES), "the restart did not finish");
@@ -121,13 +129,13 @@ class StreamKillTest {
     assertEquals(expected, actual, "the restarted stream's table differs from the batch run's");
     assertEquals(FILES * ROWS_PER_FILE, spark.read().format("delta").load(out.toString()).select("id").distinct().count());
     // Each micro-batch in exactly one commit: 40 versions, and the stream's transaction at batch 39.
-    assertEquals(FILES - 1, lastVersion(out), "a micro-batch was committed twice or not at all");
+    assertEquals(BATCHES - 1, lastVersion(out), "a micro-batch was committed twice or not at all");
     String queryId = new com.fasterxml.jackson.databind.ObjectMapper().readTree(cp.resolve("metadata").toFile())
         .get("id").asText();
-    assertEquals(FILES - 1L, DeltaLog.forTable(spark, out.toString()).update(false, scala.Option.empty(),
+    assertEquals(BATCHES - 1L, DeltaLog.forTable(spark, out.toString()).update(false, scala.Option.empty(),
         scala.Option.empty()).transactions().get(StreamCheckpoint.appId(queryId)).get());
     // The restart resumed: it committed only what the killed run had not.
-    long resumed = (FILES - 1 - committedAtKill) * ROWS_PER_FILE;
+    long resumed = (BATCHES - 1 - committedAtKill) * FILES_PER_BATCH * ROWS_PER_FILE;
     assertTrue(secondOut.contains("rows in / out      " + resumed + " / " + resumed), secondOut);
 
     List<String> leaks = new ArrayList<>();
@@ -140,7 +148,7 @@ class StreamKillTest {
     }
     assertTrue(leaks.isEmpty(), "key or raw text found in " + leaks);
     assertFalse(actual.stream().anyMatch(r -> r.contains(WritePathTest.CANARY)), "raw text in the output");
-    assertTrue(Files.readString(tmp.resolve("first.err")).contains("stream: micro-batch 4 committed as table version 4: rows in 5, out 5"),
+    assertTrue(Files.readString(tmp.resolve("first.err")).contains("stream: micro-batch 4 committed as table version 4: rows in 10, out 10"),
         "the per-batch line is in the log");
   }
 

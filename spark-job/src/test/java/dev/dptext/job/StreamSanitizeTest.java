@@ -285,4 +285,10 @@ class StreamSanitizeTest {
     assertEquals(2, inPlace.exitCode(), inPlace.err());
     assertTrue(inPlace.err().contains("is the input"), inPlace.err());
   }
+
+  @Test
+  void theStreamingExampleConfigurationHoldsOnlySanitizeOptions() {
+    ConfigFile.load(Path.of("../conf/stream.properties"))
+        .validateAgainst(DpTextJob.commandLine().getSubcommands().get("sanitize").getCommandSpec());
+  }
 }
