@@ -95,7 +95,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
     // Only a run's first micro-batch can be one that a crash interrupted (within a run, a failed
     // micro-batch stops the query); checking later ones would cost a look at the table each time. The
     // commit itself checks the transaction again in any case.
-    boolean mayBeReplay = batches == 0 && !checkedReplay;
+    boolean mayBeReplay = !checkedReplay;
     checkedReplay = true;
     Optional<String> done = mayBeReplay ? TableWriter.alreadyCommitted(batch.sparkSession(), target) : Optional.empty();
     if (done.isPresent()) {
