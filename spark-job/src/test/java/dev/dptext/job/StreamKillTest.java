@@ -25,10 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Exactly once with a real crash: {@code sanitize --stream} runs as a separate JVM on 40 JSON files,
- * two per micro-batch; after its 6th micro-batch is committed it is killed with SIGKILL by PID; the
+ * four per micro-batch; after its 4th micro-batch is committed it is killed with SIGKILL by PID; the
  * same command restarts from the checkpoint. The table must then equal, row for row and column for
  * column, a batch run over the same files with the same key and ids, hold each micro-batch in exactly
- * one commit (20 versions, the last transaction 19), and neither the key nor the raw text may appear in
+ * one commit (10 versions, the last transaction 9), and neither the key nor the raw text may appear in
  * either JVM's output, the checkpoint or the Delta log.
  *
  * <p>The child JVM gets {@code spark.databricks.delta.snapshotPartitions=2}, as this JVM's session
@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StreamKillTest {
   static final int FILES = 40;
-  static final int FILES_PER_BATCH = 2;
+  static final int FILES_PER_BATCH = 4;
   static final int BATCHES = FILES / FILES_PER_BATCH;
   static final int ROWS_PER_FILE = 5;
   static final String KEY = "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9";
@@ -98,14 +98,14 @@ class StreamKillTest {
         "--key-file", keyFile.toString(), "--partitions", "2", "--progress-interval", "5"};
 
     Process first = launch(tmp.resolve("first.out"), tmp.resolve("first.err"), command);
-    // Wait until the 6th micro-batch (version 5) is committed, then kill -9 by PID.
-    Path sixth = out.resolve("_delta_log").resolve("00000000000000000005.json");
+    // Wait until the 4th micro-batch (version 3) is committed, then kill -9 by PID.
+    Path fourth = out.resolve("_delta_log").resolve("00000000000000000003.json");
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
-    while (!Files.exists(sixth) && first.isAlive() && System.nanoTime() < deadline) {
+    while (!Files.exists(fourth) && first.isAlive() && System.nanoTime() < deadline) {
       Thread.sleep(100);
     }
     assertTrue(first.isAlive(), "the stream ended before it could be killed: " + Files.readString(tmp.resolve("first.err")));
-    assertTrue(Files.exists(sixth), "no 6th micro-batch in time");
+    assertTrue(Files.exists(fourth), "no 4th micro-batch in time");
     Process kill = new ProcessBuilder("kill", "-KILL", Long.toString(first.pid())).inheritIO().start();
     assertEquals(0, kill.waitFor());
     assertTrue(first.waitFor(30, TimeUnit.SECONDS));
@@ -148,7 +148,7 @@ class StreamKillTest {
     }
     assertTrue(leaks.isEmpty(), "key or raw text found in " + leaks);
     assertFalse(actual.stream().anyMatch(r -> r.contains(WritePathTest.CANARY)), "raw text in the output");
-    assertTrue(Files.readString(tmp.resolve("first.err")).contains("stream: micro-batch 4 committed as table version 4: rows in 10, out 10"),
+    assertTrue(Files.readString(tmp.resolve("first.err")).contains("stream: micro-batch 2 committed as table version 2: rows in 20, out 20"),
         "the per-batch line is in the log");
   }
 

@@ -287,6 +287,26 @@ class StreamSanitizeTest {
   }
 
   @Test
+  void aDeltaTableStreamsIntoTheSameRowsAsABatchRunOverIt() throws Exception {
+    Path files = tmp.resolve("delta-source-files");
+    writeFiles(files, 0, 3, 4);
+    Path raw = tmp.resolve("delta-source");
+    for (int f = 0; f < 3; f++) { // three commits: three micro-batches of one file each
+      spark.read().schema(SCHEMA).json(files.resolve(String.format("part-%03d.json", f)).toString())
+          .write().format("delta").mode("append").save(raw.toString());
+    }
+    Path out = tmp.resolve("from-delta");
+    DpTextJobTest.Run r = JobFixtures.sanitize(raw, out.toString(), keyFile, embeddings, "--stream", "--checkpoint",
+        tmp.resolve("from-delta-checkpoint").toString(), "--input-format", "delta", "--max-files-per-trigger", "1");
+    assertEquals(0, r.exitCode(), r.err());
+    assertTrue(r.out().contains("stream: 3 micro-batch(es) this run"), r.out());
+    Path clean = tmp.resolve("from-delta-batch");
+    assertEquals(0, JobFixtures.sanitize(raw, clean.toString(), keyFile, embeddings, "--input-format", "delta")
+        .exitCode());
+    assertEquals(rows(clean), rows(out));
+  }
+
+  @Test
   void theStreamingExampleConfigurationHoldsOnlySanitizeOptions() {
     ConfigFile.load(Path.of("../conf/stream.properties"))
         .validateAgainst(DpTextJob.commandLine().getSubcommands().get("sanitize").getCommandSpec());
