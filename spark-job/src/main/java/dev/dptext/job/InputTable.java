@@ -84,12 +84,7 @@ final class InputTable {
    */
   static InputTable read(SparkSession spark, String path, DataFormat format, Map<String, String> options,
       String schemaDdl, String where, String idColumn, String textColumn) {
-    for (String reserved : new String[] {"mode", "columnNameOfCorruptRecord"}) {
-      if (options.keySet().stream().anyMatch(k -> k.equalsIgnoreCase(reserved))) {
-        throw new JobException(ExitCode.USAGE, "--input-option " + reserved + " is set by dptext (malformed "
-            + "records are never dropped); choose what happens to them with --on-corrupt fail|reject");
-      }
-    }
+    checkReservedOptions(options);
     boolean parsed = format == DataFormat.CSV || format == DataFormat.JSON;
     StructType given = schemaDdl == null ? null : givenSchema(schemaDdl, format, parsed);
     Dataset<Row> df;
@@ -119,23 +114,83 @@ final class InputTable {
       }
       throw e;
     }
-    if (where != null && !where.isBlank()) {
-      try {
-        // A malformed record has no column values, so it would match no predicate and vanish: keep
-        // it, so it is counted and rejected (or fails the run) like every other malformed record.
-        df = df.where(parsed ? org.apache.spark.sql.functions.expr(where).or(col(CORRUPT).isNotNull())
-            : org.apache.spark.sql.functions.expr(where));
-        df.schema();
-      } catch (Exception e) {
-        if (!(e instanceof org.apache.spark.sql.AnalysisException)) {
-          throw e;
-        }
-        throw new JobException(ExitCode.USAGE, "--where '" + where + "' is not a valid predicate over the input's "
-            + "columns (" + String.join(", ", Arrays.stream(df.columns()).filter(c -> !c.equals(CORRUPT))
-                .toArray(String[]::new)) + "): " + JobException.firstLine(e.getMessage()));
+    return new InputTable(filtered(df, where, parsed), parsed, idColumn, textColumn);
+  }
+
+  /**
+   * Reads {@code path} as a stream (Structured Streaming's file or Delta source), with the same rules
+   * as {@link #read}: CSV and JSON in PERMISSIVE mode with the corrupt-record column, {@code --where}
+   * applied, rejected records identified per micro-batch by {@link #over}. A stream's schema is fixed
+   * when it starts: CSV and JSON need {@code --input-schema} (Spark's file stream source does not infer
+   * one), Parquet takes the schema of the files already there, text and Delta carry their own.
+   */
+  static InputTable readStream(SparkSession spark, String path, DataFormat format, Map<String, String> options,
+      String schemaDdl, String where, String idColumn, String textColumn) {
+    checkReservedOptions(options);
+    boolean parsed = format == DataFormat.CSV || format == DataFormat.JSON;
+    if (parsed && schemaDdl == null) {
+      throw new JobException(ExitCode.USAGE, "A stream of " + format.sparkName() + " files needs its columns "
+          + "declared: add --input-schema \"id BIGINT, text STRING, ...\" (a stream's schema is fixed when it "
+          + "starts; Spark does not infer it from files that have not arrived yet)");
+    }
+    StructType given = schemaDdl == null ? null : givenSchema(schemaDdl, format, parsed);
+    Dataset<Row> df;
+    try {
+      org.apache.spark.sql.streaming.DataStreamReader reader =
+          spark.readStream().format(format.sparkName()).options(options);
+      if (parsed) {
+        reader = reader.option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", CORRUPT).schema(given);
+      } else if (format == DataFormat.PARQUET) {
+        reader = reader.schema(spark.read().parquet(path).schema());
+      }
+      df = reader.load(path);
+      df.schema();
+    } catch (JobException e) {
+      throw e;
+    } catch (Exception e) {
+      if (e instanceof org.apache.spark.sql.AnalysisException || e instanceof java.io.FileNotFoundException) {
+        throw new JobException(ExitCode.INPUT, "Cannot stream " + format.sparkName() + " input " + path + ": "
+            + JobException.firstLine(e.getMessage()) + "; check --input and --input-format"
+            + (format == DataFormat.PARQUET ? " (a Parquet stream takes its schema from the files already there)" : ""));
+      }
+      throw e;
+    }
+    return new InputTable(filtered(df, where, parsed), parsed, idColumn, textColumn);
+  }
+
+  /** The same table's rules (corrupt-record column, id column) over one micro-batch of its stream. */
+  InputTable over(Dataset<Row> batch) {
+    return new InputTable(batch, hasCorruptColumn, idColumn, textColumn);
+  }
+
+  private static void checkReservedOptions(Map<String, String> options) {
+    for (String reserved : new String[] {"mode", "columnNameOfCorruptRecord"}) {
+      if (options.keySet().stream().anyMatch(k -> k.equalsIgnoreCase(reserved))) {
+        throw new JobException(ExitCode.USAGE, "--input-option " + reserved + " is set by dptext (malformed "
+            + "records are never dropped); choose what happens to them with --on-corrupt fail|reject");
       }
     }
-    return new InputTable(df, parsed, idColumn, textColumn);
+  }
+
+  private static Dataset<Row> filtered(Dataset<Row> df, String where, boolean parsed) {
+    if (where == null || where.isBlank()) {
+      return df;
+    }
+    try {
+      // A malformed record has no column values, so it would match no predicate and vanish: keep
+      // it, so it is counted and rejected (or fails the run) like every other malformed record.
+      Dataset<Row> f = df.where(parsed ? org.apache.spark.sql.functions.expr(where).or(col(CORRUPT).isNotNull())
+          : org.apache.spark.sql.functions.expr(where));
+      f.schema();
+      return f;
+    } catch (Exception e) {
+      if (!(e instanceof org.apache.spark.sql.AnalysisException)) {
+        throw e;
+      }
+      throw new JobException(ExitCode.USAGE, "--where '" + where + "' is not a valid predicate over the input's "
+          + "columns (" + String.join(", ", Arrays.stream(df.columns()).filter(c -> !c.equals(CORRUPT))
+              .toArray(String[]::new)) + "): " + JobException.firstLine(e.getMessage()));
+    }
   }
 
   /**
@@ -217,6 +272,18 @@ final class InputTable {
   Dataset<Row> accepted() {
     Dataset<Row> ok = all.where(not(malformed()).and(not(nullId())));
     return hasCorruptColumn ? ok.drop(CORRUPT) : ok;
+  }
+
+  /**
+   * Every input row, with the counts of {@link #count} (rows, rows sanitized, malformed records, rows
+   * with a null id) observed under {@code name} ({@link Dataset#observe}): a stream reports them per
+   * micro-batch in its progress ({@code StreamingQueryProgress.observedMetrics}).
+   */
+  Dataset<Row> observed(String name) {
+    return all.observe(name, functions.count(lit(1)).as("rowsIn"),
+        sum(when(not(malformed()).and(not(nullId())), 1).otherwise(0)).as("rowsSanitized"),
+        sum(when(malformed(), 1).otherwise(0)).as("rowsMalformed"),
+        sum(when(not(malformed()).and(nullId()), 1).otherwise(0)).as("rowsNullId"));
   }
 
   /** The rejected rows as read (raw text included), with the reason. */

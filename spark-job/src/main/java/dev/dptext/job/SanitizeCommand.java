@@ -137,6 +137,11 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       description = "Print N rows of the output after the run (for demos). Default: ${DEFAULT-VALUE}.")
   int show;
 
+  @picocli.CommandLine.Mixin StreamOptions stream;
+
+  /** SanText+'s word ranks by default: the embedding file's order, public. */
+  static final String PUBLIC_FREQUENCIES = "embeddings (public rank of the embedding file)";
+
   /** Every setting of the table but the key itself (the mechanism, its parameters, the model, the key's source). */
   @Override
   public List<Setting<?>> settings() {
@@ -146,15 +151,19 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
   @Override
   public Integer call() {
     long start = System.nanoTime();
+    stream.check();
     SparkSession spark = JobSession.get();
-    TableWriter.Target target = new TableWriter.Target(output, outputFormat, WriteMode.parse(mode), where,
-        mergeKeys != null ? mergeKeys : idColumn != null ? List.of(idColumn) : List.of(), txnAppId, txnVersion);
     InputTable.OnCorrupt corruptPolicy = InputTable.OnCorrupt.parse(onCorrupt);
     if ((corruptPolicy == InputTable.OnCorrupt.REJECT) != (rejects != null)) {
       throw new JobException(ExitCode.USAGE, rejects == null
           ? "--on-corrupt reject needs --rejects PATH (where the rejected records go)"
           : "--rejects is given but --on-corrupt is fail; add --on-corrupt reject or drop --rejects");
     }
+    if (stream.enabled) {
+      return SanitizeStream.run(this, spark, start);
+    }
+    TableWriter.Target target = new TableWriter.Target(output, outputFormat, WriteMode.parse(mode), where,
+        mergeKeys != null ? mergeKeys : idColumn != null ? List.of(idColumn) : List.of(), txnAppId, txnVersion);
     // What is at the output is checked first: no model is built and no row is read for a run that
     // must not write there.
     InPlace inPlaceRun = InPlace.check(spark, input, target, InPlacePolicy.parse(inPlace));
@@ -232,7 +241,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
-    String frequencies = model != null ? CorpusFrequencies.LABEL : "embeddings (public rank of the embedding file)";
+    String frequencies = model != null ? CorpusFrequencies.LABEL : PUBLIC_FREQUENCIES;
     String hash = model != null ? model.hash() : ModelOptions.load(spark, options).hash();
     Map<String, String> audit = new LinkedHashMap<>(
         RunSummary.audit(builder.options(), builder.guarantee(), hash, frequencies));
@@ -280,7 +289,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
    * of heap: each text is sanitized whole (its tokens and the mechanism's draws are held together),
    * so the fix is more memory per task or shorter texts.
    */
-  private static java.util.Optional<JobException> outOfMemory(Throwable e, long longestText) {
+  static java.util.Optional<JobException> outOfMemory(Throwable e, long longestText) {
     for (Throwable c = e; c != null; c = c.getCause()) {
       // A task's failure reaches the driver as a SparkException that names the error in its message
       // (the executor's OutOfMemoryError object itself is not always its cause).
@@ -296,7 +305,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
   }
 
   /** The rejects table holds raw records: it must be neither the input nor the output. */
-  private void checkRejectsPath(SparkSession spark) {
+  void checkRejectsPath(SparkSession spark) {
     String r = OutputLocation.qualified(spark, rejects);
     if (r.equals(OutputLocation.qualified(spark, output)) || r.equals(OutputLocation.qualified(spark, input))) {
       throw new JobException(ExitCode.USAGE, "--rejects " + rejects + " is the " + (r.equals(OutputLocation.qualified(
@@ -310,7 +319,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
    * The rows to sanitize, over enough partitions to keep every core busy: sanitizing is CPU-bound per
    * row, and a single input file smaller than a split is one partition.
    */
-  private Dataset<Row> spread(SparkSession spark, Dataset<Row> in) {
+  Dataset<Row> spread(SparkSession spark, Dataset<Row> in) {
     if (partitions < 0) {
       throw new JobException(ExitCode.USAGE, "--partitions must be ≥ 0 (0 = automatic), got " + partitions);
     }
@@ -355,7 +364,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
   }
 
   /** The id mode, checked against --id-column: column mode needs one, the others must not have one. */
-  private IdMode idModeValue(IdMode mode) {
+  IdMode idModeValue(IdMode mode) {
     if (mode == IdMode.COLUMN && idColumn == null) {
       throw new JobException(ExitCode.USAGE,
           "No --id-column. Name a stable, unique id column (recommended), or choose explicitly with "
@@ -382,7 +391,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     }
   }
 
-  private DataFormat resolvedInputFormat() {
+  DataFormat resolvedInputFormat() {
     if (inputFormat != null) {
       return DataFormat.parse(inputFormat);
     }

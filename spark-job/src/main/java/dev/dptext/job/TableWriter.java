@@ -120,6 +120,11 @@ final class TableWriter {
     return Optional.empty();
   }
 
+  /** The latest committed version of the Delta table at {@code path}. */
+  static long currentVersion(SparkSession spark, String path) {
+    return DeltaLog.forTable(spark, path).update(false, scala.Option.empty(), scala.Option.empty()).version();
+  }
+
   private static String nothingToDo(Target t, long v) {
     return "Nothing to do: " + t.path() + " already holds the commit of --txn-app-id " + t.txnAppId()
         + " --txn-version " + v + " (an earlier run of this job); nothing was written";
@@ -150,7 +155,7 @@ final class TableWriter {
     long version;
     try {
       if (t.mode() == WriteMode.MERGE && OutputLocation.inspect(spark, t.path()).kind == OutputLocation.Kind.DELTA_TABLE) {
-        long before = DeltaLog.forTable(spark, t.path()).update(false, scala.Option.empty(), scala.Option.empty()).version();
+        long before = currentVersion(spark, t.path());
         merge(df, t, userMetadata);
         version = DeltaTable.forPath(spark, t.path()).history().where("version > " + before)
             .orderBy("version").first().<Long>getAs("version");

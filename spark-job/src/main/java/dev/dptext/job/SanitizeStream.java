@@ -1,0 +1,194 @@
+package dev.dptext.job;
+
+import dev.dptext.spark.DpText;
+import dev.dptext.spark.DpTextOptions;
+import dev.dptext.spark.IdMode;
+import dev.dptext.spark.TokenAccumulators;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.StreamingQueryException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code sanitize --stream}: the input as a Structured Streaming query (file or Delta source), each
+ * micro-batch sanitized and committed to a Delta table exactly once ({@link StreamBatchWriter}), the
+ * query's progress in its checkpoint ({@link StreamCheckpoint}).
+ *
+ * <p>Why {@code foreachBatch} and not Delta's streaming sink, which is idempotent per micro-batch too:
+ * the sink commits the rows alone, so the audit (table properties stating the guarantee) would need a
+ * second commit, and a micro-batch's malformed records could not stop the stream before its rows were
+ * committed. Through {@code foreachBatch} every micro-batch takes the batch job's write path: the same
+ * checks, rows and audit in one commit, the Delta transaction (query id, batch id) that Delta's sink
+ * also uses.
+ *
+ * <p>The model and mechanism are built and broadcast once, before the query starts; each micro-batch
+ * reuses the broadcast. Refused in stream mode: fresh randomness (a replayed micro-batch would differ
+ * from the attempt a crash interrupted), corpus word counts (a stream has no whole corpus), output
+ * other than Delta, in-place, and modes other than errorifexists and append.
+ */
+final class SanitizeStream {
+  private static final Logger LOG = LoggerFactory.getLogger(SanitizeStream.class);
+  /** The name of the stream's observed metrics in its progress. */
+  static final String OBSERVED = "dptext";
+
+  private SanitizeStream() {}
+
+  static int run(SanitizeCommand c, SparkSession spark, long start) {
+    WriteMode mode = WriteMode.parse(c.mode);
+    refuseUnsupported(c, mode);
+    refuseInPlace(spark, c.input, c.output);
+    // What is at the output (a file, a non-Delta directory) is refused as in a batch run; whether an
+    // existing table may take this stream's rows is the checkpoint's question.
+    TableWriter.Target target = new TableWriter.Target(c.output, "delta", mode, null, List.of(), null, null);
+    OutputLocation.inspect(spark, c.output).checkWritable(new TableWriter.Target(c.output, "delta", WriteMode.APPEND,
+        null, List.of(), null, null));
+    StreamCheckpoint checkpoint = StreamCheckpoint.check(spark, c.stream.checkpoint, c.input, c.output);
+    checkpoint.checkOutput(c.output, mode == WriteMode.ERROR_IF_EXISTS);
+    if (c.rejects != null) {
+      c.checkRejectsPath(spark);
+    }
+    DpTextOptions options = SettingOptions.read(c.spec, c.settings());
+    IdMode ids = c.idModeValue(options.idMode());
+    if (ids == IdMode.FRESH) {
+      throw new JobException(ExitCode.USAGE, "--stream refuses --id-mode fresh: a micro-batch that a crash "
+          + "interrupted is run again after the restart, and with fresh randomness its rows would get other text "
+          + "than the lost attempt's. Use --id-column (recommended) or --id-mode content-hash");
+    }
+    DpText.Builder builder = SanitizeCommand.sanitizer(spark, options); // resolves the key before any reading
+    DataFormat format = c.resolvedInputFormat();
+    Map<String, String> readOptions = new LinkedHashMap<>(c.inputOptions);
+    readOptions.putAll(c.stream.sourceOptions());
+    String text = c.textColumn;
+    InputTable input = InputTable.readStream(spark, c.input, format, readOptions, c.inputSchema, c.where,
+        ids == IdMode.COLUMN ? c.idColumn : null, text);
+    if (format == DataFormat.TEXT && text.equals("text") && !List.of(input.all().columns()).contains("text")) {
+      text = "value";
+      input = InputTable.readStream(spark, c.input, format, readOptions, c.inputSchema, c.where, null, text);
+    }
+    String out = c.outputColumn == null ? text : c.outputColumn;
+    try {
+      if (ids == IdMode.COLUMN) {
+        builder.idColumn(c.idColumn);
+      } else {
+        builder.seedByContent();
+      }
+      builder.validate(input.schema(), text);
+      builder.prepare(spark); // the model and the broadcast, once for the whole query
+    } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
+      throw new JobException(ExitCode.INPUT, e.getMessage());
+    }
+    String hash = ModelOptions.load(spark, options).hash();
+    Map<String, String> audit = RunSummary.audit(builder.options(), builder.guarantee(), hash,
+        SanitizeCommand.PUBLIC_FREQUENCIES);
+    TokenAccumulators counters = new TokenAccumulators(spark.sparkContext());
+    builder.countTokens(counters);
+    CompletableFuture<String> queryId = new CompletableFuture<>();
+    InputTable in = input;
+    String inputPath = c.input;
+    StreamBatchWriter writer = new StreamBatchWriter(input, builder, text, out, c.output, c.rejects,
+        counts -> InputTable.failure(counts, inputPath, format, readOptions), audit, counters,
+        batch -> c.spread(spark, batch), queryId);
+    checkpoint.bind();
+    StreamingQuery query;
+    try {
+      query = in.observed(OBSERVED).writeStream()
+          .option("checkpointLocation", checkpoint.path())
+          .trigger(c.stream.sparkTrigger())
+          .foreachBatch(writer)
+          .start();
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new JobException(ExitCode.FAILURE, "The stream did not start: " + JobException.firstLine(e.getMessage()));
+    }
+    queryId.complete(query.id().toString());
+    LOG.info("stream: query {} (run {}) started; checkpoint {}, trigger {}", query.id(), query.runId(),
+        checkpoint.path(), c.stream.trigger);
+    try (ProgressReporter progress = ProgressReporter.start(spark, counters, c.progressInterval)) {
+      query.awaitTermination();
+    } catch (StreamingQueryException e) {
+      throw failure(e, checkpoint.path());
+    }
+    LOG.info("stream: query {} finished: {} micro-batch(es) committed by this run", query.id(), writer.batches());
+    double seconds = (System.nanoTime() - start) / 1e9;
+    long version = writer.lastVersion() >= 0 ? writer.lastVersion()
+        : OutputLocation.inspect(spark, c.output).kind == OutputLocation.Kind.DELTA_TABLE
+            ? TableWriter.currentVersion(spark, c.output) : -1;
+    RunSummary summary = new RunSummary(builder.options(), writer.rowsIn(), writer.rowsOut(), writer.rowsRejected(),
+        counters, seconds, hash, SanitizeCommand.PUBLIC_FREQUENCIES, target, version, null);
+    System.out.println(summary.render().replace("dptext sanitize summary",
+        "dptext sanitize summary (stream: " + writer.batches() + " micro-batch(es) this run)"));
+    String summaryPath = c.summaryJson != null ? c.summaryJson
+        : c.output.replaceAll("/+$", "") + "/" + RunSummary.FILE_NAME;
+    Map<String, Object> json = summary.toMap(c.output);
+    json.put("stream", Map.of("queryId", query.id().toString(), "microBatches", writer.batches()));
+    OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(json) + "\n");
+    return 0;
+  }
+
+  /** The options a stream cannot honour, each refused with its reason. */
+  private static void refuseUnsupported(SanitizeCommand c, WriteMode mode) {
+    if (!OutputFormat.checkFormat(c.outputFormat).equals("delta")) {
+      throw new JobException(ExitCode.USAGE, "--stream writes Delta only (--output-format delta): each micro-batch "
+          + "is one Delta commit that records its batch id, which is what makes a restart write it exactly once; "
+          + "Parquet has no such record");
+    }
+    if (mode != WriteMode.ERROR_IF_EXISTS && mode != WriteMode.APPEND) {
+      throw new JobException(ExitCode.USAGE, "--stream appends each micro-batch: use --mode errorifexists (default: "
+          + "a new table, or this stream's own on a restart) or --mode append (an existing table), not --mode "
+          + mode.label);
+    }
+    if (c.txnAppId != null || c.txnVersion != null) {
+      throw new JobException(ExitCode.USAGE, "--stream keys its commits itself (query id and batch id, kept in the "
+          + "checkpoint): drop --txn-app-id/--txn-version");
+    }
+    if (!c.inPlace.strip().equalsIgnoreCase("refuse")) {
+      throw new JobException(ExitCode.USAGE, "--stream never sanitizes in place: write to another --output and "
+          + "drop --in-place");
+    }
+    if (!c.frequencySource.strip().equalsIgnoreCase("embeddings")) {
+      throw new JobException(ExitCode.USAGE, "--stream uses the embedding file's public word ranks: "
+          + "--frequency-source private-corpus counts the whole input first, which a stream does not have");
+    }
+    if (c.show > 0) {
+      throw new JobException(ExitCode.USAGE, "--show is for batch runs; read the output table instead");
+    }
+  }
+
+  /** A stream that writes into its own input would read its own rows again: refused. */
+  private static void refuseInPlace(SparkSession spark, String input, String output) {
+    boolean same = OutputLocation.qualified(spark, input).equals(OutputLocation.qualified(spark, output));
+    java.util.Optional<String> outId = OutputLocation.deltaTableId(spark, output);
+    if (same || (outId.isPresent() && outId.equals(OutputLocation.deltaTableId(spark, input)))) {
+      throw new JobException(ExitCode.USAGE, "--output " + output + " is the input: a stream never sanitizes in "
+          + "place (it would read its own output as new input, and the raw rows would stay). Write to another "
+          + "--output");
+    }
+  }
+
+  /**
+   * The exit code of a failed query: the {@link JobException} a micro-batch threw (as a batch run would
+   * end), else an unexpected failure (exit 1; a restart resumes from the checkpoint).
+   */
+  private static RuntimeException failure(StreamingQueryException e, String checkpoint) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof JobException je) {
+        return je;
+      }
+      // Spark's checkpoint log creates each micro-batch's entry exclusively: a second run of the same
+      // stream finds the entry the first one wrote.
+      if (t instanceof java.util.ConcurrentModificationException
+          || t.getClass().getName().equals("org.apache.spark.SparkConcurrentModificationException")) {
+        return new JobException(ExitCode.CONFLICT, "Another run of this stream is using --checkpoint " + checkpoint
+            + " at the same time; the output holds each micro-batch once, whichever run wrote it. Let the other run "
+            + "finish (or stop it), then run again");
+      }
+    }
+    return new JobException(ExitCode.FAILURE, "The stream failed: " + JobException.firstLine(
+        e.getCause() != null ? e.getCause().getClass().getName() + ": " + e.getCause().getMessage() : e.getMessage())
+        + ". Committed micro-batches stay; a restart with the same --checkpoint resumes after the last one");
+  }
+}
