@@ -52,7 +52,7 @@ run() { # name, size (small|large), mechanism flags...
     --output "$WORK/out-$name-$size" --output-format parquet "$@" >"$WORK/$name-$size.log" 2>&1 || { cat "$WORK/$name-$size.log"; exit 1; }
   t1=$(date +%s.%N)
   local elapsed tokens
-  elapsed=$(sed -n 's/^ *elapsed *\([0-9.]*\) s/\1/p' "$WORK/$name-$size.log")
+  elapsed=$(sed -n 's/^ *elapsed *\([0-9.]*\) s.*/\1/p' "$WORK/$name-$size.log")
   tokens=$(sed -n 's/^ *tokens *\([0-9,]*\)$/\1/p' "$WORK/$name-$size.log" | tr -d ,)
   if [[ -z "$elapsed" || -z "$tokens" ]]; then
     echo "no run summary in $WORK/$name-$size.log" >&2; tail -n 5 "$WORK/$name-$size.log" >&2; exit 1

@@ -6,10 +6,20 @@ import dev.dptext.spark.Settings;
 import dev.dptext.spark.TokenAccumulators;
 import java.util.Locale;
 
-/** The end-of-run report: counts, privacy parameters, timing. Contains no text and no key. */
+/**
+ * The end-of-run report: counts, privacy parameters, timing. Contains no text and no key.
+ *
+ * <p>{@code seconds} is the whole run; {@code workSeconds} the part that reads, sanitizes and writes the
+ * rows (for a stream: the query's run). The rate is taken over the latter only, and not at all when it
+ * is too short to mean anything: a run's fixed cost (JVM, Spark session, model, input count) would
+ * otherwise make a small input look slow ("9 tokens/s" for the demo's nine tickets).
+ */
 record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRejected, TokenAccumulators counters,
-    double seconds, String modelHash, String frequencySource, TableWriter.Target target, long tableVersion,
-    String inPlace) {
+    double seconds, double workSeconds, String modelHash, String frequencySource, TableWriter.Target target,
+    long tableVersion, String inPlace) {
+
+  /** Below this much sanitizing time a rate is mostly scheduling noise: none is reported. */
+  static final double MIN_RATE_SECONDS = 2.0;
 
   /** The JSON summary's file name in the output directory (by default). */
   static final String FILE_NAME = "_dptext_summary.json";
@@ -68,8 +78,11 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     j.put("parameters", m.describe());
     j.put("modelSha256", modelHash);
     j.put("elapsedSeconds", seconds);
-    j.put("tokensPerSecond", counters.tokens() / seconds);
-    j.put("rowsPerSecond", rowsIn / seconds);
+    j.put("workSeconds", workSeconds);
+    if (workSeconds >= MIN_RATE_SECONDS) {
+      j.put("tokensPerSecond", counters.tokens() / workSeconds);
+      j.put("rowsPerSecond", rowsIn / workSeconds);
+    }
     return j;
   }
 
@@ -97,8 +110,13 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
       s.append(String.format(Locale.ROOT, "  word frequencies   %s%n", frequencySource));
     }
     s.append(String.format(Locale.ROOT, "  randomness         id mode %s%n", options.get(Settings.ID_MODE)));
-    s.append(String.format(Locale.ROOT, "  elapsed            %.1f s%n", seconds));
-    s.append(String.format(Locale.ROOT, "  throughput         %,.0f tokens/s, %,.0f rows/s", tokens / seconds, rowsIn / seconds));
+    s.append(String.format(Locale.ROOT, "  elapsed            %.1f s (set-up %.1f s: session, model, input checks; "
+        + "read, sanitize and write %.1f s)%n", seconds, seconds - workSeconds, workSeconds));
+    s.append(workSeconds >= MIN_RATE_SECONDS
+        ? String.format(Locale.ROOT, "  throughput         %,.0f tokens/s, %,.0f rows/s (read, sanitize and write)",
+            tokens / workSeconds, rowsIn / workSeconds)
+        : String.format(Locale.ROOT, "  throughput         not reported: %.1f s of sanitizing is too little work for a "
+            + "rate (under %.0f s)", workSeconds, MIN_RATE_SECONDS));
     return s.toString();
   }
 

@@ -248,6 +248,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     inPlaceRun.note().ifPresent(n -> audit.put(InPlace.PROPERTY, n));
     TableWriter.Result written;
     LOG.info("phase: writing {} rows", counts.rows() - counts.rejected());
+    long workStart = System.nanoTime();
     try (ProgressReporter progress = ProgressReporter.start(spark, counters, progressInterval)) {
       written = TableWriter.write(result, inPlaceRun.target(target), inPlaceRun.commit(audit));
     } catch (TableWriter.AlreadyCommitted e) {
@@ -265,9 +266,9 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     long rowsOut = written.rowsWritten();
     boolean intact = rowsOut + rejected == rowsIn;
     inPlaceRun.finish(intact); // a purge swaps the new table in only when every row is there
-    double seconds = (System.nanoTime() - start) / 1e9;
-    RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, rejected, counters, seconds, hash,
-        frequencies, target, written.version(), inPlaceRun.note().orElse(null));
+    long end = System.nanoTime();
+    RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, rejected, counters, (end - start) / 1e9,
+        (end - workStart) / 1e9, hash, frequencies, target, written.version(), inPlaceRun.note().orElse(null));
     System.out.println(summary.render());
     String summaryPath = summaryJson != null ? summaryJson : output.replaceAll("/+$", "") + "/" + RunSummary.FILE_NAME;
     OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(summary.toMap(output)) + "\n");

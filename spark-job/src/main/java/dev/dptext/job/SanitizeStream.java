@@ -95,6 +95,7 @@ final class SanitizeStream {
         batch -> c.spread(spark, batch), queryId);
     checkpoint.bind();
     StreamingQuery query;
+    long workStart = System.nanoTime();
     try {
       query = in.observed(OBSERVED).writeStream()
           .option("checkpointLocation", checkpoint.path())
@@ -113,12 +114,12 @@ final class SanitizeStream {
       throw failure(e, checkpoint.path());
     }
     LOG.info("stream: query {} finished: {} micro-batch(es) committed by this run", query.id(), writer.batches());
-    double seconds = (System.nanoTime() - start) / 1e9;
+    long end = System.nanoTime();
     long version = writer.lastVersion() >= 0 ? writer.lastVersion()
         : OutputLocation.inspect(spark, c.output).kind == OutputLocation.Kind.DELTA_TABLE
             ? TableWriter.currentVersion(spark, c.output) : -1;
     RunSummary summary = new RunSummary(builder.options(), writer.rowsIn(), writer.rowsOut(), writer.rowsRejected(),
-        counters, seconds, hash, SanitizeCommand.PUBLIC_FREQUENCIES, target, version, null);
+        counters, (end - start) / 1e9, (end - workStart) / 1e9, hash, SanitizeCommand.PUBLIC_FREQUENCIES, target, version, null);
     System.out.println(summary.render().replace("dptext sanitize summary",
         "dptext sanitize summary (stream: " + writer.batches() + " micro-batch(es) this run)"));
     String summaryPath = c.summaryJson != null ? c.summaryJson
