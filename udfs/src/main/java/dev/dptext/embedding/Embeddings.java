@@ -17,7 +17,7 @@ import java.util.Map;
  * computed by {@link #distance(int, int)}, in double precision in a fixed order, so every JVM and
  * every executor computes bit-identical distances and so draws identical outputs from one seed.
  */
-public final class Embeddings implements Serializable {
+public final class Embeddings implements Vocabulary, Serializable {
   private static final long serialVersionUID = 1L;
 
   private final String[] words;
@@ -65,6 +65,7 @@ public final class Embeddings implements Serializable {
   }
 
   /** |V|. */
+  @Override
   public int size() {
     return words.length;
   }
@@ -75,11 +76,13 @@ public final class Embeddings implements Serializable {
   }
 
   /** The word of rank {@code i}. */
+  @Override
   public String word(int i) {
     return words[i];
   }
 
   /** The rank of {@code word}, or -1 if it is not in the vocabulary. */
+  @Override
   public int indexOf(String word) {
     Integer i = index.get(word);
     return i == null ? -1 : i;
@@ -166,9 +169,15 @@ public final class Embeddings implements Serializable {
    * stop happens the result is bit-identical to {@code squaredDistance}.
    */
   public double squaredDistanceBelow(int i, int j, double limit) {
-    float[] a = vectors;
-    int ao = i * dim;
-    int bo = j * dim;
+    return squaredDistanceBelow(vectors, i * dim, vectors, j * dim, dim, limit);
+  }
+
+  /**
+   * {@link #squaredDistanceBelow(int, int, double)} for two vectors held anywhere (the partitioned
+   * path holds the input word's and the proposal's vectors outside any {@link Embeddings}): the same
+   * arithmetic in the same order, so the same comparisons with {@code limit}.
+   */
+  public static double squaredDistanceBelow(float[] a, int ao, float[] b, int bo, int dim, double limit) {
     double s0 = 0;
     double s1 = 0;
     double s2 = 0;
@@ -177,10 +186,10 @@ public final class Embeddings implements Serializable {
     while (k + 3 < dim) {
       int stop = Math.min(dim - 3, k + 24);
       for (; k < stop; k += 4) {
-        double d0 = (double) a[ao + k] - a[bo + k];
-        double d1 = (double) a[ao + k + 1] - a[bo + k + 1];
-        double d2 = (double) a[ao + k + 2] - a[bo + k + 2];
-        double d3 = (double) a[ao + k + 3] - a[bo + k + 3];
+        double d0 = (double) a[ao + k] - b[bo + k];
+        double d1 = (double) a[ao + k + 1] - b[bo + k + 1];
+        double d2 = (double) a[ao + k + 2] - b[bo + k + 2];
+        double d3 = (double) a[ao + k + 3] - b[bo + k + 3];
         s0 += d0 * d0;
         s1 += d1 * d1;
         s2 += d2 * d2;
@@ -192,7 +201,7 @@ public final class Embeddings implements Serializable {
       }
     }
     for (; k < dim; k++) {
-      double d = (double) a[ao + k] - a[bo + k];
+      double d = (double) a[ao + k] - b[bo + k];
       s0 += d * d;
     }
     return (s0 + s1) + (s2 + s3);

@@ -2,7 +2,11 @@ package dev.dptext.knn;
 
 import java.util.Arrays;
 
-/** Bounded max-heaps of (distance, rank) kept in slices of flat arrays, for top-k selection. */
+/**
+ * Bounded max-heaps of (distance, rank) kept in slices of flat arrays, for top-k selection. The
+ * order is lexicographic, (distance, rank): among equal distances the higher rank is the larger, so a
+ * full heap evicts it first and ties always resolve to the lower rank, as the mechanisms promise.
+ */
 final class Heaps {
   private Heaps() {}
 
@@ -11,7 +15,7 @@ final class Heaps {
     int pos = size;
     while (pos > 0) {
       int parent = (pos - 1) >>> 1;
-      if (d[base + parent] >= value) {
+      if (!before(d[base + parent], id[base + parent], value, index)) {
         break;
       }
       d[base + pos] = d[base + parent];
@@ -31,8 +35,9 @@ final class Heaps {
         break;
       }
       int right = left + 1;
-      int larger = right < size && d[base + right] > d[base + left] ? right : left;
-      if (d[base + larger] <= value) {
+      int larger = right < size && before(d[base + left], id[base + left], d[base + right], id[base + right])
+          ? right : left;
+      if (!before(value, index, d[base + larger], id[base + larger])) {
         break;
       }
       d[base + pos] = d[base + larger];
@@ -41,6 +46,11 @@ final class Heaps {
     }
     d[base + pos] = value;
     id[base + pos] = index;
+  }
+
+  /** Whether (d1, i1) comes strictly before (d2, i2) in (distance, rank) order. */
+  static boolean before(double d1, int i1, double d2, int i2) {
+    return d1 < d2 || (d1 == d2 && i1 < i2);
   }
 
   /** Positions 0..n-1 of (d, id) ordered by (d, id): nearest first, ties by the lower rank. */
