@@ -51,10 +51,11 @@ public final class PartitionedModelBuilder {
    * @param vectors rows (rank int, word string, vector array&lt;float&gt;), ranks 0..|V|−1 in public
    *     frequency order
    * @param output the model directory (overwritten)
-   * @param targetStarts the candidate tables to build (0 for SanText, the first sensitive rank for SanText+)
+   * @param tables given |V|, the candidate tables to build (0 for SanText, the first sensitive rank for SanText+)
+   * @param shards the number of vocabulary shards, or 0 for {@link #defaultShards}
    */
   public static PartitionedModel build(SparkSession spark, Dataset<Row> vectors, String output, RowLengths rows,
-      List<Integer> targetStarts, int shards, Map<String, String> metadata) {
+      java.util.function.IntFunction<List<Integer>> tables, int shards, Map<String, String> metadata) {
     long started = System.nanoTime();
     String vectorsPath = output + "/vectors";
     vectors.select("rank", "word", "vector").write().mode(SaveMode.Overwrite).parquet(vectorsPath);
@@ -65,6 +66,10 @@ public final class PartitionedModelBuilder {
       throw new IllegalArgumentException("too many words: " + count);
     }
     int size = (int) count;
+    List<Integer> targetStarts = tables.apply(size);
+    if (shards <= 0) {
+      shards = defaultShards(size, dim, spark.sparkContext().defaultParallelism());
+    }
     JavaRDD<VocabularyShard> shardRdd = Shards.load(spark, vectorsPath, null, -1, size, dim, shards);
 
     double[] mean = shardRdd.map(s -> {
@@ -96,6 +101,18 @@ public final class PartitionedModelBuilder {
     LOG.info("partitioned model: {} words × {} dims, {} shards, tables {}, built in {} s", size, dim, shards,
         targetStarts, String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9));
     return model;
+  }
+
+  /** Target shard size of the vectors: small enough that a task holds two, large enough for good GEMM blocks. */
+  public static final long SHARD_BYTES = 64L << 20;
+
+  /**
+   * Enough shards that each holds at most {@link #SHARD_BYTES} of vectors, and at least one per core
+   * (the all-pairs search has shards² tasks, the sanitize rounds one task per shard).
+   */
+  public static int defaultShards(int size, int dim, int parallelism) {
+    long bytes = 4L * size * dim;
+    return (int) Math.max(Math.max(1, parallelism), (bytes + SHARD_BYTES - 1) / SHARD_BYTES);
   }
 
   /** One candidate table by the blocked all-pairs search. */

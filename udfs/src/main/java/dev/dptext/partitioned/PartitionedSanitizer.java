@@ -7,6 +7,8 @@ import dev.dptext.random.RowSeeder;
 import dev.dptext.random.SecretKey;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.Settings;
+import dev.dptext.spark.TokenAccumulators;
+import dev.dptext.text.TokenCounts;
 import dev.dptext.mechanism.CandidateEnvelope;
 import dev.dptext.mechanism.ExponentialMechanism;
 import dev.dptext.mechanism.NearestWordMechanism;
@@ -103,6 +105,12 @@ public final class PartitionedSanitizer {
    * @param idColumn the id column (id mode column), else null
    */
   public Dataset<Row> transform(Dataset<Row> df, String inputColumn, String outputColumn, String idColumn) {
+    return transform(df, inputColumn, outputColumn, idColumn, null);
+  }
+
+  /** As above, adding each row's token counts to {@code counters} (may be null). */
+  public Dataset<Row> transform(Dataset<Row> df, String inputColumn, String outputColumn, String idColumn,
+      TokenAccumulators counters) {
     rounds.set(0);
     StructType schema = df.schema();
     int textIndex = schema.fieldIndex(inputColumn);
@@ -160,7 +168,11 @@ public final class PartitionedSanitizer {
             stream = s.streamFor(text, idIndex < 0 ? null : r.get(idIndex)); // no vocabulary token: no draws yet
             outputs = new int[0];
           }
-          result = s.text().assemble(t, outputs, stream, null);
+          TokenCounts counts = counters == null ? null : new TokenCounts();
+          result = s.text().assemble(t, outputs, stream, counts);
+          if (counts != null) {
+            counters.add(counts);
+          }
         }
         values[outIndex] = result;
         return RowFactory.create(values);

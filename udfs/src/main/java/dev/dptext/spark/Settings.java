@@ -36,6 +36,12 @@ public final class Settings {
           + "(memory |V|·K).")
       .createWithDefault(ValueType.INT, Check.atLeast(1), DpTextModel.DEFAULT_NEIGHBOURS);
 
+  public static final Setting<String> MODEL_LAYOUT = Setting.define("modelLayout")
+      .doc("How the model is held: partitioned (vocabulary shards on the executors, for vocabularies too large to "
+          + "broadcast; build-model then writes a partitioned model directory), broadcast (whole, to every "
+          + "executor), or auto (partitioned above 1 GiB of vectors). Same output either way.")
+      .createWithDefault(ValueType.choice(ModelLayout.class, ModelLayout::parse), Check.any(), "auto");
+
   public static final Setting<String> MECHANISM = Mechanisms.MECHANISM;
 
   public static final Setting<String> OOV = Setting.define("oov")
@@ -92,6 +98,7 @@ public final class Settings {
 
   private static List<Setting<?>> all() {
     List<Setting<?>> all = new ArrayList<>(MODEL_SETTINGS);
+    all.add(MODEL_LAYOUT);
     all.add(MECHANISM);
     all.addAll(Mechanisms.parameters());
     all.addAll(List.of(OOV, OOV_PLACEHOLDER, CASE_POLICY, ID_MODE, PURPOSE, KEY_FILE, KEY_ENV, DATABRICKS_SECRET,

@@ -79,7 +79,7 @@ class PartitionedPathTest {
     Path dir = Files.createTempDirectory("dptext-partitioned");
     partitioned = PartitionedModelBuilder.build(spark, spark.createDataFrame(vectorRows, vectorSchema),
         dir.resolve("model").toString(), RowLengths.tiered(16),
-        List.of(0, SanTextPlus.sensitiveStart(size, W)), 3, Map.of("source", "test"));
+        v -> List.of(0, SanTextPlus.sensitiveStart(v, W)), 3, Map.of("source", "test"));
     broadcast = partitioned.toBroadcastModel(spark);
 
     List<Row> rows = new ArrayList<>();
