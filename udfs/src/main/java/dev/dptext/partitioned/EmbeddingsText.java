@@ -2,7 +2,6 @@ package dev.dptext.partitioned;
 
 import dev.dptext.embedding.EmbeddingFormatException;
 import dev.dptext.embedding.EmbeddingReader;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -51,9 +50,9 @@ public final class EmbeddingsText {
           }
           String[] parts = line.strip().split(" ");
           float[] v = EmbeddingReader.values(parts, dim, path, lineNo);
-          List<Float> boxed = new ArrayList<>(dim);
-          for (float f : v) {
-            boxed.add(f);
+          Float[] boxed = new Float[dim]; // an array: RDD rows are encoded without converting Java lists
+          for (int d = 0; d < dim; d++) {
+            boxed[d] = v[d];
           }
           return RowFactory.create((int) (long) l._2(), parts[0], boxed);
         });
