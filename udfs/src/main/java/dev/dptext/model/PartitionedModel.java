@@ -33,6 +33,7 @@ import org.apache.spark.sql.SparkSession;
  *   neighbours-&lt;t&gt;/            Parquet, one per target set [t, |V|): rank int, neighbours array&lt;int&gt;,
  *                              distances array&lt;double&gt; (exact, nearest first), bound double
  *   covariance.bin             m, then Σ (m×m doubles, row-major), big-endian
+ *   centre.bin                 m, then μ (m doubles), then R² (see {@link VocabularyCentre})
  * </pre>
  *
  * <p>The hash is {@link DpTextModel#hash()}'s: SHA-256 over |V|, m, the words in rank order and the
@@ -57,10 +58,12 @@ public final class PartitionedModel implements java.io.Serializable {
   private final List<Integer> tables;
   private final int shards;
   private final EmbeddingCovariance covariance;
+  private final VocabularyCentre centre;
   private final Map<String, String> metadata;
 
   public PartitionedModel(String directory, int size, int dim, String hash, RowLengths rows, List<Integer> tables,
-      int shards, EmbeddingCovariance covariance, Map<String, String> metadata) {
+      int shards, EmbeddingCovariance covariance, VocabularyCentre centre, Map<String, String> metadata) {
+    this.centre = centre;
     this.directory = directory;
     this.size = size;
     this.dim = dim;
@@ -104,6 +107,11 @@ public final class PartitionedModel implements java.io.Serializable {
 
   public Map<String, String> metadata() {
     return metadata;
+  }
+
+  /** The vocabulary's mean and spread, or null for a model without it. */
+  public VocabularyCentre centre() {
+    return centre;
   }
 
   /** What a mechanism built for shards needs. */
@@ -161,6 +169,17 @@ public final class PartitionedModel implements java.io.Serializable {
           cov = new EmbeddingCovariance(n, s);
         }
       }
+      VocabularyCentre centre = null;
+      Path centrePath = new Path(dir, "centre.bin");
+      if (fs.exists(centrePath)) {
+        try (DataInputStream in = new DataInputStream(fs.open(centrePath))) {
+          double[] mean = new double[in.readInt()];
+          for (int i = 0; i < mean.length; i++) {
+            mean[i] = in.readDouble();
+          }
+          centre = new VocabularyCentre(mean, in.readDouble());
+        }
+      }
       List<Integer> tables = new ArrayList<>();
       String t = p.getProperty("tables", "").trim();
       if (!t.isEmpty()) {
@@ -176,7 +195,7 @@ public final class PartitionedModel implements java.io.Serializable {
       }
       return new PartitionedModel(dir.toString(), Integer.parseInt(p.getProperty("size")), m, p.getProperty("hash"),
           new RowLengths(Integer.parseInt(p.getProperty("neighbours")), Boolean.parseBoolean(p.getProperty("tiered"))),
-          tables, Integer.parseInt(p.getProperty("shards")), cov, meta);
+          tables, Integer.parseInt(p.getProperty("shards")), cov, centre, meta);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the partitioned model at " + path, e);
     }
@@ -193,6 +212,15 @@ public final class PartitionedModel implements java.io.Serializable {
           for (double v : covariance.sigma()) {
             out.writeDouble(v);
           }
+        }
+      }
+      if (centre != null) {
+        try (DataOutputStream out = new DataOutputStream(fs.create(new Path(dir, "centre.bin"), true))) {
+          out.writeInt(centre.mean().length);
+          for (double v : centre.mean()) {
+            out.writeDouble(v);
+          }
+          out.writeDouble(centre.meanSquaredRadius());
         }
       }
       Properties p = new Properties();

@@ -4,6 +4,7 @@ import dev.dptext.embedding.EmbeddingCovariance;
 import dev.dptext.knn.NeighbourSearch;
 import dev.dptext.knn.RowLengths;
 import dev.dptext.model.PartitionedModel;
+import dev.dptext.model.VocabularyCentre;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -87,6 +88,11 @@ public final class PartitionedModelBuilder {
     double maxNorm = shardRdd.map(s -> maxCentredNorm(s, mean)).reduce(Math::max);
     double[] scatter = shardRdd.map(s -> scatter(s, mean)).treeReduce(PartitionedModelBuilder::add);
     EmbeddingCovariance covariance = EmbeddingCovariance.fromScatter(dim, scatter, size);
+    double radius2 = 0;
+    for (int d = 0; d < dim; d++) {
+      radius2 += scatter[d * dim + d];
+    }
+    VocabularyCentre centre = new VocabularyCentre(mean, radius2 / size);
 
     for (int t : targetStarts) {
       writeTable(spark, shardRdd, t, size, dim, mean, maxNorm, rows, output + "/neighbours-" + t);
@@ -96,7 +102,7 @@ public final class PartitionedModelBuilder {
         flatten(Shards.inOrder(shardRdd), s -> List.of(s.vectors).iterator()));
     shardRdd.unpersist(false);
     PartitionedModel model = new PartitionedModel(output, size, dim, hash, rows, targetStarts, shards, covariance,
-        metadata);
+        centre, metadata);
     model.writeManifest(spark);
     LOG.info("partitioned model: {} words × {} dims, {} shards, tables {}, built in {} s", size, dim, shards,
         targetStarts, String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9));

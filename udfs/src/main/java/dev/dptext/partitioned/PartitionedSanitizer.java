@@ -14,6 +14,7 @@ import dev.dptext.mechanism.ExponentialMechanism;
 import dev.dptext.mechanism.NearestWordMechanism;
 import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.model.PartitionedModel;
+import dev.dptext.model.VocabularyCentre;
 import dev.dptext.random.RandomStream;
 import dev.dptext.spark.JavaSerialized;
 import dev.dptext.spark.Sanitizer;
@@ -50,6 +51,7 @@ import scala.Tuple2;
  * the rows themselves, never the key.
  */
 public final class PartitionedSanitizer {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PartitionedSanitizer.class);
   private final SparkSession spark;
   private final PartitionedModel model;
   private final Broadcast<JavaSerialized<Sanitizer>> sanitizer;
@@ -144,43 +146,40 @@ public final class PartitionedSanitizer {
     }
     JavaRDD<VocabularyShard> shardRdd = Shards.load(spark, model.vectorsPath(),
         exponential ? model.tablePath(tableStart) : null, tableStart, model.size(), model.dim(), shards);
-    try {
-      // Round 1: every row fetches its input words' vectors (and candidate rows).
-      work = fetch(work, shardRdd, r -> distinct(r.ranks), exponential);
-      JavaPairRDD<Long, RowWork> finished = exponential ? exponentialRounds(work, shardRdd) : nearestRounds(work, shardRdd);
-      JavaRDD<Row> out = rows.leftOuterJoin(finished).sortByKey().values().map(e -> {
-        Row r = e._1();
-        Object[] values = new Object[outSchema.length()];
-        for (int i = 0; i < r.length(); i++) {
-          values[i] = r.get(i);
+    // The shards stay persisted for the session: the result is lazy and every action on it reads them.
+    // Round 1: every row fetches its input words' vectors (and candidate rows).
+    work = fetch(work, shardRdd, r -> distinct(r.ranks), exponential);
+    JavaPairRDD<Long, RowWork> finished = exponential ? exponentialRounds(work, shardRdd) : nearestRounds(work, shardRdd);
+    JavaRDD<Row> out = rows.leftOuterJoin(finished).sortByKey().values().map(e -> {
+      Row r = e._1();
+      Object[] values = new Object[outSchema.length()];
+      for (int i = 0; i < r.length(); i++) {
+        values[i] = r.get(i);
+      }
+      String result = null;
+      if (!r.isNullAt(textIndex)) {
+        Sanitizer s = b.getValue().get();
+        String text = r.getString(textIndex);
+        TextSanitizer.Tokenized t = s.text().tokenize(text);
+        RandomStream stream;
+        int[] outputs;
+        if (e._2().isPresent()) {
+          stream = RandomStream.resume(e._2().get().state);
+          outputs = e._2().get().outputs;
+        } else {
+          stream = s.streamFor(text, idIndex < 0 ? null : r.get(idIndex)); // no vocabulary token: no draws yet
+          outputs = new int[0];
         }
-        String result = null;
-        if (!r.isNullAt(textIndex)) {
-          Sanitizer s = b.getValue().get();
-          String text = r.getString(textIndex);
-          TextSanitizer.Tokenized t = s.text().tokenize(text);
-          RandomStream stream;
-          int[] outputs;
-          if (e._2().isPresent()) {
-            stream = RandomStream.resume(e._2().get().state);
-            outputs = e._2().get().outputs;
-          } else {
-            stream = s.streamFor(text, idIndex < 0 ? null : r.get(idIndex)); // no vocabulary token: no draws yet
-            outputs = new int[0];
-          }
-          TokenCounts counts = counters == null ? null : new TokenCounts();
-          result = s.text().assemble(t, outputs, stream, counts);
-          if (counts != null) {
-            counters.add(counts);
-          }
+        TokenCounts counts = counters == null ? null : new TokenCounts();
+        result = s.text().assemble(t, outputs, stream, counts);
+        if (counts != null) {
+          counters.add(counts);
         }
-        values[outIndex] = result;
-        return RowFactory.create(values);
-      });
-      return spark.createDataFrame(out, outSchema);
-    } finally {
-      // The result is lazy; the shards stay cached until the session's GC, which Spark handles.
-    }
+      }
+      values[outIndex] = result;
+      return RowFactory.create(values);
+    });
+    return spark.createDataFrame(out, outSchema);
   }
 
   /** Only rows that have vocabulary tokens take part in the rounds. */
@@ -344,19 +343,21 @@ public final class PartitionedSanitizer {
   private JavaPairRDD<Long, RowWork> exponentialRounds(JavaPairRDD<Long, RowWork> work, JavaRDD<VocabularyShard> shardRdd) {
     Broadcast<JavaSerialized<Sanitizer>> b = sanitizer;
     int dim = model.dim();
+    VocabularyCentre centre = model.centre();
     JavaPairRDD<Long, RowWork> done = null;
     JavaPairRDD<Long, RowWork> active = work;
     while (true) {
       JavaPairRDD<Long, Tuple2<RowWork, Set<Integer>>> ran = active.mapValues(original -> {
         RowWork w = original.copy();
         ExponentialMechanism mech = (ExponentialMechanism) b.getValue().get().text().mechanism();
-        Set<Integer> missing = replay(w, mech, dim);
+        Set<Integer> missing = replay(w, mech, dim, centre);
         return new Tuple2<>(w, missing);
       }).persist(StorageLevel.MEMORY_AND_DISK());
       JavaPairRDD<Long, RowWork> finishedNow = ran.filter(e -> e._2()._2().isEmpty()).mapValues(Tuple2::_1);
       done = done == null ? finishedNow : done.union(finishedNow);
       JavaPairRDD<Long, Tuple2<RowWork, Set<Integer>>> pending = ran.filter(e -> !e._2()._2().isEmpty());
       if (pending.isEmpty()) {
+        LOG.info("partitioned {}: {} rounds", mechanism.name(), rounds.get());
         return done.persist(StorageLevel.MEMORY_AND_DISK());
       }
       done = done.persist(StorageLevel.MEMORY_AND_DISK());
@@ -375,8 +376,13 @@ public final class PartitionedSanitizer {
   /**
    * Runs the row's sampler from its confirmed position; returns the ranks whose vectors were needed
    * and unknown (empty: the row is done and its state is the stream after its last draw).
+   *
+   * <p>An unknown proposal is guessed: accepted iff its squared acceptance limit exceeds the expected
+   * squared distance to a uniform word ({@link VocabularyCentre}; always accepted without one). The
+   * guess only chooses which path to request vectors for; a wrong guess costs a round, never
+   * exactness, because only proposals decided with their real vectors are ever confirmed.
    */
-  static Set<Integer> replay(RowWork w, ExponentialMechanism mech, int dim) {
+  static Set<Integer> replay(RowWork w, ExponentialMechanism mech, int dim, VocabularyCentre centre) {
     RandomStream stream = RandomStream.resume(w.state);
     Set<Integer> missing = new HashSet<>();
     int firstUnknownToken = -1;
@@ -386,12 +392,13 @@ public final class PartitionedSanitizer {
       int x = w.ranks[t];
       float[] vx = w.vectors.get(x);
       boolean[] unknown = {false};
+      double expected = centre == null ? Double.NEGATIVE_INFINITY : centre.expectedSquaredDistance(vx);
       w.outputs[t] = mech.sample(x, w.envelopes.get(x), (y, limit) -> {
         float[] vy = w.vectors.get(y);
         if (vy == null) {
           missing.add(y);
           unknown[0] = true;
-          return true; // provisional: confirmed or corrected next round
+          return limit > expected; // provisional: confirmed or corrected next round
         }
         return Embeddings.squaredDistanceBelow(vx, 0, vy, 0, dim, limit) < limit;
       }, stream);

@@ -55,7 +55,4 @@ final class RowWork implements Serializable {
     this.outputs = outputs;
   }
 
-  boolean done() {
-    return next == ranks.length;
-  }
 }
