@@ -136,7 +136,9 @@ public final class PartitionedSanitizer {
       RandomStream stream = s.streamFor(text, idIndex < 0 ? null : r.get(idIndex));
       return List.of(new Tuple2<>(e._1(), new RowWork(Arrays.copyOf(t.ranks(), t.count()), stream.state())))
           .iterator();
-    });
+    }).partitionBy(new HashPartitioner(rows.getNumPartitions()));
+    // The rows' work keeps this partitioner through every round (mapValues, filter, cogroup with it):
+    // only requests and answers are shuffled, never the rows' accumulated state.
 
     boolean exponential = mechanism instanceof ExponentialMechanism;
     int tableStart = exponential ? ((ExponentialMechanism) mechanism).targetStart() : -1;
@@ -347,6 +349,7 @@ public final class PartitionedSanitizer {
     JavaPairRDD<Long, RowWork> done = null;
     JavaPairRDD<Long, RowWork> active = work;
     while (true) {
+      // Each round's result stays persisted: the rows it finished are read from it at the end.
       JavaPairRDD<Long, Tuple2<RowWork, Set<Integer>>> ran = active.mapValues(original -> {
         RowWork w = original.copy();
         ExponentialMechanism mech = (ExponentialMechanism) b.getValue().get().text().mechanism();
@@ -356,20 +359,16 @@ public final class PartitionedSanitizer {
       JavaPairRDD<Long, RowWork> finishedNow = ran.filter(e -> e._2()._2().isEmpty()).mapValues(Tuple2::_1);
       done = done == null ? finishedNow : done.union(finishedNow);
       JavaPairRDD<Long, Tuple2<RowWork, Set<Integer>>> pending = ran.filter(e -> !e._2()._2().isEmpty());
-      if (pending.isEmpty()) {
+      if (pending.isEmpty()) { // one job: runs the round
         LOG.info("partitioned {}: {} rounds", mechanism.name(), rounds.get());
-        return done.persist(StorageLevel.MEMORY_AND_DISK());
+        return done;
       }
-      done = done.persist(StorageLevel.MEMORY_AND_DISK());
-      done.count(); // materialise before the lineage of the next round grows
       JavaPairRDD<Long, RowWork> asking = pending.mapValues(t -> {
         RowWork w = t._1().copy();
         w.wanted = t._2();
         return w;
       });
-      active = fetch(asking, shardRdd, w -> w.wanted, false).persist(StorageLevel.MEMORY_AND_DISK());
-      active.count();
-      ran.unpersist(false);
+      active = fetch(asking, shardRdd, w -> w.wanted, false);
     }
   }
 
