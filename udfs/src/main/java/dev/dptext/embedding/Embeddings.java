@@ -1,10 +1,6 @@
 package dev.dptext.embedding;
 
-import java.io.IOException;
-import java.io.ObjectInputStream;
 import java.io.Serializable;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * A vocabulary with its word embeddings φ: V → R^m, in public frequency order.
@@ -23,7 +19,8 @@ public final class Embeddings implements Vocabulary, Serializable {
   private final String[] words;
   private final float[] vectors;
   private final int dim;
-  private transient Map<String, Integer> index;
+  /** The words and their index (rebuilt where deserialized). */
+  private final WordList vocabulary;
 
   /**
    * @param words the vocabulary in frequency order, no duplicates
@@ -44,24 +41,7 @@ public final class Embeddings implements Vocabulary, Serializable {
     this.words = words;
     this.vectors = vectors;
     this.dim = dim;
-    this.index = buildIndex(words);
-  }
-
-  private static Map<String, Integer> buildIndex(String[] words) {
-    Map<String, Integer> index = new HashMap<>(words.length * 2);
-    for (int i = 0; i < words.length; i++) {
-      Integer previous = index.putIfAbsent(words[i], i);
-      if (previous != null) {
-        throw new IllegalArgumentException(
-            "duplicate word '" + words[i] + "' at ranks " + previous + " and " + i);
-      }
-    }
-    return index;
-  }
-
-  private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
-    in.defaultReadObject();
-    index = buildIndex(words);
+    this.vocabulary = new WordList(words);
   }
 
   /** |V|. */
@@ -84,8 +64,12 @@ public final class Embeddings implements Vocabulary, Serializable {
   /** The rank of {@code word}, or -1 if it is not in the vocabulary. */
   @Override
   public int indexOf(String word) {
-    Integer i = index.get(word);
-    return i == null ? -1 : i;
+    return vocabulary.indexOf(word);
+  }
+
+  /** The words alone, for the paths that do not need the vectors. */
+  public WordList vocabulary() {
+    return vocabulary;
   }
 
   /** The backing row-major vector array; callers must not modify it. */

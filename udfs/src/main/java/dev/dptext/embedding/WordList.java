@@ -15,9 +15,6 @@ public final class WordList implements Vocabulary, Serializable {
 
   /** @param words the vocabulary in rank order, no duplicates */
   public WordList(String[] words) {
-    if (words.length == 0) {
-      throw new IllegalArgumentException("the vocabulary is empty");
-    }
     this.words = words;
     this.index = buildIndex(words);
   }
@@ -25,8 +22,9 @@ public final class WordList implements Vocabulary, Serializable {
   private static Map<String, Integer> buildIndex(String[] words) {
     Map<String, Integer> index = new HashMap<>(words.length * 2);
     for (int i = 0; i < words.length; i++) {
-      if (index.putIfAbsent(words[i], i) != null) {
-        throw new IllegalArgumentException("duplicate word at rank " + i);
+      Integer previous = index.putIfAbsent(words[i], i);
+      if (previous != null) {
+        throw new IllegalArgumentException("duplicate word '" + words[i] + "' at ranks " + previous + " and " + i);
       }
     }
     return index;
