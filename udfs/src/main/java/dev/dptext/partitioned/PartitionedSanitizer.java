@@ -55,6 +55,8 @@ public final class PartitionedSanitizer {
   private final SparkSession spark;
   private final PartitionedModel model;
   private final Broadcast<JavaSerialized<Sanitizer>> sanitizer;
+  /** SanText/SanText+: the frequent words' vectors and envelopes (null for the noise mechanisms). */
+  private final Broadcast<JavaSerialized<HeadRows>> head;
   private final WordMechanism mechanism;
   private final int shards;
   private final AtomicInteger rounds = new AtomicInteger();
@@ -65,6 +67,11 @@ public final class PartitionedSanitizer {
    * @param shards how many vocabulary shards to spread the model over (≥ 1)
    */
   public PartitionedSanitizer(SparkSession spark, PartitionedModel model, Sanitizer sanitizer, int shards) {
+    this(spark, model, sanitizer, shards, -1);
+  }
+
+  /** @param headWords the broadcast head's size, or -1 for the default ({@link HeadRows}) */
+  PartitionedSanitizer(SparkSession spark, PartitionedModel model, Sanitizer sanitizer, int shards, int headWords) {
     WordMechanism m = sanitizer.text().mechanism();
     if (!(m instanceof NearestWordMechanism) && !(m instanceof ExponentialMechanism)) {
       throw new UnsupportedOperationException(m.name() + " has no partitioned path");
@@ -74,6 +81,9 @@ public final class PartitionedSanitizer {
     this.mechanism = m;
     this.shards = shards;
     this.sanitizer = JavaSerialized.broadcast(spark.sparkContext(), sanitizer);
+    this.head = m instanceof ExponentialMechanism e && model.tables().contains(e.targetStart())
+        ? JavaSerialized.broadcast(spark.sparkContext(), headWords < 0 ? HeadRows.load(spark, model, e) : HeadRows.load(spark, model, e, headWords))
+        : null;
   }
 
   /**
@@ -83,6 +93,11 @@ public final class PartitionedSanitizer {
    */
   public static PartitionedSanitizer of(SparkSession spark, PartitionedModel model, DpTextOptions o, SecretKey key,
       int shards) {
+    return of(spark, model, o, key, shards, -1);
+  }
+
+  static PartitionedSanitizer of(SparkSession spark, PartitionedModel model, DpTextOptions o, SecretKey key,
+      int shards, int headWords) {
     List<Row> wordRows = spark.read().parquet(model.vectorsPath()).select("rank", "word").collectAsList();
     String[] words = new String[model.size()];
     for (Row r : wordRows) {
@@ -93,7 +108,7 @@ public final class PartitionedSanitizer {
     TextSanitizer text = new TextSanitizer(new WordList(words), mechanism, o.oovPolicy(),
         o.get(Settings.OOV_PLACEHOLDER), o.casePolicy());
     Sanitizer s = new Sanitizer(text, new RowSeeder(key, o.get(Settings.PURPOSE)), o.idMode());
-    return new PartitionedSanitizer(spark, model, s, shards);
+    return new PartitionedSanitizer(spark, model, s, shards, headWords);
   }
 
   /** The number of rounds the last {@link #transform} ran (exponential mechanisms: rejection rounds). */
@@ -150,7 +165,9 @@ public final class PartitionedSanitizer {
         exponential ? model.tablePath(tableStart) : null, tableStart, model.size(), model.dim(), shards);
     // The shards stay persisted for the session: the result is lazy and every action on it reads them.
     // Round 1: every row fetches its input words' vectors (and candidate rows).
-    work = fetch(work, shardRdd, r -> distinct(r.ranks), exponential);
+    // SanText/SanText+ rows skip the head words, whose vectors and envelopes are broadcast.
+    int headLimit = exponential ? head.value().get().limit : 0;
+    work = fetch(work, shardRdd, r -> distinct(r.ranks, headLimit), exponential);
     JavaPairRDD<Long, RowWork> finished = exponential ? exponentialRounds(work, shardRdd) : nearestRounds(work, shardRdd);
     JavaRDD<Row> out = rows.leftOuterJoin(finished).sortByKey().values().map(e -> {
       Row r = e._1();
@@ -185,10 +202,12 @@ public final class PartitionedSanitizer {
   }
 
   /** Only rows that have vocabulary tokens take part in the rounds. */
-  private static Set<Integer> distinct(int[] ranks) {
+  private static Set<Integer> distinct(int[] ranks, int from) {
     Set<Integer> s = new HashSet<>();
     for (int r : ranks) {
-      s.add(r);
+      if (r >= from) {
+        s.add(r);
+      }
     }
     return s;
   }
@@ -346,6 +365,7 @@ public final class PartitionedSanitizer {
     Broadcast<JavaSerialized<Sanitizer>> b = sanitizer;
     int dim = model.dim();
     VocabularyCentre centre = model.centre();
+    Broadcast<JavaSerialized<HeadRows>> h = head;
     JavaPairRDD<Long, RowWork> done = null;
     JavaPairRDD<Long, RowWork> active = work;
     while (true) {
@@ -353,7 +373,7 @@ public final class PartitionedSanitizer {
       JavaPairRDD<Long, Tuple2<RowWork, Set<Integer>>> ran = active.mapValues(original -> {
         RowWork w = original.copy();
         ExponentialMechanism mech = (ExponentialMechanism) b.getValue().get().text().mechanism();
-        Set<Integer> missing = replay(w, mech, dim, centre);
+        Set<Integer> missing = replay(w, mech, dim, centre, h.value().get());
         return new Tuple2<>(w, missing);
       }).persist(StorageLevel.MEMORY_AND_DISK());
       JavaPairRDD<Long, RowWork> finishedNow = ran.filter(e -> e._2()._2().isEmpty()).mapValues(Tuple2::_1);
@@ -381,7 +401,7 @@ public final class PartitionedSanitizer {
    * guess only chooses which path to request vectors for; a wrong guess costs a round, never
    * exactness, because only proposals decided with their real vectors are ever confirmed.
    */
-  static Set<Integer> replay(RowWork w, ExponentialMechanism mech, int dim, VocabularyCentre centre) {
+  static Set<Integer> replay(RowWork w, ExponentialMechanism mech, int dim, VocabularyCentre centre, HeadRows head) {
     RandomStream stream = RandomStream.resume(w.state);
     Set<Integer> missing = new HashSet<>();
     int firstUnknownToken = -1;
@@ -389,11 +409,12 @@ public final class PartitionedSanitizer {
     for (int t = w.next; t < w.ranks.length; t++) {
       long[] tokenStart = stream.state();
       int x = w.ranks[t];
-      float[] vx = w.vectors.get(x);
+      float[] vx = vector(w, head, x);
+      CandidateEnvelope envelope = w.envelopes.containsKey(x) || head == null ? w.envelopes.get(x) : head.envelope(x);
       boolean[] unknown = {false};
       double expected = centre == null ? Double.NEGATIVE_INFINITY : centre.expectedSquaredDistance(vx);
-      w.outputs[t] = mech.sample(x, w.envelopes.get(x), (y, limit) -> {
-        float[] vy = w.vectors.get(y);
+      w.outputs[t] = mech.sample(x, envelope, (y, limit) -> {
+        float[] vy = vector(w, head, y);
         if (vy == null) {
           missing.add(y);
           unknown[0] = true;
@@ -414,5 +435,11 @@ public final class PartitionedSanitizer {
       w.state = firstUnknownState;
     }
     return missing;
+  }
+
+  /** A vector the row has fetched, or a broadcast head word's; null if neither. */
+  private static float[] vector(RowWork w, HeadRows head, int rank) {
+    float[] v = w.vectors.get(rank);
+    return v != null || head == null ? v : head.vector(rank);
   }
 }

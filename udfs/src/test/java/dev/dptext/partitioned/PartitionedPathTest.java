@@ -142,7 +142,9 @@ class PartitionedPathTest {
     for (MechanismSpec spec : specs) {
       List<String> expected = byId(DpText.sanitizer().model(broadcast).mechanism(spec).key(key).idColumn("id")
           .transform(input, "text", "text_dp"));
-      PartitionedSanitizer p = PartitionedSanitizer.of(spark, partitioned, DpTextOptions.defaults().with(spec), key, 3);
+      // A head of 300 words: the frequent words' rows come from the broadcast, the others from the shards.
+      PartitionedSanitizer p = PartitionedSanitizer.of(spark, partitioned, DpTextOptions.defaults().with(spec), key, 3,
+          300);
       Dataset<Row> out = p.transform(input, "text", "text_dp", "id");
       List<String> actual = byId(out);
       assertEquals(expected, actual, spec.describe());

@@ -77,7 +77,7 @@ class ReplayRoundsTest {
           int rounds = 0;
           while (true) {
             rounds++;
-            Set<Integer> missing = PartitionedSanitizer.replay(w, shards, e.dim(), guess);
+            Set<Integer> missing = PartitionedSanitizer.replay(w, shards, e.dim(), guess, null);
             if (missing.isEmpty()) {
               break;
             }
