@@ -139,24 +139,28 @@ public final class NeighbourSearch {
       heapD[i] = new double[candidates];
       heapI[i] = new int[candidates];
     }
-    float[] scores = new float[TARGET_BLOCK * qn];
-    for (int t0 = targetFrom; t0 < tn; t0 += TARGET_BLOCK) {
-      int tb = Math.min(TARGET_BLOCK, tn - t0);
-      blas.sgemm("T", "N", tb, qn, dim, 1.0f, tc, t0 * dim, dim, qc, 0, dim, 0.0f, scores, 0, tb);
-      for (int i = 0; i < qn; i++) {
-        double[] hd = heapD[i];
-        int[] hi = heapI[i];
-        int size = heapSize[i];
-        int base = i * tb;
-        for (int j = 0; j < tb; j++) {
-          double d2 = qNorms2[i] + tNorms2[t0 + j] - 2.0 * scores[base + j];
-          if (size < hd.length) {
-            Heaps.push(hd, hi, 0, size++, d2, t0 + j);
-          } else if (d2 < hd[0]) {
-            Heaps.replaceTop(hd, hi, 0, size, d2, t0 + j);
+    // Query chunks × target blocks keep the score matrix small (2,048 × 512 floats) whatever the shards' size.
+    float[] scores = new float[TARGET_BLOCK * QUERY_BLOCK];
+    for (int q0 = 0; q0 < qn; q0 += QUERY_BLOCK) {
+      int qb = Math.min(QUERY_BLOCK, qn - q0);
+      for (int t0 = targetFrom; t0 < tn; t0 += TARGET_BLOCK) {
+        int tb = Math.min(TARGET_BLOCK, tn - t0);
+        blas.sgemm("T", "N", tb, qb, dim, 1.0f, tc, t0 * dim, dim, qc, q0 * dim, dim, 0.0f, scores, 0, tb);
+        for (int i = q0; i < q0 + qb; i++) {
+          double[] hd = heapD[i];
+          int[] hi = heapI[i];
+          int size = heapSize[i];
+          int base = (i - q0) * tb;
+          for (int j = 0; j < tb; j++) {
+            double d2 = qNorms2[i] + tNorms2[t0 + j] - 2.0 * scores[base + j];
+            if (size < hd.length) {
+              Heaps.push(hd, hi, 0, size++, d2, t0 + j);
+            } else if (d2 < hd[0]) {
+              Heaps.replaceTop(hd, hi, 0, size, d2, t0 + j);
+            }
           }
+          heapSize[i] = size;
         }
-        heapSize[i] = size;
       }
     }
     int[][] words = new int[qn][];
