@@ -81,9 +81,11 @@ public final class PartitionedSanitizer {
     this.mechanism = m;
     this.shards = shards;
     this.sanitizer = JavaSerialized.broadcast(spark.sparkContext(), sanitizer);
-    this.head = m instanceof ExponentialMechanism e && model.tables().contains(e.targetStart())
-        ? JavaSerialized.broadcast(spark.sparkContext(), headWords < 0 ? HeadRows.load(spark, model, e) : HeadRows.load(spark, model, e, headWords))
-        : null;
+    HeadRows headRows = null;
+    if (m instanceof ExponentialMechanism e && model.tables().contains(e.targetStart())) {
+      headRows = headWords < 0 ? HeadRows.load(spark, model, e) : HeadRows.load(spark, model, e, headWords);
+    }
+    this.head = headRows == null ? null : JavaSerialized.broadcast(spark.sparkContext(), headRows);
   }
 
   /**
@@ -180,15 +182,11 @@ public final class PartitionedSanitizer {
         Sanitizer s = b.getValue().get();
         String text = r.getString(textIndex);
         TextSanitizer.Tokenized t = s.text().tokenize(text);
-        RandomStream stream;
-        int[] outputs;
-        if (e._2().isPresent()) {
-          stream = RandomStream.resume(e._2().get().state);
-          outputs = e._2().get().outputs;
-        } else {
-          stream = s.streamFor(text, idIndex < 0 ? null : r.get(idIndex)); // no vocabulary token: no draws yet
-          outputs = new int[0];
+        if (!e._2().isPresent()) { // every row with a text has work, even without vocabulary tokens
+          throw new IllegalStateException("dptext: a row's mechanism work was lost between rounds");
         }
+        RandomStream stream = RandomStream.resume(e._2().get().state);
+        int[] outputs = e._2().get().outputs;
         TokenCounts counts = counters == null ? null : new TokenCounts();
         result = s.text().assemble(t, outputs, stream, counts);
         if (counts != null) {
