@@ -3,6 +3,7 @@ package dev.dptext.job;
 import dev.dptext.mechanism.SanTextPlus;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.config.Setting;
+import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.ModelLoader;
 import dev.dptext.spark.Settings;
 import java.nio.file.Path;
@@ -35,14 +36,22 @@ final class BuildModelCommand implements Callable<Integer>, SettingOptions.Comma
 
   @Override
   public List<Setting<?>> settings() {
-    return Settings.MODEL_SETTINGS;
+    return BUILD_SETTINGS;
   }
+
+  /** The model's settings and its layout (a partitioned model is a directory). */
+  static final List<Setting<?>> BUILD_SETTINGS = java.util.stream.Stream.concat(Settings.MODEL_SETTINGS.stream(),
+      java.util.stream.Stream.of(Settings.MODEL_LAYOUT)).toList();
 
   @Override
   public Integer call() {
     long t0 = System.nanoTime();
     SparkSession spark = JobSession.get();
-    DpTextModel model = ModelOptions.load(spark, SettingOptions.read(spec, settings()));
+    DpTextOptions options = SettingOptions.read(spec, settings());
+    if (PartitionedBuild.chosen(spark, options)) {
+      return PartitionedBuild.run(spark, options, output, sensitiveFractions, t0);
+    }
+    DpTextModel model = ModelOptions.load(spark, options);
     int n = model.embeddings().size();
     model.neighbours(0);
     for (double w : sensitiveFractions) {

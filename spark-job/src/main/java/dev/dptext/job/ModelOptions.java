@@ -20,4 +20,10 @@ final class ModelOptions {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
   }
+
+  /** The model's hash for the audit, read from the manifest for a partitioned model (never loading its vectors). */
+  static String hash(SparkSession spark, DpTextOptions options) {
+    dev.dptext.model.PartitionedModel p = dev.dptext.spark.ModelLoader.partitioned(spark, options);
+    return p != null ? p.hash() : load(spark, options).hash();
+  }
 }

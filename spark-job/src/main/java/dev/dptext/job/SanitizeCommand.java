@@ -242,7 +242,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
     String frequencies = model != null ? CorpusFrequencies.LABEL : PUBLIC_FREQUENCIES;
-    String hash = model != null ? model.hash() : ModelOptions.load(spark, options).hash();
+    String hash = model != null ? model.hash() : ModelOptions.hash(spark, options);
     Map<String, String> audit = new LinkedHashMap<>(
         RunSummary.audit(builder.options(), builder.guarantee(), hash, frequencies));
     inPlaceRun.note().ifPresent(n -> audit.put(InPlace.PROPERTY, n));

@@ -82,7 +82,7 @@ final class SanitizeStream {
     } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
-    String hash = ModelOptions.load(spark, options).hash();
+    String hash = ModelOptions.hash(spark, options);
     Map<String, String> audit = RunSummary.audit(builder.options(), builder.guarantee(), hash,
         SanitizeCommand.PUBLIC_FREQUENCIES);
     TokenAccumulators counters = new TokenAccumulators(spark.sparkContext());

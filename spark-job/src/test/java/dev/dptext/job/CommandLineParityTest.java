@@ -20,7 +20,7 @@ class CommandLineParityTest {
   void everySettingIsAnOptionWithTheTablesNameDefaultAndDoc() {
     Map<String, List<Setting<?>>> expected = Map.of(
         "sanitize", Settings.options(),
-        "build-model", Settings.MODEL_SETTINGS,
+        "build-model", BuildModelCommand.BUILD_SETTINGS,
         "privacy-stats", Settings.MODEL_SETTINGS,
         "calibrate", Settings.MODEL_SETTINGS,
         "evaluate", List.of(),

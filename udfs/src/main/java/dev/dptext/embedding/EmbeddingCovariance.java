@@ -59,6 +59,26 @@ public final class EmbeddingCovariance implements Serializable {
     // Column-major view of the row-major n×m matrix is Xᵀ (m×n); S = Xᵀ·X / (n−1) is m×m.
     double[] s = new double[m * m];
     BLAS.getInstance().dgemm("N", "T", m, m, n, 1.0 / (n - 1), centred, m, centred, m, 0.0, s, m);
+    return scaled(m, s);
+  }
+
+  /**
+   * Σ from the scatter matrix Σ_i (φ_i − μ)(φ_i − μ)ᵀ of {@code n} words, summed elsewhere (the
+   * partitioned build sums it over Spark partitions).
+   */
+  public static EmbeddingCovariance fromScatter(int m, double[] scatter, long n) {
+    if (n < 2) {
+      throw new IllegalArgumentException("a covariance needs at least 2 words, got " + n);
+    }
+    double[] s = new double[m * m];
+    for (int i = 0; i < s.length; i++) {
+      s[i] = scatter[i] / (n - 1);
+    }
+    return scaled(m, s);
+  }
+
+  /** Scales the sample covariance to trace m and symmetrises it. */
+  private static EmbeddingCovariance scaled(int m, double[] s) {
     double trace = 0;
     for (int d = 0; d < m; d++) {
       trace += s[d * m + d];

@@ -89,7 +89,7 @@ public final class EmbeddingReader {
           continue;
         }
         String[] parts = line.strip().split(" ");
-        if (lineNo == 1 && parts.length == 2 && isInteger(parts[0]) && isInteger(parts[1])) {
+        if (lineNo == 1 && isHeader(parts)) {
           declaredCount = Long.parseLong(parts[0]);
           dim = Integer.parseInt(parts[1]);
           if (dim <= 0) {
@@ -103,28 +103,13 @@ public final class EmbeddingReader {
             throw error(name, lineNo, "a word without values; expected 'word v1 ... vm'");
           }
         }
-        if (parts.length - 1 != dim) {
-          throw error(
-              name,
-              lineNo,
-              "expected " + dim + " values after the word, found " + (parts.length - 1)
-                  + " (a truncated line, or a word containing a space?)");
-        }
+        float[] parsed = values(parts, dim, name, lineNo);
         String word = parts[0];
         Integer previous = firstLine.putIfAbsent(word, lineNo);
         if (previous != null) {
           throw error(name, lineNo, "duplicate word '" + word + "', first defined at line " + previous);
         }
-        for (int k = 1; k <= dim; k++) {
-          float v;
-          try {
-            v = Float.parseFloat(parts[k]);
-          } catch (NumberFormatException e) {
-            throw error(name, lineNo, "value " + k + " ('" + abbreviate(parts[k]) + "') is not a number");
-          }
-          if (!Float.isFinite(v)) {
-            throw error(name, lineNo, "value " + k + " is " + v + "; embeddings must be finite");
-          }
+        for (float v : parsed) {
           values.add(v);
         }
         words.add(word);
@@ -138,6 +123,36 @@ public final class EmbeddingReader {
           + words.size() + "; fix the header or the file");
     }
     return new Embeddings(words.toArray(new String[0]), values.toArray(), dim);
+  }
+
+  /** Whether a first line, split on spaces, is a .vec header {@code count dim}. */
+  public static boolean isHeader(String[] parts) {
+    return parts.length == 2 && isInteger(parts[0]) && isInteger(parts[1]);
+  }
+
+  /**
+   * The values of one line {@code word v1 … vm} split on spaces, checked (count, number, finite); the
+   * distributed reader of the partitioned build parses lines with this too.
+   */
+  public static float[] values(String[] parts, int dim, String name, long lineNo) {
+    if (parts.length - 1 != dim) {
+      throw error(name, lineNo, "expected " + dim + " values after the word, found " + (parts.length - 1)
+          + " (a truncated line, or a word containing a space?)");
+    }
+    float[] out = new float[dim];
+    for (int k = 1; k <= dim; k++) {
+      float v;
+      try {
+        v = Float.parseFloat(parts[k]);
+      } catch (NumberFormatException e) {
+        throw error(name, lineNo, "value " + k + " ('" + abbreviate(parts[k]) + "') is not a number");
+      }
+      if (!Float.isFinite(v)) {
+        throw error(name, lineNo, "value " + k + " is " + v + "; embeddings must be finite");
+      }
+      out[k - 1] = v;
+    }
+    return out;
   }
 
   private static boolean isInteger(String s) {
@@ -156,7 +171,7 @@ public final class EmbeddingReader {
     return s.length() <= 20 ? s : s.substring(0, 20) + "…";
   }
 
-  private static EmbeddingFormatException error(String name, int line, String problem) {
+  private static EmbeddingFormatException error(String name, long line, String problem) {
     return new EmbeddingFormatException("Embedding file " + name + " line " + line + ": " + problem);
   }
 

@@ -1,10 +1,6 @@
 package dev.dptext.embedding;
 
-import java.io.IOException;
-import java.io.ObjectInputStream;
 import java.io.Serializable;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * A vocabulary with its word embeddings φ: V → R^m, in public frequency order.
@@ -17,13 +13,14 @@ import java.util.Map;
  * computed by {@link #distance(int, int)}, in double precision in a fixed order, so every JVM and
  * every executor computes bit-identical distances and so draws identical outputs from one seed.
  */
-public final class Embeddings implements Serializable {
+public final class Embeddings implements Vocabulary, Serializable {
   private static final long serialVersionUID = 1L;
 
   private final String[] words;
   private final float[] vectors;
   private final int dim;
-  private transient Map<String, Integer> index;
+  /** The words and their index (rebuilt where deserialized). */
+  private final WordList vocabulary;
 
   /**
    * @param words the vocabulary in frequency order, no duplicates
@@ -44,27 +41,11 @@ public final class Embeddings implements Serializable {
     this.words = words;
     this.vectors = vectors;
     this.dim = dim;
-    this.index = buildIndex(words);
-  }
-
-  private static Map<String, Integer> buildIndex(String[] words) {
-    Map<String, Integer> index = new HashMap<>(words.length * 2);
-    for (int i = 0; i < words.length; i++) {
-      Integer previous = index.putIfAbsent(words[i], i);
-      if (previous != null) {
-        throw new IllegalArgumentException(
-            "duplicate word '" + words[i] + "' at ranks " + previous + " and " + i);
-      }
-    }
-    return index;
-  }
-
-  private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
-    in.defaultReadObject();
-    index = buildIndex(words);
+    this.vocabulary = new WordList(words);
   }
 
   /** |V|. */
+  @Override
   public int size() {
     return words.length;
   }
@@ -75,14 +56,20 @@ public final class Embeddings implements Serializable {
   }
 
   /** The word of rank {@code i}. */
+  @Override
   public String word(int i) {
     return words[i];
   }
 
   /** The rank of {@code word}, or -1 if it is not in the vocabulary. */
+  @Override
   public int indexOf(String word) {
-    Integer i = index.get(word);
-    return i == null ? -1 : i;
+    return vocabulary.indexOf(word);
+  }
+
+  /** The words alone, for the paths that do not need the vectors. */
+  public WordList vocabulary() {
+    return vocabulary;
   }
 
   /** The backing row-major vector array; callers must not modify it. */
@@ -166,9 +153,15 @@ public final class Embeddings implements Serializable {
    * stop happens the result is bit-identical to {@code squaredDistance}.
    */
   public double squaredDistanceBelow(int i, int j, double limit) {
-    float[] a = vectors;
-    int ao = i * dim;
-    int bo = j * dim;
+    return squaredDistanceBelow(vectors, i * dim, vectors, j * dim, dim, limit);
+  }
+
+  /**
+   * {@link #squaredDistanceBelow(int, int, double)} for two vectors held anywhere (the partitioned
+   * path holds the input word's and the proposal's vectors outside any {@link Embeddings}): the same
+   * arithmetic in the same order, so the same comparisons with {@code limit}.
+   */
+  public static double squaredDistanceBelow(float[] a, int ao, float[] b, int bo, int dim, double limit) {
     double s0 = 0;
     double s1 = 0;
     double s2 = 0;
@@ -177,10 +170,10 @@ public final class Embeddings implements Serializable {
     while (k + 3 < dim) {
       int stop = Math.min(dim - 3, k + 24);
       for (; k < stop; k += 4) {
-        double d0 = (double) a[ao + k] - a[bo + k];
-        double d1 = (double) a[ao + k + 1] - a[bo + k + 1];
-        double d2 = (double) a[ao + k + 2] - a[bo + k + 2];
-        double d3 = (double) a[ao + k + 3] - a[bo + k + 3];
+        double d0 = (double) a[ao + k] - b[bo + k];
+        double d1 = (double) a[ao + k + 1] - b[bo + k + 1];
+        double d2 = (double) a[ao + k + 2] - b[bo + k + 2];
+        double d3 = (double) a[ao + k + 3] - b[bo + k + 3];
         s0 += d0 * d0;
         s1 += d1 * d1;
         s2 += d2 * d2;
@@ -192,7 +185,7 @@ public final class Embeddings implements Serializable {
       }
     }
     for (; k < dim; k++) {
-      double d = (double) a[ao + k] - a[bo + k];
+      double d = (double) a[ao + k] - b[bo + k];
       s0 += d * d;
     }
     return (s0 + s1) + (s2 + s3);

@@ -301,7 +301,7 @@ public final class NearestWords implements Serializable {
       double d2 = embeddings.squaredDistanceTo(queries, q * m, y);
       if (hs < k) {
         Heaps.push(heapD, heapI, 0, hs++, d2, y);
-      } else if (Heaps.admits(heapD, heapI, 0, d2, y)) {
+      } else if (Heaps.before(d2, y, heapD[0], heapI[0])) {
         Heaps.replaceTop(heapD, heapI, 0, hs, d2, y);
       }
     }

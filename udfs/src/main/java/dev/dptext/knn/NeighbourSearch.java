@@ -96,6 +96,131 @@ public final class NeighbourSearch {
     return new NeighbourTable(targetStart, offsets, neighbours, bounds);
   }
 
+  /**
+   * The allowance for float rounding in an approximate squared distance ‖x‖² + ‖y‖² − 2·fl(x·y) of
+   * centred vectors: product rounding (m terms, any order) plus the rounding of the centred
+   * coordinates (≤ √m·2^-23·maxNorm per vector).
+   */
+  static double roundingMargin(int dim, double queryNorm, double maxNorm) {
+    return 8.0 * dim * 0x1.0p-23 * queryNorm * maxNorm + 8.0 * Math.sqrt(dim) * 0x1.0p-23 * maxNorm * maxNorm + 1e-9;
+  }
+
+  /**
+   * One block of the blocked all-pairs search of the partitioned model build: for each query word of
+   * a block, its nearest words within a block of target words, by exact distance, and a certified
+   * lower bound on the distance to the target words of the block it does not return.
+   *
+   * <p>Same method as {@link #compute}: float SGEMM scores on vectors centred on the whole
+   * vocabulary's mean, {@code keep[i]} + {@value #SLACK} float candidates per query re-ranked with
+   * the exact distance of {@link Embeddings#distance} (same arithmetic, same argument order, so the
+   * same doubles), and for the words never kept the float bound less {@link #roundingMargin}. The
+   * caller merges blocks per query word: the union's (K+1)-th exact distance and the blocks' bounds
+   * bound every word left out of the merged row (see {@code dev.dptext.partitioned}).
+   *
+   * @param queries raw vectors of the query block, row-major
+   * @param targets raw vectors of the target block, row-major; the first is rank {@code targetFirst}
+   * @param targetFrom the first target row of the block that is in the target set (earlier rows are skipped)
+   * @param keep per query, how many exact candidates to return (the row length + 1)
+   * @param mean the whole vocabulary's mean; {@code maxNorm} the largest centred norm of the vocabulary
+   */
+  public static BlockCandidates searchBlock(float[] queries, int qn, float[] targets, int targetFirst, int tn,
+      int targetFrom, int dim, double[] mean, double maxNorm, int[] keep) {
+    float[] qc = centred(queries, qn, dim, mean);
+    float[] tc = centred(targets, tn, dim, mean);
+    double[] qNorms2 = norms2(qc, qn, dim);
+    double[] tNorms2 = norms2(tc, tn, dim);
+    int targetsInSet = tn - targetFrom;
+    BLAS blas = BLAS.getInstance();
+    double[][] heapD = new double[qn][];
+    int[][] heapI = new int[qn][];
+    int[] heapSize = new int[qn];
+    for (int i = 0; i < qn; i++) {
+      int candidates = Math.min(keep[i] + SLACK, targetsInSet);
+      heapD[i] = new double[candidates];
+      heapI[i] = new int[candidates];
+    }
+    // Query chunks × target blocks keep the score matrix small (2,048 × 512 floats) whatever the shards' size.
+    float[] scores = new float[TARGET_BLOCK * QUERY_BLOCK];
+    for (int q0 = 0; q0 < qn; q0 += QUERY_BLOCK) {
+      int qb = Math.min(QUERY_BLOCK, qn - q0);
+      for (int t0 = targetFrom; t0 < tn; t0 += TARGET_BLOCK) {
+        int tb = Math.min(TARGET_BLOCK, tn - t0);
+        blas.sgemm("T", "N", tb, qb, dim, 1.0f, tc, t0 * dim, dim, qc, q0 * dim, dim, 0.0f, scores, 0, tb);
+        for (int i = q0; i < q0 + qb; i++) {
+          double[] hd = heapD[i];
+          int[] hi = heapI[i];
+          int size = heapSize[i];
+          int base = (i - q0) * tb;
+          for (int j = 0; j < tb; j++) {
+            double d2 = qNorms2[i] + tNorms2[t0 + j] - 2.0 * scores[base + j];
+            if (size < hd.length) {
+              Heaps.push(hd, hi, 0, size++, d2, t0 + j);
+            } else if (d2 < hd[0]) {
+              Heaps.replaceTop(hd, hi, 0, size, d2, t0 + j);
+            }
+          }
+          heapSize[i] = size;
+        }
+      }
+    }
+    int[][] words = new int[qn][];
+    double[][] distances = new double[qn][];
+    double[] rest = new double[qn];
+    for (int i = 0; i < qn; i++) {
+      int size = heapSize[i];
+      int[] local = Arrays.copyOf(heapI[i], size);
+      double[] exact = new double[size];
+      for (int c = 0; c < size; c++) {
+        exact[c] = Math.sqrt(Embeddings.squaredDistance(queries, i * dim, targets, local[c] * dim, dim));
+      }
+      int[] global = new int[size];
+      for (int c = 0; c < size; c++) {
+        global[c] = targetFirst + local[c];
+      }
+      Integer[] order = Heaps.order(exact, global);
+      int kept = Math.min(keep[i], size);
+      words[i] = new int[kept];
+      distances[i] = new double[kept];
+      for (int c = 0; c < kept; c++) {
+        words[i][c] = global[order[c]];
+        distances[i][c] = exact[order[c]];
+      }
+      rest[i] = size == targetsInSet
+          ? Double.POSITIVE_INFINITY // every target of the block was a candidate
+          : Math.sqrt(Math.max(0.0, heapD[i][0] - roundingMargin(dim, Math.sqrt(qNorms2[i]), maxNorm)));
+    }
+    return new BlockCandidates(words, distances, rest);
+  }
+
+  /**
+   * Per query of a block: its nearest target words (ranks, nearest first by (distance, rank)), their
+   * exact distances, and a lower bound on the distance to every target word of the block not listed
+   * among the candidates considered.
+   */
+  public record BlockCandidates(int[][] words, double[][] distances, double[] restBound) {}
+
+  private static float[] centred(float[] raw, int n, int dim, double[] mean) {
+    float[] out = new float[n * dim];
+    for (int i = 0; i < n; i++) {
+      for (int d = 0; d < dim; d++) {
+        out[i * dim + d] = (float) (raw[i * dim + d] - mean[d]);
+      }
+    }
+    return out;
+  }
+
+  private static double[] norms2(float[] v, int n, int dim) {
+    double[] out = new double[n];
+    for (int i = 0; i < n; i++) {
+      double s = 0;
+      for (int d = 0; d < dim; d++) {
+        s += (double) v[i * dim + d] * v[i * dim + d];
+      }
+      out[i] = s;
+    }
+    return out;
+  }
+
   private static float[] centred(Embeddings e) {
     int n = e.size();
     int dim = e.dim();
@@ -142,7 +267,7 @@ public final class NeighbourSearch {
           double d2 = xn + norms2[t0 + j] - 2.0 * scores[base + j];
           if (size < candidates) {
             Heaps.push(hd, hi, 0, size++, d2, t0 + j);
-          } else if (Heaps.admits(hd, hi, 0, d2, t0 + j)) {
+          } else if (Heaps.before(d2, t0 + j, hd[0], hi[0])) {
             Heaps.replaceTop(hd, hi, 0, size, d2, t0 + j);
           }
         }
@@ -169,8 +294,7 @@ public final class NeighbourSearch {
       } else {
         // Words never considered have approximate d² ≥ the heap's maximum; allow for float rounding.
         // Product rounding, plus the rounding of the centred coordinates (≤ √m·2^-23·maxNorm per vector).
-        double margin = 8.0 * dim * 0x1.0p-23 * Math.sqrt(norms2[x]) * maxNorm
-            + 8.0 * Math.sqrt(dim) * 0x1.0p-23 * maxNorm * maxNorm + 1e-9;
+        double margin = roundingMargin(dim, Math.sqrt(norms2[x]), maxNorm);
         double rest = Math.sqrt(Math.max(0.0, heapD[i][0] - margin));
         bound = Math.min(exact[order[kk]], rest);
       }

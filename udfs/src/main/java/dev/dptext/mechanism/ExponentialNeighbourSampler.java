@@ -46,6 +46,25 @@ final class ExponentialNeighbourSampler implements Serializable {
   /** Per word, P(uniform branch); 0 when H_x is the whole target set. */
   private final double[] uniformBranch;
 
+  /**
+   * A sampler without tables or vectors (the partitioned path): only {@link #envelope(int[],
+   * double[], double)} and {@link #sample(CandidateEnvelope, RandomStream, ProposalTest)} work.
+   */
+  private ExponentialNeighbourSampler(int size, int targetStart, double epsilon) {
+    MechanismDefinition.EPSILON.check(epsilon);
+    this.embeddings = null;
+    this.table = null;
+    this.epsilon = epsilon;
+    this.targetStart = targetStart;
+    this.targetSize = size - targetStart;
+    this.cumulativeExcess = null;
+    this.uniformBranch = null;
+  }
+
+  static ExponentialNeighbourSampler withoutTables(int size, int targetStart, double epsilon) {
+    return new ExponentialNeighbourSampler(size, targetStart, epsilon);
+  }
+
   ExponentialNeighbourSampler(Embeddings embeddings, NeighbourTable table, double epsilon) {
     MechanismDefinition.EPSILON.check(epsilon);
     if (table.size() != embeddings.size()) {
@@ -63,37 +82,47 @@ final class ExponentialNeighbourSampler implements Serializable {
     double[] d = new double[table.k()];
     for (int x = 0; x < n; x++) {
       int k = table.rowLength(x);
-      int row = table.rowOffset(x);
       for (int j = 0; j < k; j++) {
         d[j] = embeddings.distance(x, table.neighbour(x, j));
       }
-      double bound = table.outsideBound(x);
-      double reference = Math.min(d[0], bound); // the largest weight is exp(−ε·reference/2)
-      double logFlat = -0.5 * epsilon * (bound - reference); // log(g_out), relative
-      double flat = Math.exp(logFlat);
-      double total = 0;
-      for (int j = 0; j < k; j++) {
-        double w = Math.exp(-0.5 * epsilon * (d[j] - reference));
-        total += Math.max(0.0, w - flat);
-        cumulativeExcess[row + j] = total;
-      }
-      for (int j = 0; j < k; j++) {
-        cumulativeExcess[row + j] /= total > 0 ? total : 1;
-      }
-      double logUniform = Math.log(targetSize) + logFlat; // log(|T|·g_out)
-      if (total == 0) {
-        uniformBranch[x] = 1.0;
-      } else if (logUniform == Double.NEGATIVE_INFINITY) {
-        uniformBranch[x] = 0.0;
-      } else {
-        // U / (U + E) = 1 / (1 + E/U), computed in log space so that neither side overflows.
-        double logExcess = Math.log(total);
-        uniformBranch[x] = Math.exp(
-            logUniform >= logExcess
-                ? -Math.log1p(Math.exp(logExcess - logUniform))
-                : (logUniform - logExcess) - Math.log1p(Math.exp(logUniform - logExcess)));
-      }
+      uniformBranch[x] = envelope(d, k, table.outsideBound(x), epsilon, targetSize,
+          cumulativeExcess, table.rowOffset(x));
     }
+  }
+
+  /**
+   * One input word's envelope, from the distances {@code d[0..k)} to its candidates (nearest first)
+   * and the bound b_x on every other target: writes the candidates' cumulative excess weights,
+   * normalised to end at 1, into {@code cumulative[offset ..)} and returns P(uniform branch). Shared
+   * by the broadcast sampler (all words at once) and the partitioned path (the row's words, from
+   * candidate tables joined in), so both draw from the same numbers.
+   */
+  static double envelope(
+      double[] d, int k, double bound, double epsilon, int targetSize, double[] cumulative, int offset) {
+    double reference = Math.min(d[0], bound); // the largest weight is exp(−ε·reference/2)
+    double logFlat = -0.5 * epsilon * (bound - reference); // log(g_out), relative
+    double flat = Math.exp(logFlat);
+    double total = 0;
+    for (int j = 0; j < k; j++) {
+      double w = Math.exp(-0.5 * epsilon * (d[j] - reference));
+      total += Math.max(0.0, w - flat);
+      cumulative[offset + j] = total;
+    }
+    for (int j = 0; j < k; j++) {
+      cumulative[offset + j] /= total > 0 ? total : 1;
+    }
+    double logUniform = Math.log(targetSize) + logFlat; // log(|T|·g_out)
+    if (total == 0) {
+      return 1.0;
+    } else if (logUniform == Double.NEGATIVE_INFINITY) {
+      return 0.0;
+    }
+    // U / (U + E) = 1 / (1 + E/U), computed in log space so that neither side overflows.
+    double logExcess = Math.log(total);
+    return Math.exp(
+        logUniform >= logExcess
+            ? -Math.log1p(Math.exp(logExcess - logUniform))
+            : (logUniform - logExcess) - Math.log1p(Math.exp(logUniform - logExcess)));
   }
 
   /**
@@ -128,32 +157,55 @@ final class ExponentialNeighbourSampler implements Serializable {
 
   /** Draws y ∈ T with P(y | x) ∝ exp(−ε·d(x,y)/2). */
   int sample(int x, RandomStream random) {
-    double pUniform = uniformBranch[x];
-    double bound = table.outsideBound(x);
+    return sample(uniformBranch[x], table.outsideBound(x), cumulativeExcess, table.rawNeighbours(),
+        table.rowOffset(x), table.rowLength(x), random,
+        (y, limit) -> embeddings.squaredDistanceBelow(x, y, limit) < limit);
+  }
+
+  /** Draws from the envelope of an input word whose candidate row came from elsewhere. */
+  int sample(CandidateEnvelope e, RandomStream random, ProposalTest test) {
+    return sample(e.uniformBranch(), e.bound(), e.cumulativeExcess(), e.neighbours(), 0,
+        e.neighbours().length, random, test);
+  }
+
+  /** The envelope of an input word from its candidate row (nearest first) and the outside bound. */
+  CandidateEnvelope envelope(int[] neighbours, double[] distances, double bound) {
+    double[] cumulative = new double[neighbours.length];
+    double pUniform = envelope(distances, neighbours.length, bound, epsilon, targetSize, cumulative, 0);
+    return new CandidateEnvelope(neighbours, cumulative, pUniform, bound);
+  }
+
+  /**
+   * The rejection loop, once for both paths. The row's candidates are {@code neighbours[offset ..
+   * offset+length)} with cumulative excess weights at the same positions of {@code cumulative}; the
+   * draws are, per round: a full-precision uniform for the branch (skipped when the uniform branch is
+   * certain), then either a uniform target and a log-uniform for the acceptance test, or one 53-bit
+   * uniform for the excess pick.
+   */
+  private int sample(double pUniform, double bound, double[] cumulative, int[] neighbours, int offset,
+      int length, RandomStream random, ProposalTest test) {
     while (true) {
       if (pUniform == 1.0 || random.nextUniform() < pUniform) {
         int y = targetStart + random.nextInt(targetSize);
         // Accept iff log u < −ε·(d − b)/2, i.e. d < b − 2·log(u)/ε: drawing u first lets the distance
         // computation stop as soon as its partial sum passes that threshold.
         double threshold = bound - 2.0 * random.nextLogUniform() / epsilon;
-        double limit = threshold * threshold;
-        if (embeddings.squaredDistanceBelow(x, y, limit) < limit) {
+        if (test.closerThan(y, threshold * threshold)) {
           return y;
         }
       } else {
-        return table.neighbour(x, pickExcess(x, random.nextDouble()));
+        return neighbours[offset + pickExcess(cumulative, offset, length, random.nextDouble())];
       }
     }
   }
 
-  /** The first neighbour index j with cumulative excess > u (binary search over the row). */
-  private int pickExcess(int x, double u) {
-    int row = table.rowOffset(x);
+  /** The first index j of the row with cumulative excess > u (binary search over the row). */
+  private static int pickExcess(double[] cumulative, int row, int length, double u) {
     int lo = row;
-    int hi = row + table.rowLength(x) - 1;
+    int hi = row + length - 1;
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
-      if (cumulativeExcess[mid] > u) {
+      if (cumulative[mid] > u) {
         hi = mid;
       } else {
         lo = mid + 1;

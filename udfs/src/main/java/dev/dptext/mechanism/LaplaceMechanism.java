@@ -36,6 +36,11 @@ public final class LaplaceMechanism extends NoisyEmbeddingMechanism {
     }
 
     @Override
+    public WordMechanism buildForShards(MechanismSpec spec, dev.dptext.model.ModelShape shape) {
+      return LaplaceMechanism.forShards(shape.dim(), spec.epsilon());
+    }
+
+    @Override
     public WordMetric metric(MechanismSpec spec, DpTextModel model) {
       return WordMetric.euclidean(model.embeddings());
     }
@@ -47,12 +52,21 @@ public final class LaplaceMechanism extends NoisyEmbeddingMechanism {
     }
   };
 
+  private LaplaceMechanism(int dim, double epsilon) {
+    super(dim, EmbeddingNoise.laplace(dim, epsilon), 1);
+  }
+
+  /** The mechanism's steps for the partitioned path, which searches on shards. */
+  public static LaplaceMechanism forShards(int dim, double epsilon) {
+    return new LaplaceMechanism(dim, epsilon);
+  }
+
   public LaplaceMechanism(Embeddings embeddings, NearestWords nearest, double epsilon) {
     super(embeddings, nearest, EmbeddingNoise.laplace(embeddings.dim(), epsilon), 1);
   }
 
   @Override
-  int choose(int[] words, double[] distances, int offset, RandomStream random) {
+  public int choose(int[] words, double[] distances, int offset, RandomStream random) {
     return words[offset];
   }
 

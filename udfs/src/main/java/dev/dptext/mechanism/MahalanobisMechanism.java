@@ -49,6 +49,11 @@ public final class MahalanobisMechanism extends NoisyEmbeddingMechanism {
     }
 
     @Override
+    public WordMechanism buildForShards(MechanismSpec spec, dev.dptext.model.ModelShape shape) {
+      return MahalanobisMechanism.forShards(shape.dim(), shape.requireCovariance(), spec.epsilon(), spec.get(LAMBDA));
+    }
+
+    @Override
     public WordMetric metric(MechanismSpec spec, DpTextModel model) {
       return metricOf(model, spec.get(LAMBDA));
     }
@@ -69,6 +74,16 @@ public final class MahalanobisMechanism extends NoisyEmbeddingMechanism {
 
   private final double lambda;
 
+  private MahalanobisMechanism(int dim, EmbeddingCovariance covariance, double epsilon, double lambda) {
+    super(dim, EmbeddingNoise.elliptical(dim, epsilon, covariance.regularizedSquareRoot(lambda)), 1);
+    this.lambda = lambda;
+  }
+
+  /** The mechanism's steps for the partitioned path, which searches on shards. */
+  public static MahalanobisMechanism forShards(int dim, EmbeddingCovariance covariance, double epsilon, double lambda) {
+    return new MahalanobisMechanism(dim, covariance, epsilon, lambda);
+  }
+
   public MahalanobisMechanism(
       Embeddings embeddings, NearestWords nearest, EmbeddingCovariance covariance, double epsilon, double lambda) {
     super(embeddings, nearest,
@@ -77,7 +92,7 @@ public final class MahalanobisMechanism extends NoisyEmbeddingMechanism {
   }
 
   @Override
-  int choose(int[] words, double[] distances, int offset, RandomStream random) {
+  public int choose(int[] words, double[] distances, int offset, RandomStream random) {
     return words[offset];
   }
 

@@ -136,6 +136,16 @@ public abstract class MechanismDefinition {
   /** The metric the guarantee is stated in, over the model's vocabulary. */
   public abstract WordMetric metric(MechanismSpec spec, DpTextModel model);
 
+  /**
+   * The mechanism for the partitioned path, which holds no vectors: its parameters and the model's
+   * shape only; the geometry comes from vocabulary shards (see {@code dev.dptext.partitioned}).
+   * Mechanisms that have no partitioned form refuse.
+   */
+  public WordMechanism buildForShards(MechanismSpec spec, dev.dptext.model.ModelShape shape) {
+    throw new UnsupportedOperationException(name() + " has no partitioned path yet; use a model small enough "
+        + "to broadcast (partitioned=false)");
+  }
+
   /** The mechanism's own guarantee clause: ε, the metric and what it means. */
   protected abstract String guarantee(Rendering r);
 

@@ -11,15 +11,26 @@ import dev.dptext.random.RandomStream;
  * let the subclass choose among them (drawing any further randomness in order). The choice uses only
  * the noisy vector and the public embeddings, so it is post-processing: the guarantee is the noise's.
  */
-abstract class NoisyEmbeddingMechanism implements WordMechanism {
+abstract class NoisyEmbeddingMechanism implements NearestWordMechanism {
   private static final long serialVersionUID = 1L;
 
   private final Embeddings embeddings;
   private final NearestWords nearest;
   private final EmbeddingNoise noise;
   private final int k;
+  private final int dim;
+
+  /** Without vectors (the partitioned path): the search happens on shards, so only the steps work. */
+  NoisyEmbeddingMechanism(int dim, EmbeddingNoise noise, int k) {
+    this.embeddings = null;
+    this.nearest = null;
+    this.noise = noise;
+    this.k = k;
+    this.dim = dim;
+  }
 
   NoisyEmbeddingMechanism(Embeddings embeddings, NearestWords nearest, EmbeddingNoise noise, int k) {
+    this.dim = embeddings.dim();
     if (nearest.embeddings() != embeddings) {
       throw new IllegalArgumentException("the nearest-word index was built for other embeddings");
     }
@@ -29,8 +40,27 @@ abstract class NoisyEmbeddingMechanism implements WordMechanism {
     this.k = k;
   }
 
-  /** Chooses the output among the k nearest words (nearest first) of one noisy vector. */
-  abstract int choose(int[] words, double[] distances, int offset, RandomStream random);
+  @Override
+  public abstract int choose(int[] words, double[] distances, int offset, RandomStream random);
+
+  @Override
+  public int neighboursWanted() {
+    return k;
+  }
+
+  @Override
+  public int dim() {
+    return dim;
+  }
+
+  @Override
+  public void addNoise(double[] points, int count, RandomStream random) {
+    int m = dim;
+    double[] scratch = new double[2 * m];
+    for (int i = 0; i < count; i++) {
+      noise.addTo(points, i * m, random, scratch);
+    }
+  }
 
   double epsilon() {
     return noise.epsilon();
@@ -48,17 +78,19 @@ abstract class NoisyEmbeddingMechanism implements WordMechanism {
     if (count == 0) {
       return;
     }
+    if (nearest == null) {
+      throw new IllegalStateException(name() + " was built for the partitioned path: its search runs on shards");
+    }
     int m = embeddings.dim();
     float[] v = embeddings.rawVectors();
     double[] points = new double[count * m];
-    double[] scratch = new double[2 * m];
     for (int i = 0; i < count; i++) {
       int w = words[i];
       for (int d = 0; d < m; d++) {
         points[i * m + d] = v[w * m + d];
       }
-      noise.addTo(points, i * m, random, scratch);
     }
+    addNoise(points, count, random);
     int[] found = new int[count * k];
     double[] dist = new double[count * k];
     nearest.search(points, count, k, found, dist);

@@ -28,7 +28,7 @@ import dev.dptext.mechanism.MechanismDefinition.Parameter;
  * <p>Sampling is exact and takes expected O(1) distance evaluations per token (see
  * {@link ExponentialNeighbourSampler}).
  */
-public final class SanText implements WordMechanism, ExactConditional {
+public final class SanText implements ExponentialMechanism, ExactConditional {
   private static final long serialVersionUID = 1L;
 
   /** SanText: ε only. */
@@ -39,6 +39,11 @@ public final class SanText implements WordMechanism, ExactConditional {
     @Override
     public WordMechanism build(MechanismSpec spec, DpTextModel model) {
       return new SanText(model.embeddings(), model.neighbours(0), spec.epsilon());
+    }
+
+    @Override
+    public WordMechanism buildForShards(MechanismSpec spec, dev.dptext.model.ModelShape shape) {
+      return SanText.forShards(shape.size(), spec.epsilon());
     }
 
     @Override
@@ -54,6 +59,15 @@ public final class SanText implements WordMechanism, ExactConditional {
   };
 
   private final ExponentialNeighbourSampler sampler;
+
+  private SanText(ExponentialNeighbourSampler sampler) {
+    this.sampler = sampler;
+  }
+
+  /** SanText over a vocabulary of {@code size} words whose geometry lives in shards. */
+  public static SanText forShards(int size, double epsilon) {
+    return new SanText(ExponentialNeighbourSampler.withoutTables(size, 0, epsilon));
+  }
 
   /**
    * @param embeddings the vocabulary
@@ -72,6 +86,26 @@ public final class SanText implements WordMechanism, ExactConditional {
   @Override
   public int sanitize(int word, RandomStream random) {
     return sampler.sample(word, random);
+  }
+
+  @Override
+  public double epsilon() {
+    return sampler.epsilon();
+  }
+
+  @Override
+  public int targetStart() {
+    return 0;
+  }
+
+  @Override
+  public CandidateEnvelope envelope(int[] neighbours, double[] distances, double bound) {
+    return sampler.envelope(neighbours, distances, bound);
+  }
+
+  @Override
+  public int sample(int word, CandidateEnvelope envelope, ProposalTest test, RandomStream random) {
+    return sampler.sample(envelope, random, test);
   }
 
   @Override

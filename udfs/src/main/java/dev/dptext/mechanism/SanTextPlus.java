@@ -31,7 +31,7 @@ import dev.dptext.mechanism.MechanismDefinition.Parameter;
  * verbatim opt-ins, and the correctness of the sensitivity split — a rare word that is frequent in the
  * embedding's corpus counts as non-sensitive.
  */
-public final class SanTextPlus implements WordMechanism, ExactConditional {
+public final class SanTextPlus implements ExponentialMechanism, ExactConditional {
   private static final long serialVersionUID = 1L;
 
   /** w: the fraction of least frequent words that are sensitive. */
@@ -60,6 +60,11 @@ public final class SanTextPlus implements WordMechanism, ExactConditional {
       double w = spec.get(W);
       return new SanTextPlus(model.embeddings(), model.neighbours(outputStart(spec, model.embeddings().size())),
           spec.epsilon(), w, spec.get(P));
+    }
+
+    @Override
+    public WordMechanism buildForShards(MechanismSpec spec, dev.dptext.model.ModelShape shape) {
+      return SanTextPlus.forShards(shape.size(), spec.epsilon(), spec.get(W), spec.get(P));
     }
 
     @Override
@@ -99,6 +104,18 @@ public final class SanTextPlus implements WordMechanism, ExactConditional {
   private final ExponentialNeighbourSampler sampler;
   private final double p;
   private final int sensitiveStart;
+
+  private SanTextPlus(int size, double epsilon, double sensitiveFraction, double p) {
+    checkParameters(size, sensitiveFraction, p);
+    this.sensitiveStart = sensitiveStart(size, sensitiveFraction);
+    this.sampler = ExponentialNeighbourSampler.withoutTables(size, sensitiveStart, epsilon);
+    this.p = p;
+  }
+
+  /** SanText+ over a vocabulary of {@code size} words whose geometry lives in shards. */
+  public static SanTextPlus forShards(int size, double epsilon, double sensitiveFraction, double p) {
+    return new SanTextPlus(size, epsilon, sensitiveFraction, p);
+  }
 
   /**
    * @param embeddings the vocabulary, most frequent word first
@@ -148,10 +165,32 @@ public final class SanTextPlus implements WordMechanism, ExactConditional {
 
   @Override
   public int sanitize(int word, RandomStream random) {
-    if (word < sensitiveStart && random.nextDouble() >= p) {
-      return word;
-    }
-    return sampler.sample(word, random);
+    return keepsVerbatim(word, random) ? word : sampler.sample(word, random);
+  }
+
+  /** The first draw for a token: a non-sensitive word is kept with probability 1 − p (no draw otherwise). */
+  private boolean keepsVerbatim(int word, RandomStream random) {
+    return word < sensitiveStart && random.nextDouble() >= p;
+  }
+
+  @Override
+  public double epsilon() {
+    return sampler.epsilon();
+  }
+
+  @Override
+  public int targetStart() {
+    return sensitiveStart;
+  }
+
+  @Override
+  public CandidateEnvelope envelope(int[] neighbours, double[] distances, double bound) {
+    return sampler.envelope(neighbours, distances, bound);
+  }
+
+  @Override
+  public int sample(int word, CandidateEnvelope envelope, ProposalTest test, RandomStream random) {
+    return keepsVerbatim(word, random) ? word : sampler.sample(envelope, random, test);
   }
 
   /** f(y|x): SanText over V_S, and for a non-sensitive x, x itself with probability 1 − p. */

@@ -84,6 +84,13 @@ public final class VickreyMechanism extends NoisyEmbeddingMechanism {
     }
 
     @Override
+    public WordMechanism buildForShards(MechanismSpec spec, dev.dptext.model.ModelShape shape) {
+      double lambda = spec.get(MahalanobisMechanism.LAMBDA);
+      return VickreyMechanism.forShards(shape.size(), shape.dim(), lambda > 0 ? shape.requireCovariance() : null,
+          spec.epsilon(), lambda, spec.get(T));
+    }
+
+    @Override
     public WordMetric metric(MechanismSpec spec, DpTextModel model) {
       return MahalanobisMechanism.metricOf(model, spec.get(MahalanobisMechanism.LAMBDA));
     }
@@ -109,6 +116,35 @@ public final class VickreyMechanism extends NoisyEmbeddingMechanism {
   /** One threshold: the 2-NN rule; several: the top-k exponential rule. */
   private final double[] t;
 
+  private VickreyMechanism(int dim, EmbeddingNoise noise, double lambda, double[] t) {
+    super(dim, noise, t.length == 1 ? 2 : t.length);
+    this.lambda = lambda;
+    this.t = t;
+  }
+
+  /** The mechanism's steps for the partitioned path, which searches on shards. */
+  public static VickreyMechanism forShards(
+      int size, int dim, EmbeddingCovariance covariance, double epsilon, double lambda, List<Double> t) {
+    double[] ts = checked(size, epsilon, lambda, t);
+    return new VickreyMechanism(dim, noise(dim, covariance, epsilon, lambda), lambda, ts);
+  }
+
+  private static double[] checked(int size, double epsilon, double lambda, List<Double> t) {
+    MechanismSpec.of(t != null && t.size() == 1 ? DEFINITION.name() : TOP_K_DEFINITION.name(),
+        java.util.Map.of("epsilon", epsilon, "t", t == null ? List.of() : t, "lambda", lambda)); // the definitions' checks
+    double[] ts = t.stream().mapToDouble(Double::doubleValue).toArray();
+    if (ts.length > size) {
+      throw new IllegalArgumentException("top-" + ts.length + " needs at least that many words");
+    }
+    return ts;
+  }
+
+  private static EmbeddingNoise noise(int dim, EmbeddingCovariance covariance, double epsilon, double lambda) {
+    return lambda == 0
+        ? EmbeddingNoise.laplace(dim, epsilon)
+        : EmbeddingNoise.elliptical(dim, epsilon, covariance.regularizedSquareRoot(lambda));
+  }
+
   private VickreyMechanism(Embeddings e, NearestWords nearest, EmbeddingNoise noise, double lambda, double[] t) {
     super(e, nearest, noise, t.length == 1 ? 2 : t.length);
     this.lambda = lambda;
@@ -123,20 +159,12 @@ public final class VickreyMechanism extends NoisyEmbeddingMechanism {
    */
   public static VickreyMechanism of(
       Embeddings e, NearestWords nearest, EmbeddingCovariance covariance, double epsilon, double lambda, List<Double> t) {
-    MechanismSpec.of(t != null && t.size() == 1 ? DEFINITION.name() : TOP_K_DEFINITION.name(),
-        java.util.Map.of("epsilon", epsilon, "t", t == null ? List.of() : t, "lambda", lambda)); // the definitions' checks
-    double[] ts = t.stream().mapToDouble(Double::doubleValue).toArray();
-    if (ts.length > e.size()) {
-      throw new IllegalArgumentException("top-" + ts.length + " needs at least that many words");
-    }
-    EmbeddingNoise noise = lambda == 0
-        ? EmbeddingNoise.laplace(e.dim(), epsilon)
-        : EmbeddingNoise.elliptical(e.dim(), epsilon, covariance.regularizedSquareRoot(lambda));
-    return new VickreyMechanism(e, nearest, noise, lambda, ts);
+    double[] ts = checked(e.size(), epsilon, lambda, t);
+    return new VickreyMechanism(e, nearest, noise(e.dim(), covariance, epsilon, lambda), lambda, ts);
   }
 
   @Override
-  int choose(int[] words, double[] distances, int offset, RandomStream random) {
+  public int choose(int[] words, double[] distances, int offset, RandomStream random) {
     if (t.length == 1) {
       double d1 = distances[offset];
       double d2 = distances[offset + 1];

@@ -43,6 +43,25 @@ public final class RandomStream {
     s3 = d;
   }
 
+  /**
+   * The stream's current position, 256 bits: with {@link #resume(long[])} a computation can stop
+   * after some draws, travel (e.g. through a Spark shuffle of the partitioned path) and continue with
+   * exactly the draws it would have made. The state is xoshiro's, seeded by HMAC-SHA256 of the key:
+   * it reveals neither the key nor any other row's stream (the HMAC is a pseudo-random function), but
+   * it does determine this row's remaining draws, so it is treated like the row's data, never logged.
+   */
+  public long[] state() {
+    return new long[] {s0, s1, s2, s3};
+  }
+
+  /** A stream continuing exactly where the one whose {@link #state()} this is stopped. */
+  public static RandomStream resume(long[] state) {
+    if (state.length != 4) {
+      throw new IllegalArgumentException("a stream state has 4 words, got " + state.length);
+    }
+    return new RandomStream(state[0], state[1], state[2], state[3]);
+  }
+
   private static long splitMix(long z) {
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
     z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;

@@ -4,6 +4,8 @@ import dev.dptext.config.Setting;
 import dev.dptext.config.ValueType;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
+import dev.dptext.model.PartitionedModel;
+import dev.dptext.partitioned.PartitionedSanitizer;
 import dev.dptext.random.SecretKey;
 import dev.dptext.text.CasePolicy;
 import dev.dptext.text.OovPolicy;
@@ -190,6 +192,12 @@ public final class DpText {
      */
     public Dataset<Row> transform(Dataset<Row> df, String inputColumn, String outputColumn) {
       validate(df.schema(), inputColumn);
+      PartitionedModel partitioned = modelInstance == null ? ModelLoader.partitioned(df.sparkSession(), o) : null;
+      if (partitioned != null) {
+        SecretKey k = key != null ? key : o.resolveKey();
+        PartitionedSanitizer p = PartitionedSanitizer.of(df.sparkSession(), partitioned, o, k, partitioned.shards());
+        return p.transform(df, inputColumn, outputColumn, o.idMode() == IdMode.COLUMN ? idColumn : null, counters);
+      }
       UserDefinedFunction udf = udf(df.sparkSession());
       Column text = functions.col(inputColumn);
       Column result =
@@ -245,6 +253,9 @@ public final class DpText {
     public void prepare(SparkSession spark) {
       if (o.idMode() == IdMode.FRESH) {
         throw new IllegalStateException("prepare() shares the broadcast; fresh randomness never does");
+      }
+      if (modelInstance == null && ModelLoader.partitioned(spark, o) != null) {
+        return; // the partitioned path broadcasts words only, at transform
       }
       if (o.modelDistribution() == ModelDistribution.BROADCAST) {
         broadcast(spark, this);

@@ -3,6 +3,7 @@ package dev.dptext.spark;
 import dev.dptext.embedding.EmbeddingReader;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.model.DpTextModel;
+import dev.dptext.model.PartitionedModel;
 import dev.dptext.model.EmbeddedDefault;
 import dev.dptext.model.ModelArtifact;
 import java.io.BufferedInputStream;
@@ -44,6 +45,13 @@ public final class ModelLoader {
    */
   public static DpTextModel load(SparkSession spark, String source, int vocabularySize, int neighbours) {
     String cacheKey = source + "|" + vocabularySize + "|" + neighbours;
+    if (source != null && !source.equals(EmbeddedDefault.NAME) && PartitionedModel.isPartitioned(spark, source)) {
+      if (vocabularySize > 0) {
+        throw new IllegalArgumentException("vocabulary size " + vocabularySize + " was given with the partitioned "
+            + "model " + source + "; a built model's vocabulary is fixed: drop the vocabulary size or rebuild it");
+      }
+      return CACHE.computeIfAbsent(cacheKey, k -> PartitionedModel.open(spark, source).toBroadcastModel(spark));
+    }
     return CACHE.computeIfAbsent(cacheKey, k -> loadUncached(spark.sparkContext().hadoopConfiguration(), source, vocabularySize, neighbours));
   }
 
@@ -146,6 +154,26 @@ public final class ModelLoader {
     EmbeddingReader reader = vocabularySize > 0 ? EmbeddingReader.top(vocabularySize) : EmbeddingReader.all();
     Embeddings e = reader.read(in, source);
     return DpTextModel.of(e, source, neighbours);
+  }
+
+  /**
+   * The partitioned model to sanitize with, or null for the broadcast path: the model setting names a
+   * partitioned model directory and the layout setting ({@link ModelLayout}) keeps it partitioned.
+   * A partitioned layout demanded of anything else is an error.
+   */
+  public static PartitionedModel partitioned(SparkSession spark, DpTextOptions o) {
+    String source = o.get(Settings.MODEL);
+    ModelLayout layout = ModelLayout.parse(o.get(Settings.MODEL_LAYOUT));
+    boolean isPartitioned = !isDefault(source) && PartitionedModel.isPartitioned(spark, source);
+    if (!isPartitioned) {
+      if (layout == ModelLayout.PARTITIONED) {
+        throw new IllegalArgumentException("modelLayout=partitioned needs a partitioned model directory; " + source
+            + " is not one (build one with build-model --modelLayout partitioned)");
+      }
+      return null;
+    }
+    PartitionedModel model = PartitionedModel.open(spark, source);
+    return layout.partitioned(model.vectorBytes()) ? model : null;
   }
 
   /** Saves a model artifact to any Hadoop file system path, replacing an existing file. */

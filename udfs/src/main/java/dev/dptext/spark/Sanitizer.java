@@ -58,7 +58,20 @@ public final class Sanitizer implements Serializable {
     if (value == null) {
       return null;
     }
-    RandomStream stream =
+    return text.sanitize(value, streamFor(value, id), counts);
+  }
+
+  /** The text sanitizer: vocabulary, mechanism, OOV and case policies. */
+  public TextSanitizer text() {
+    return text;
+  }
+
+  /**
+   * The row's random stream: from the id (id mode column), the text (content hash) or fresh bytes.
+   * The only place ids meet the key; the partitioned path starts each row here too.
+   */
+  public RandomStream streamFor(String value, Object id) {
+    return
         switch (idMode) {
           case COLUMN -> {
             if (id == null) {
@@ -71,7 +84,6 @@ public final class Sanitizer implements Serializable {
           case CONTENT_HASH -> seeder.streamFor(value.getBytes(StandardCharsets.UTF_8));
           case FRESH -> seeder.streamFor(freshBytes());
         };
-    return text.sanitize(value, stream, counts);
   }
 
   private static final ThreadLocal<java.security.SecureRandom> FRESH_SOURCE =

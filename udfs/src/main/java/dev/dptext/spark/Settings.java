@@ -42,6 +42,12 @@ public final class Settings {
           + "serverless and standard access mode, where user code cannot broadcast).")
       .createWithDefault(ValueType.choice(ModelDistribution.class, ModelDistribution::parse), Check.any(), "broadcast");
 
+  public static final Setting<String> MODEL_LAYOUT = Setting.define("modelLayout")
+      .doc("How the model is held: partitioned (vocabulary shards on the executors, for vocabularies too large to "
+          + "broadcast; build-model then writes a partitioned model directory), broadcast (whole, to every "
+          + "executor), or auto (partitioned above 1 GiB of vectors). Same output either way.")
+      .createWithDefault(ValueType.choice(ModelLayout.class, ModelLayout::parse), Check.any(), "auto");
+
   public static final Setting<String> MECHANISM = Mechanisms.MECHANISM;
 
   public static final Setting<String> OOV = Setting.define("oov")
@@ -99,6 +105,7 @@ public final class Settings {
   private static List<Setting<?>> all() {
     List<Setting<?>> all = new ArrayList<>(MODEL_SETTINGS);
     all.add(MODEL_DISTRIBUTION);
+    all.add(MODEL_LAYOUT);
     all.add(MECHANISM);
     all.addAll(Mechanisms.parameters());
     all.addAll(List.of(OOV, OOV_PLACEHOLDER, CASE_POLICY, ID_MODE, PURPOSE, KEY_FILE, KEY_ENV, DATABRICKS_SECRET,

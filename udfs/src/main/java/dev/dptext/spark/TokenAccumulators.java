@@ -23,7 +23,7 @@ public final class TokenAccumulators implements Serializable {
     this.oov = sc.longAccumulator("dptext tokens out of vocabulary");
   }
 
-  void add(TokenCounts c) {
+  public void add(TokenCounts c) {
     tokens.add(c.tokens);
     changed.add(c.changed);
     oov.add(c.outOfVocabulary);

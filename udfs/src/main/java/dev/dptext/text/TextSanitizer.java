@@ -1,6 +1,7 @@
 package dev.dptext.text;
 
 import dev.dptext.embedding.Embeddings;
+import dev.dptext.embedding.Vocabulary;
 import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.random.RandomStream;
 import java.io.Serializable;
@@ -26,7 +27,7 @@ import java.util.Locale;
 public final class TextSanitizer implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  private final Embeddings embeddings;
+  private final Vocabulary embeddings;
   private final WordMechanism mechanism;
   private final OovPolicy oovPolicy;
   private final String placeholder;
@@ -35,6 +36,17 @@ public final class TextSanitizer implements Serializable {
 
   public TextSanitizer(
       Embeddings embeddings, WordMechanism mechanism, OovPolicy oovPolicy, String placeholder,
+      CasePolicy casePolicy) {
+    this((Vocabulary) embeddings, mechanism, oovPolicy, placeholder, casePolicy);
+  }
+
+  /**
+   * A sanitizer over a vocabulary without vectors, for the partitioned path: it tokenizes and
+   * assembles ({@link #tokenize}, {@link #assemble}); the mechanism's draws happen elsewhere, with the
+   * same row stream. {@link #sanitize} works only if the mechanism carries its own vectors.
+   */
+  public TextSanitizer(
+      Vocabulary embeddings, WordMechanism mechanism, OovPolicy oovPolicy, String placeholder,
       CasePolicy casePolicy) {
     if (placeholder == null || placeholder.isEmpty() || placeholder.chars().anyMatch(Character::isWhitespace)) {
       throw new IllegalArgumentException(
@@ -56,7 +68,15 @@ public final class TextSanitizer implements Serializable {
     return mechanism;
   }
 
+  /** The embeddings, when this sanitizer was built over them (the broadcast path). */
   public Embeddings embeddings() {
+    if (embeddings instanceof Embeddings e) {
+      return e;
+    }
+    throw new IllegalStateException("this sanitizer holds the words only (partitioned model)");
+  }
+
+  public Vocabulary vocabulary() {
     return embeddings;
   }
 
@@ -88,9 +108,45 @@ public final class TextSanitizer implements Serializable {
     if (text == null) {
       return null;
     }
-    // Pass 1: split into whitespace and tokens; collect the vocabulary tokens' ranks.
+    Tokenized tokens = tokenize(text);
+    // The mechanism draws for all vocabulary tokens in order (one batch: the embedding-noise
+    // mechanisms search their nearest words with one matrix product), then assemble makes the OOV
+    // draws in order.
+    int[] outputs = new int[tokens.count()];
+    mechanism.sanitize(tokens.ranks(), tokens.count(), random, outputs);
+    return assemble(tokens, outputs, random, counts);
+  }
+
+  /**
+   * A text split into whitespace and tokens, with its vocabulary tokens' ranks in order: what the
+   * mechanism works on. Draws nothing.
+   */
+  public static final class Tokenized {
+    private final List<Object> pieces; // String (whitespace, verbatim) or List<Token> (one run)
+    private final int[] ranks;
+    private final int count;
+
+    private Tokenized(List<Object> pieces, int[] ranks, int count) {
+      this.pieces = pieces;
+      this.ranks = ranks;
+      this.count = count;
+    }
+
+    /** The vocabulary tokens' ranks, in text order; entries past {@link #count()} are unused. */
+    public int[] ranks() {
+      return ranks;
+    }
+
+    /** The number of vocabulary tokens. */
+    public int count() {
+      return count;
+    }
+  }
+
+  /** Pass 1: splits into whitespace and tokens and collects the vocabulary tokens' ranks. */
+  public Tokenized tokenize(String text) {
     Tokenizer tk = tokenizer();
-    List<Object> pieces = new ArrayList<>(); // String (whitespace, verbatim) or List<Token> (one run)
+    List<Object> pieces = new ArrayList<>();
     int[] ranks = new int[16];
     int inVocabulary = 0;
     int n = text.length();
@@ -119,14 +175,18 @@ public final class TextSanitizer implements Serializable {
       }
       i = j;
     }
-    // Pass 2: the mechanism draws for all vocabulary tokens in order (one batch: the embedding-noise
-    // mechanisms search their nearest words with one matrix product), then OOV draws in order.
-    int[] outputs = new int[inVocabulary];
-    mechanism.sanitize(ranks, inVocabulary, random, outputs);
-    // Pass 3: assemble.
-    StringBuilder out = new StringBuilder(text.length() + 16);
+    return new Tokenized(pieces, ranks, inVocabulary);
+  }
+
+  /**
+   * Pass 3: writes the text with each vocabulary token replaced by its output (in order) and each
+   * out-of-vocabulary token by its policy, drawing the OOV replacements from {@code random}, which
+   * must be positioned just after the mechanism's draws for this row.
+   */
+  public String assemble(Tokenized tokenized, int[] outputs, RandomStream random, TokenCounts counts) {
+    StringBuilder out = new StringBuilder(64);
     int next = 0;
-    for (Object piece : pieces) {
+    for (Object piece : tokenized.pieces) {
       if (piece instanceof String whitespace) {
         out.append(whitespace);
         continue;

@@ -313,4 +313,51 @@ class NearestWordsTest {
       assertArrayEquals(new int[] {12, 0}, two);
     }
   }
+
+  /**
+   * The brute-force fallback (what an uncertified query gets) orders by (distance, rank): with every
+   * vector present four times, the tied words kept must be the lowest ranks. Its heap once ordered by
+   * distance alone and could evict the lower of two tied ranks.
+   */
+  @Test
+  void bruteForceBreaksTiesByTheLowerRank() {
+    int distinct = 10;
+    int copies = 4;
+    int m = 3;
+    RandomStream r = RandomStream.fromSeed(11);
+    float[] base = new float[distinct * m];
+    for (int i = 0; i < base.length; i++) {
+      base[i] = (float) Math.rint(4 * r.nextDouble()); // small integers: many equal distances
+    }
+    int n = distinct * copies;
+    String[] words = new String[n];
+    float[] vectors = new float[n * m];
+    for (int w = 0; w < n; w++) {
+      words[w] = "w" + w;
+      System.arraycopy(base, (w % distinct) * m, vectors, w * m, m);
+    }
+    Embeddings e = new Embeddings(words, vectors, m);
+    NearestWords nearest = new NearestWords(e);
+    for (int q = 0; q < 40; q++) {
+      double[] query = new double[m];
+      for (int d = 0; d < m; d++) {
+        query[d] = Math.rint(4 * r.nextDouble());
+      }
+      for (int k = 1; k <= 13; k++) {
+        int[] got = new int[k];
+        double[] dist = new double[k];
+        nearest.bruteForce(query, 0, k, got, dist);
+        Integer[] all = new Integer[n];
+        double[] d2 = new double[n];
+        for (int y = 0; y < n; y++) {
+          all[y] = y;
+          d2[y] = e.squaredDistanceTo(query, 0, y);
+        }
+        java.util.Arrays.sort(all, (a, b) -> d2[a] != d2[b] ? Double.compare(d2[a], d2[b]) : Integer.compare(a, b));
+        for (int c = 0; c < k; c++) {
+          assertEquals(all[c].intValue(), got[c], "query " + q + ", k " + k + ", position " + c);
+        }
+      }
+    }
+  }
 }

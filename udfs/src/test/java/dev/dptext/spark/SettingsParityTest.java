@@ -75,7 +75,8 @@ class SettingsParityTest {
         Map.entry("t", "0.2"), Map.entry("bits", "64"), Map.entry("oov", "keep"), Map.entry("oovPlaceholder", "?"),
         Map.entry("casePolicy", "restore"), Map.entry("idMode", "fresh"), Map.entry("purpose", "other"),
         Map.entry("keyFile", "/other"), Map.entry("keyEnv", "OTHER"), Map.entry("databricksSecret", "a/b"),
-        Map.entry("freshRandomness", "true"), Map.entry("secretKey", "ffeeddccbbaa99887766554433221100")));
+        Map.entry("freshRandomness", "true"), Map.entry("secretKey", "ffeeddccbbaa99887766554433221100"),
+        Map.entry("modelLayout", "partitioned")));
     assertEquals(Settings.ALL.stream().map(Setting::name).collect(Collectors.toSet()), other.keySet(),
         "give every setting a non-default value here");
     DpTextOptions defaults = DpTextOptions.defaults();

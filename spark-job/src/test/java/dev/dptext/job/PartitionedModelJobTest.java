@@ -1,0 +1,55 @@
+package dev.dptext.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * build-model --model-layout partitioned writes a partitioned model directory over Spark partitions;
+ * sanitize reads it on either path, chosen by --model-layout, with the same output.
+ */
+class PartitionedModelJobTest {
+  @TempDir static Path tmp;
+  static SparkSession spark;
+  static Path keyFile;
+
+  @BeforeAll
+  static void setUp() throws Exception {
+    spark = SharedSpark.get();
+    keyFile = JobFixtures.keyFile(tmp, "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100");
+  }
+
+  @Test
+  void aPartitionedModelSanitizesAlikeOnBothPaths() {
+    Path embeddings = JobFixtures.gloveFile(tmp, 1200);
+    String model = tmp.resolve("model").toString();
+    String[] built = NoiseMechanismJobTest.run("build-model", "--model", embeddings.toString(), "--neighbours", "16",
+        "--model-layout", "partitioned", "--output", model);
+    assertEquals("0", built[0], built[1]);
+    assertTrue(built[1].contains("dptext partitioned model written to") && built[1].contains("1,200 words × 100 dims"),
+        built[1]);
+    assertTrue(Files.exists(Path.of(model, "manifest.properties")));
+    String[] outputs = new String[2];
+    String[] layouts = {"partitioned", "broadcast"};
+    for (int i = 0; i < 2; i++) {
+      String out = tmp.resolve("out-" + layouts[i]).toString();
+      String[] r = NoiseMechanismJobTest.run("sanitize", "--input", "../data/sample/support-tickets.jsonl",
+          "--output", out, "--output-format", "parquet", "--id-column", "id", "--model", model,
+          "--model-layout", layouts[i], "--mechanism", "santext+", "--epsilon", "3", "--key-file", keyFile.toString());
+      assertEquals("0", r[0], layouts[i] + ": " + r[1]);
+      assertTrue(r[1].contains("rows in / out      16 / 16"), r[1]);
+      List<String> rows = spark.read().parquet(out).orderBy("id").select("text").collectAsList().stream()
+          .map(row -> row.isNullAt(0) ? "<null>" : row.getString(0)).collect(Collectors.toList());
+      outputs[i] = String.join("\n", rows);
+    }
+    assertEquals(outputs[1], outputs[0], "the partitioned path's text is the broadcast path's");
+  }
+}

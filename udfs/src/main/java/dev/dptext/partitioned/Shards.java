@@ -1,0 +1,91 @@
+package dev.dptext.partitioned;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.spark.HashPartitioner;
+import org.apache.spark.api.java.JavaPairRDD;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.StorageLevel;
+import scala.Tuple2;
+
+/**
+ * Loads a partitioned model's vectors (and optionally one candidate table) into {@code shards}
+ * Spark partitions, partition s holding the one {@link VocabularyShard} of ranks [s·size, (s+1)·size),
+ * persisted so it stays on its executor for every round. Work for shard s is partitioned with the same
+ * {@link HashPartitioner} (an int key s &lt; shards lands in partition s) and zipped with it.
+ */
+final class Shards {
+  private Shards() {}
+
+  static JavaRDD<VocabularyShard> load(SparkSession spark, String vectorsPath, String tablePath, int tableStart,
+      int size, int dim, int shards) {
+    int shardSize = VocabularyShard.shardSize(size, shards);
+    HashPartitioner byShard = new HashPartitioner(shards);
+    JavaPairRDD<Integer, Row> vectors = spark.read().parquet(vectorsPath).select("rank", "word", "vector")
+        .javaRDD()
+        .mapToPair(r -> new Tuple2<>(VocabularyShard.shardOf(r.getInt(0), shardSize), r))
+        .partitionBy(byShard);
+    JavaRDD<VocabularyShard> built = vectors.mapPartitionsWithIndex(
+        (s, it) -> Collections.singletonList(shard(s, s * shardSize, Math.min(size, (s + 1) * shardSize), dim, it))
+            .iterator(), true);
+    if (tablePath != null) {
+      JavaPairRDD<Integer, Row> table = spark.read().parquet(tablePath)
+          .select("rank", "neighbours", "distances", "bound").javaRDD()
+          .mapToPair(r -> new Tuple2<>(VocabularyShard.shardOf(r.getInt(0), shardSize), r))
+          .partitionBy(byShard);
+      built = built.zipPartitions(table.values(), (shardIt, rows) -> {
+        VocabularyShard shard = shardIt.next();
+        attachTable(shard, tableStart, rows);
+        return Collections.singletonList(shard).iterator();
+      });
+    }
+    built.persist(StorageLevel.MEMORY_AND_DISK());
+    return built;
+  }
+
+  private static VocabularyShard shard(int index, int lo, int hi, int dim, Iterator<Tuple2<Integer, Row>> rows) {
+    int n = Math.max(0, hi - lo);
+    String[] words = new String[n];
+    float[] vectors = new float[n * dim];
+    while (rows.hasNext()) {
+      Row r = rows.next()._2();
+      int local = r.getInt(0) - lo;
+      words[local] = r.getString(1);
+      List<Float> v = r.getList(2);
+      for (int d = 0; d < dim; d++) {
+        vectors[local * dim + d] = v.get(d);
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      if (words[i] == null) {
+        throw new IllegalStateException("the partitioned model has no vector for rank " + (lo + i));
+      }
+    }
+    return new VocabularyShard(index, lo, words, vectors, dim);
+  }
+
+  private static void attachTable(VocabularyShard shard, int tableStart, Iterator<Row> rows) {
+    shard.tableStart = tableStart;
+    shard.neighbours = new int[shard.count][];
+    shard.distances = new double[shard.count][];
+    shard.bounds = new double[shard.count];
+    while (rows.hasNext()) {
+      Row r = rows.next();
+      int local = r.getInt(0) - shard.lo;
+      List<Integer> ns = r.getList(1);
+      List<Double> ds = r.getList(2);
+      shard.neighbours[local] = ns.stream().mapToInt(Integer::intValue).toArray();
+      shard.distances[local] = ds.stream().mapToDouble(Double::doubleValue).toArray();
+      shard.bounds[local] = r.getDouble(3);
+    }
+  }
+
+  /** Shards in rank order, one at a time on the driver (for the streamed hash). */
+  static Iterator<VocabularyShard> inOrder(JavaRDD<VocabularyShard> shards) {
+    return shards.sortBy(s -> s.index, true, 1).toLocalIterator();
+  }
+}

@@ -1,0 +1,173 @@
+package dev.dptext.partitioned;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dptext.embedding.Embeddings;
+import dev.dptext.knn.NeighbourSearch;
+import dev.dptext.knn.NeighbourTable;
+import dev.dptext.knn.RowLengths;
+import dev.dptext.mechanism.MechanismSpec;
+import dev.dptext.mechanism.SanTextPlus;
+import dev.dptext.model.DpTextModel;
+import dev.dptext.model.EmbeddedDefault;
+import dev.dptext.model.PartitionedModel;
+import dev.dptext.random.SecretKey;
+import dev.dptext.spark.DpText;
+import dev.dptext.spark.DpTextOptions;
+import dev.dptext.spark.SharedSpark;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The partitioned path against the broadcast path on a vocabulary small enough to run both: the same
+ * model (built over Spark partitions, then loaded whole for the broadcast), key, ids and settings must
+ * give byte-identical text for every mechanism that has a partitioned form. The vocabulary holds
+ * duplicate vectors in different shards, so nearest-word ties must resolve to the lower rank on both.
+ */
+class PartitionedPathTest {
+  static final String KEY_HEX = "00112233445566778899aabbccddeeff0123456789abcdef0123456789abcdef";
+  static final int WORDS = 1500;
+  static final int DUPLICATES = 60;
+  static final double W = 0.9;
+
+  static SparkSession spark;
+  static Embeddings embeddings;
+  static PartitionedModel partitioned;
+  static DpTextModel broadcast;
+  static Dataset<Row> input;
+
+  @BeforeAll
+  static void setUp() throws Exception {
+    spark = SharedSpark.get();
+    Embeddings base = EmbeddedDefault.embeddings().topWords(WORDS);
+    int m = base.dim();
+    String[] words = Arrays.copyOf(base.rawWords(), WORDS + DUPLICATES);
+    float[] vectors = Arrays.copyOf(base.rawVectors(), (WORDS + DUPLICATES) * m);
+    for (int i = 0; i < DUPLICATES; i++) {
+      words[WORDS + i] = "twinword" + i; // the same vector as rank i: ties between ranks i and WORDS + i
+      System.arraycopy(base.rawVectors(), i * m, vectors, (WORDS + i) * m, m);
+    }
+    embeddings = new Embeddings(words, vectors, m);
+    int size = embeddings.size();
+    List<Row> vectorRows = new ArrayList<>();
+    for (int r = 0; r < size; r++) {
+      Float[] v = new Float[m];
+      for (int d = 0; d < m; d++) {
+        v[d] = vectors[r * m + d];
+      }
+      vectorRows.add(RowFactory.create(r, words[r], Arrays.asList(v)));
+    }
+    StructType vectorSchema = new StructType()
+        .add("rank", DataTypes.IntegerType, false)
+        .add("word", DataTypes.StringType, false)
+        .add("vector", DataTypes.createArrayType(DataTypes.FloatType, false), false);
+    Path dir = Files.createTempDirectory("dptext-partitioned");
+    partitioned = PartitionedModelBuilder.build(spark, spark.createDataFrame(vectorRows, vectorSchema),
+        dir.resolve("model").toString(), RowLengths.tiered(16),
+        v -> List.of(0, SanTextPlus.sensitiveStart(v, W)), 3, Map.of("source", "test"));
+    broadcast = partitioned.toBroadcastModel(spark);
+
+    List<Row> rows = new ArrayList<>();
+    String[] texts = {
+      "The movie was great, and the music was even better.",
+      "I would not recommend this hotel to my family, twinword3 or twinword7.",
+      "  Leading spaces,\ttabs and\nnew lines stay where they are.  ",
+      "Support never answered my e-mail about the refund Quxzorblat.",
+      "",
+      null,
+      "It is what it is: one of the best films of the year, and the worst of the decade.",
+    };
+    for (int i = 0; i < 70; i++) {
+      rows.add(RowFactory.create("row-" + i, texts[i % texts.length]));
+    }
+    input = spark.createDataFrame(rows, new StructType()
+        .add("id", DataTypes.StringType, false)
+        .add("text", DataTypes.StringType));
+  }
+
+  @Test
+  void modelMatchesItsEmbeddingsAndTablesAreValid() {
+    assertEquals(DpTextModel.of(embeddings, "x", 16).hash(), partitioned.hash());
+    int size = embeddings.size();
+    for (int t : partitioned.tables()) {
+      NeighbourTable built = broadcast.neighbours(t);
+      NeighbourTable reference = NeighbourSearch.compute(embeddings, t, RowLengths.tiered(16));
+      for (int x = 0; x < size; x++) {
+        // The bound must hold for every target outside the row (what the sampler's exactness rests on).
+        java.util.Set<Integer> row = new java.util.HashSet<>();
+        for (int j = 0; j < built.rowLength(x); j++) {
+          row.add(built.neighbour(x, j));
+        }
+        assertEquals(reference.rowLength(x), built.rowLength(x));
+        double minOutside = Double.POSITIVE_INFINITY;
+        for (int y = t; y < size; y++) {
+          if (!row.contains(y)) {
+            minOutside = Math.min(minOutside, embeddings.distance(x, y));
+          }
+        }
+        assertTrue(built.outsideBound(x) <= minOutside, "bound of word " + x + " for targets from " + t);
+        // Rows are the exact nearest by (distance, rank), as the broadcast build's.
+        for (int j = 0; j < built.rowLength(x); j++) {
+          assertEquals(reference.neighbour(x, j), built.neighbour(x, j), "word " + x + " neighbour " + j);
+        }
+      }
+    }
+  }
+
+  @Test
+  void everyMechanismGivesTheBroadcastPathsText() {
+    List<MechanismSpec> specs = List.of(
+        MechanismSpec.of("santext", Map.of("epsilon", 3.0)),
+        MechanismSpec.of("santext+", Map.of("epsilon", 3.0, "w", W, "p", 0.3)),
+        MechanismSpec.of("laplace", Map.of("epsilon", 12.0)),
+        MechanismSpec.of("mahalanobis", Map.of("epsilon", 12.0, "lambda", 0.5)),
+        MechanismSpec.of("vickrey", Map.of("epsilon", 12.0, "t", List.of(0.5))),
+        MechanismSpec.of("vickrey-topk", Map.of("epsilon", 12.0, "t", List.of(0.0, 0.5, 1.0))));
+    SecretKey key = SecretKey.parse(KEY_HEX, "test");
+    for (MechanismSpec spec : specs) {
+      List<String> expected = byId(DpText.sanitizer().model(broadcast).mechanism(spec).key(key).idColumn("id")
+          .transform(input, "text", "text_dp"));
+      // A head of 300 words: the frequent words' rows come from the broadcast, the others from the shards.
+      PartitionedSanitizer p = PartitionedSanitizer.of(spark, partitioned, DpTextOptions.defaults().with(spec), key, 3,
+          300);
+      Dataset<Row> out = p.transform(input, "text", "text_dp", "id");
+      List<String> actual = byId(out);
+      assertEquals(expected, actual, spec.describe());
+      long changed = 0;
+      List<String> raw = byIdColumn(input, "text");
+      for (int i = 0; i < raw.size(); i++) {
+        changed += raw.get(i).equals(actual.get(i)) ? 0 : 1;
+      }
+      assertTrue(changed > 30, spec.describe() + ": the texts were changed");
+      if (spec.definition().name().startsWith("santext")) {
+        assertTrue(p.rounds() >= 2, spec.describe() + " ran " + p.rounds() + " rounds");
+      }
+      assertArrayEquals(input.schema().fieldNames(), Arrays.copyOf(out.schema().fieldNames(), 2));
+    }
+  }
+
+  private static List<String> byId(Dataset<Row> df) {
+    return byIdColumn(df, "text_dp");
+  }
+
+  private static List<String> byIdColumn(Dataset<Row> df, String column) {
+    return df.orderBy("id").select(column).collectAsList().stream()
+        .map(r -> r.isNullAt(0) ? "<null>" : r.getString(0))
+        .collect(Collectors.toList());
+  }
+}
