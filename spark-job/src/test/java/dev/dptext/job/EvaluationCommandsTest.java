@@ -111,7 +111,7 @@ class EvaluationCommandsTest {
     assertNotNull(ImageIO.read(out.resolve("mia-auc.png").toFile()));
   }
 
-  /** The data rows of a CSV written by the commands (quoted fields hold no commas here but the spec). */
+  /** The data rows of a CSV the commands wrote, split on the commas outside double quotes (specs are quoted). */
   private static List<String[]> csv(Path file) throws IOException {
     List<String[]> rows = new ArrayList<>();
     List<String> lines = Files.readAllLines(file);
