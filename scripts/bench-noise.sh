@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Embedding-noise mechanisms (Laplace, Mahalanobis, Vickrey; BRR for scale) on one core, V = 100,000
-# GloVe 100-d words, batched per IMDb review as the job batches them, on each nearest-word backend in
-# one run: native OpenBLAS (pinned to one thread), the pure-Java Vector API kernel (native library
-# hidden), and netlib's Java SGEMM (the fallback without native BLAS and without the Vector API;
-# Laplace only). Then the kernels alone, side by side in one JVM, at several batch sizes.
-# Results go to BENCHMARKS.md by hand.
-# Usage: scripts/bench-noise.sh [reviews=200]
+# Embedding-noise mechanisms (Laplace, Mahalanobis, Vickrey) on one core, GloVe 100-d words, batched
+# per IMDb review as the job batches them, each at an ε where it changes ~90 % of tokens and one where
+# it keeps ~70 % (N_w printed beside each figure). Nearest-word configurations alternate JVM by JVM
+# in one run (rounds × configurations): the default choice of this build, the Vector API kernel forced
+# to 256-bit vectors (what AVX2 CPUs run), and native OpenBLAS pinned to one thread (what earlier builds
+# chose on AVX-512 CPUs). Then the kernels alone, side by side in one JVM, at two batch sizes.
+# Results go to BENCHMARKS.md by hand. Run under the exclusive CPU lock:
+#   flock -x /tmp/dptext-cpu.lock scripts/bench-noise.sh [reviews=100] [vocabulary=100000] [rounds=2]
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 CACHE="${DPTEXT_DATA:-$HOME/.cache/dptext}"
-REVIEWS="${1:-200}"
+REVIEWS="${1:-100}"
+VOCAB="${2:-100000}"
+ROUNDS="${3:-2}"
+SPECS="${DPTEXT_BENCH_SPECS:-laplace:epsilon=6;laplace:epsilon=12;mahalanobis:epsilon=6,lambda=0.5;mahalanobis:epsilon=12,lambda=0.5;vickrey:epsilon=6,t=0.5;vickrey:epsilon=25,t=0.3}"
 scripts/fetch-data.sh >&2
 scripts/setup-native-blas.sh >&2
 # Build in the reactor (no install: the local repository is shared); the classpath file then names
@@ -19,20 +23,18 @@ scripts/setup-native-blas.sh >&2
   -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=provided >/dev/null
 MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
 CP="benchmarks/target/classes:udfs/target/classes:$(cat benchmarks/target/bench.cp)"
-NO_NATIVE=-Ddev.ludovic.netlib.blas.nativeLib=dptext-no-native.so
-bench() { # <java flags...> -- <mechanisms>
-  local flags=()
-  while [[ "$1" != -- ]]; do flags+=("$1"); shift; done
-  OPENBLAS_NUM_THREADS=1 java $MODULE_OPTIONS "${flags[@]}" -Xmx6g -cp "$CP" dev.dptext.bench.NoiseMechanismBenchmark \
-    "$CACHE/glove.6B.100d.txt" "$CACHE/imdb-reviews.jsonl" 100000 "$REVIEWS" "$2" 2>&1 | grep -v -E "WARN|InstanceBuilder"
+bench() { # <label> <java flags...>
+  local label="$1"; shift
+  echo "== $label"
+  OPENBLAS_NUM_THREADS=1 java $MODULE_OPTIONS "$@" -Xmx8g -cp "$CP" dev.dptext.bench.NoiseMechanismBenchmark \
+    "$CACHE/glove.6B.100d.txt" "$CACHE/imdb-reviews.jsonl" "$VOCAB" "$REVIEWS" "$SPECS" 2>&1 | grep -v -E "WARN|InstanceBuilder"
 }
-echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%F)"
-echo "== native BLAS, one thread"
-bench -Ddptext.knn.backend=native -- laplace,mahalanobis,vickrey,brr
-echo "== pure Java: Vector API kernel (native library hidden)"
-bench "$NO_NATIVE" -Ddptext.knn.backend=vector -- laplace,mahalanobis,vickrey
-echo "== pure Java: netlib Java SGEMM (no native BLAS, no Vector API kernel)"
-bench "$NO_NATIVE" -Ddptext.knn.backend=java -- laplace
+echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +'%F %H:%M UTC'), commit $(git rev-parse --short HEAD)"
+for ((round = 1; round <= ROUNDS; round++)); do
+  bench "round $round: this build's default"
+  bench "round $round: Vector API kernel at 256 bits" -Ddptext.knn.backend=vector -Ddptext.knn.vectorBits=256
+  bench "round $round: native OpenBLAS" -Ddptext.knn.backend=native
+done
 echo "== the kernels alone, one JVM, 4,000 Laplace-noised words (ε=10) per measurement"
-OPENBLAS_NUM_THREADS=1 java $MODULE_OPTIONS -Xmx6g -cp "$CP" dev.dptext.bench.NearestWordsBenchmark \
-  "$CACHE/glove.6B.100d.txt" 100000 4000 10 16,64,250,1000 2>&1 | grep -v -E "WARN|InstanceBuilder"
+OPENBLAS_NUM_THREADS=1 java $MODULE_OPTIONS -Xmx8g -cp "$CP" dev.dptext.bench.NearestWordsBenchmark \
+  "$CACHE/glove.6B.100d.txt" "$VOCAB" 4000 10 250,1000 2>&1 | grep -v -E "WARN|InstanceBuilder"

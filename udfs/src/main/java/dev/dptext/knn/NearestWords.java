@@ -60,10 +60,10 @@ public final class NearestWords implements Serializable {
 
     /**
      * The backend of this JVM: the one named by {@value #BACKEND_PROPERTY} if set, else the fastest
-     * measured. On CPUs whose widest vectors are 256 bits (AVX2) the fused Vector API kernel beats
-     * OpenBLAS at every batch size measured (BENCHMARKS.md: it needs no per-call packing of the
-     * vocabulary and never writes the score matrix), so it comes first there; on wider vectors
-     * (AVX-512, which OpenBLAS uses and this kernel does not) native BLAS comes first.
+     * measured, which is the fused Vector API kernel wherever the Vector API runs: on an AVX2 CPU (AMD
+     * EPYC, 256-bit vectors) it beat OpenBLAS 0.3.21 by 1.13× and on an AVX-512 CPU (Intel Xeon,
+     * 512-bit vectors) by 4× (BENCHMARKS.md, issues 3 and 19): it never packs the vocabulary per call
+     * and never writes the score matrix. Native BLAS is next, netlib's Java SGEMM the last resort.
      */
     static Backend best() {
       String forced = System.getProperty(BACKEND_PROPERTY, "").trim();
@@ -80,12 +80,10 @@ public final class NearestWords implements Serializable {
         throw new IllegalArgumentException("-D" + BACKEND_PROPERTY + "=" + forced
             + " is not a backend; use native, vector or java (or leave it unset)");
       }
-      boolean vector = vectorApi();
-      boolean nativeBlas = NATIVE_BLAS.available();
-      if (vector && (!nativeBlas || VectorKernels.preferredBits() <= 256)) {
+      if (vectorApi()) {
         return JAVA_VECTOR;
       }
-      return nativeBlas ? NATIVE_BLAS : JAVA_BLAS;
+      return NATIVE_BLAS.available() ? NATIVE_BLAS : JAVA_BLAS;
     }
 
     /** Whether this backend can run in this JVM. */

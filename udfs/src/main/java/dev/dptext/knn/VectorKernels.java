@@ -5,7 +5,8 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The pure-Java kernels, on the (incubating) Vector API with 256-bit float vectors (AVX2 and up).
+ * The pure-Java kernels, on the (incubating) Vector API with 256-bit float vectors on AVX2 CPUs and
+ * 512-bit ones on AVX-512 CPUs ({@value #BITS_PROPERTY} overrides the width, for benchmarks).
  *
  * <p>This class is loaded only after {@link NearestWords} has checked that the module
  * {@code jdk.incubator.vector} is in the boot layer (the JVM was started with
@@ -15,9 +16,29 @@ import jdk.incubator.vector.VectorSpecies;
 final class VectorKernels {
   private VectorKernels() {}
 
-  static final VectorSpecies<Float> S = FloatVector.SPECIES_256;
+  /** Overrides the vector width of these kernels in a JVM: {@code 256} or {@code 512}. */
+  static final String BITS_PROPERTY = "dptext.knn.vectorBits";
+
+  /**
+   * The widest float vectors the CPU has, at most 512 bits; a static final so that the JIT compiles
+   * every vector operation for this one shape (a species read from an instance field would box).
+   */
+  static final VectorSpecies<Float> S = species();
   /** Lanes of one vector. */
-  static final int L = 8;
+  static final int L = S.length();
+
+  private static VectorSpecies<Float> species() {
+    String forced = System.getProperty(BITS_PROPERTY, "").trim();
+    String bits = forced.isEmpty() ? (preferredBits() >= 512 ? "512" : "256") : forced;
+    if (bits.equals("512") && preferredBits() >= 512) {
+      return FloatVector.SPECIES_512;
+    }
+    if (!bits.equals("256")) {
+      throw new IllegalArgumentException("-D" + BITS_PROPERTY + "=" + forced + " is not a vector width of this "
+          + "CPU; use 256" + (preferredBits() >= 512 ? " or 512" : "") + " (or leave it unset)");
+    }
+    return FloatVector.SPECIES_256;
+  }
 
   /** Whether 256-bit float vectors are compiled to hardware vectors on this JVM and CPU. */
   static boolean supported() {
@@ -72,9 +93,9 @@ final class VectorKernels {
   /**
    * Scores fused with the threshold scan, never materialising the score matrix.
    *
-   * <p>Words are stored in panels of {@value #PANEL} (dimension-major within a panel: the panel's
+   * <p>Words are stored in panels of {@link #PANEL} = 2·{@link #L} words (dimension-major within a panel: the panel's
    * values of coordinate d are contiguous), queries in groups of {@value #GROUP} (query-minor). The
-   * micro-kernel keeps a {@value #GROUP} queries × {@value #PANEL} words tile of scores in twelve
+   * micro-kernel keeps a {@value #GROUP} queries × {@link #PANEL} words tile of scores in twelve
    * vector registers over the m+1 coordinates: per coordinate two word loads, six broadcasts and
    * twelve fused multiply-adds. The finished tile is compared with the six thresholds (one max and
    * one comparison per query); only a tile holding a candidate is looked at score by score.
@@ -233,7 +254,8 @@ final class VectorKernels {
 
     @Override
     public String describe() {
-      return "pure-Java Vector API kernel (" + GROUP + " queries × " + PANEL + " words tiles)";
+      return "pure-Java Vector API kernel (" + GROUP + " queries × " + PANEL + " words tiles, " + S.vectorBitSize()
+          + "-bit vectors)";
     }
   }
 }
