@@ -11,7 +11,9 @@ cd "$ROOT"
 V="${1:-31000}"
 CACHE="${DPTEXT_DATA:-$HOME/.cache/dptext}"
 scripts/fetch-data.sh >&2
-./mvnw -q -B -DskipTests install
+# Build in the reactor (no install: the local repository may be shared); the job jar builds the model.
+./mvnw -q -B -DskipTests package dependency:build-classpath -Dmdep.outputFile=target/bench.cp \
+  -Dmdep.includeScope=provided >/dev/null
 VENV="$ROOT/target/bench-venv"
 if [[ ! -x "$VENV/bin/python" ]]; then
   python3 -m venv "$VENV"
@@ -22,7 +24,6 @@ if [[ ! -s "$MODEL" ]]; then
   scripts/dptext build-model --model "$CACHE/glove.6B.100d.txt" --vocab-size "$V" --output "$MODEL" 2>&1 | grep -v WARN
 fi
 MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
-./mvnw -q -B dependency:build-classpath -pl benchmarks -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=provided >/dev/null
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%F), V=$V"
 echo "== numpy $("$VENV/bin/python" -c 'import numpy; print(numpy.__version__)'), $("$VENV/bin/python" --version)"
