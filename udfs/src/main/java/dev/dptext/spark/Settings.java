@@ -23,8 +23,9 @@ public final class Settings {
   private Settings() {}
 
   public static final Setting<String> MODEL = Setting.define("model").label("PATH")
-      .doc("A dptext model artifact (from build-model), a GloVe / word2vec / fastText .vec embeddings file "
-          + "(.gz allowed; any Hadoop file system), or 'default' for the embedded GloVe subset.")
+      .doc("A dptext model artifact or partitioned model directory (from build-model), a GloVe / word2vec / "
+          + "fastText .vec embeddings file (.gz allowed; any Hadoop file system), or 'default' for the embedded "
+          + "GloVe subset.")
       .createWithDefault(ValueType.STRING, Check.nonBlank(), EmbeddedDefault.NAME);
 
   public static final Setting<Integer> VOCAB_SIZE = Setting.define("vocabSize")
