@@ -262,8 +262,19 @@ public final class DpText {
       }
     }
 
-    /** The UDF itself, for use in {@code select} or SQL registration. */
+    /**
+     * The UDF itself, for use in {@code select} or SQL registration. A row function cannot bring its
+     * tokens to vocabulary shards, so a model the layout setting keeps partitioned is refused here
+     * (loading it whole on every executor is what the layout exists to avoid).
+     */
     public UserDefinedFunction udf(SparkSession spark) {
+      if (modelInstance == null && ModelLoader.partitioned(spark, o) != null) {
+        throw new IllegalArgumentException(SQL_FUNCTION + " and the column function sanitize row by row and "
+            + "cannot use the partitioned model " + o.get(Settings.MODEL) + " (" + Settings.MODEL_LAYOUT.confKey()
+            + "=" + o.get(Settings.MODEL_LAYOUT) + "); sanitize the DataFrame instead (DpText.sanitizer()…"
+            + ".transform, dptext.sanitize in Python, the DpTextSanitizer stage or the sanitize job), or set "
+            + Settings.MODEL_LAYOUT.confKey() + "=broadcast to load it whole on every executor");
+      }
       SanitizerSource source = o.modelDistribution() == ModelDistribution.PATH
           ? pathSanitizer(spark, this)
           : SanitizerSource.broadcast(broadcast(spark, this));

@@ -168,7 +168,7 @@ public final class ModelLoader {
     if (!isPartitioned) {
       if (layout == ModelLayout.PARTITIONED) {
         throw new IllegalArgumentException("modelLayout=partitioned needs a partitioned model directory; " + source
-            + " is not one (build one with build-model --modelLayout partitioned)");
+            + " is not one (build one with build-model --model-layout partitioned)");
       }
       return null;
     }

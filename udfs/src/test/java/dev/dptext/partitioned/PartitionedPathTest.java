@@ -2,6 +2,8 @@ package dev.dptext.partitioned;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.embedding.Embeddings;
@@ -48,6 +50,7 @@ class PartitionedPathTest {
   static SparkSession spark;
   static Embeddings embeddings;
   static PartitionedModel partitioned;
+  static String partitionedPath;
   static DpTextModel broadcast;
   static Dataset<Row> input;
 
@@ -77,8 +80,9 @@ class PartitionedPathTest {
         .add("word", DataTypes.StringType, false)
         .add("vector", DataTypes.createArrayType(DataTypes.FloatType, false), false);
     Path dir = Files.createTempDirectory("dptext-partitioned");
+    partitionedPath = dir.resolve("model").toString();
     partitioned = PartitionedModelBuilder.build(spark, spark.createDataFrame(vectorRows, vectorSchema),
-        dir.resolve("model").toString(), RowLengths.tiered(16),
+        partitionedPath, RowLengths.tiered(16),
         v -> List.of(0, SanTextPlus.sensitiveStart(v, W)), 3, Map.of("source", "test"));
     broadcast = partitioned.toBroadcastModel(spark);
 
@@ -159,6 +163,24 @@ class PartitionedPathTest {
       }
       assertArrayEquals(input.schema().fieldNames(), Arrays.copyOf(out.schema().fieldNames(), 2));
     }
+  }
+
+  @Test
+  void theRowFunctionRefusesAModelKeptPartitionedAndNamesTheWaysOut() {
+    DpText.Builder b = DpText.sanitizer().model(partitionedPath).option("modelLayout", "partitioned")
+        .key(SecretKey.parse(KEY_HEX, "test"));
+    IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> b.udf(spark));
+    assertTrue(x.getMessage().contains(partitionedPath) && x.getMessage().contains("modelLayout=broadcast")
+        && x.getMessage().contains(".transform"), x.getMessage());
+    assertFalse(x.getMessage().contains(KEY_HEX), "the key stays out of errors");
+    // Loaded whole on request: the row function then gives the DataFrame path's text.
+    DpText.Builder whole = DpText.sanitizer().model(partitionedPath).option("modelLayout", "broadcast")
+        .key(SecretKey.parse(KEY_HEX, "test")).idColumn("id");
+    List<String> viaUdf = input.orderBy("id")
+        .select(whole.udf(spark).apply(org.apache.spark.sql.functions.col("text"),
+            org.apache.spark.sql.functions.col("id")))
+        .collectAsList().stream().map(r -> r.isNullAt(0) ? "<null>" : r.getString(0)).collect(Collectors.toList());
+    assertEquals(byId(whole.transform(input, "text", "text_dp")), viaUdf);
   }
 
   private static List<String> byId(Dataset<Row> df) {
