@@ -142,8 +142,9 @@ public abstract class MechanismDefinition {
    * Mechanisms that have no partitioned form refuse.
    */
   public WordMechanism buildForShards(MechanismSpec spec, dev.dptext.model.ModelShape shape) {
-    throw new UnsupportedOperationException(name() + " has no partitioned path yet; use a model small enough "
-        + "to broadcast (partitioned=false)");
+    throw new UnsupportedOperationException(name() + " has no partitioned path yet; load the model whole (the "
+        + "broadcast model layout: modelLayout=broadcast; the driver then needs memory for its vectors) or use a "
+        + "one-file model from build-model");
   }
 
   /** The mechanism's own guarantee clause: ε, the metric and what it means. */

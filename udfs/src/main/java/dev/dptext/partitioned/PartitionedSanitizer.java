@@ -74,7 +74,10 @@ public final class PartitionedSanitizer {
   PartitionedSanitizer(SparkSession spark, PartitionedModel model, Sanitizer sanitizer, int shards, int headWords) {
     WordMechanism m = sanitizer.text().mechanism();
     if (!(m instanceof NearestWordMechanism) && !(m instanceof ExponentialMechanism)) {
-      throw new UnsupportedOperationException(m.name() + " has no partitioned path");
+      throw new UnsupportedOperationException(m.name() + " has no partitioned path yet (its search runs over the "
+          + "words' binary codes, not the vectors the shards hold); set " + Settings.MODEL_LAYOUT.confKey()
+          + "=broadcast to load the model whole (the driver then needs memory for its vectors), or use a "
+          + "one-file model from build-model");
     }
     this.spark = spark;
     this.model = model;

@@ -173,6 +173,10 @@ class PartitionedPathTest {
     assertTrue(x.getMessage().contains(partitionedPath) && x.getMessage().contains("modelLayout=broadcast")
         && x.getMessage().contains(".transform"), x.getMessage());
     assertFalse(x.getMessage().contains(KEY_HEX), "the key stays out of errors");
+    UnsupportedOperationException brr = assertThrows(UnsupportedOperationException.class, () -> PartitionedSanitizer.of(
+        spark, partitioned, DpTextOptions.defaults().with(MechanismSpec.of("brr", Map.of("epsilon", 1.0))),
+        SecretKey.parse(KEY_HEX, "test"), 3));
+    assertTrue(brr.getMessage().contains("modelLayout=broadcast"), brr.getMessage());
     // Loaded whole on request: the row function then gives the DataFrame path's text.
     DpText.Builder whole = DpText.sanitizer().model(partitionedPath).option("modelLayout", "broadcast")
         .key(SecretKey.parse(KEY_HEX, "test")).idColumn("id");
