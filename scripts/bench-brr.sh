@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # BRR on one core: (1) the mechanism alone, batched per review, next to the plain algorithm it replaced
-# (per-bit uniforms, full scan) at several ε; (2) with --jobs, whole sanitize jobs BRR vs Laplace,
-# back to back on local[1] from a prebuilt model artifact, reporting whole-wall and sanitize-phase
-# tokens/s. Results go to BENCHMARKS.md by hand. Run under the exclusive CPU lock:
+# (per-bit uniforms, full scan) and the scalar full-scan kernel, at several ε (BRR_EPSILONS, default
+# "0.57 1 2 4"); the search kernel is the one this JVM chooses, or BRR_KERNEL (scalar, vector256,
+# vector512); BRR_JAVA_OPTS adds JVM options (e.g. -XX:UseAVX=2 to run as on an AVX2-only CPU).
+# (2) With --jobs, whole sanitize jobs BRR vs Laplace, back to back on local[1] from a prebuilt model
+# artifact, reporting whole-wall and sanitize-phase tokens/s: BRR at ε = 0.57 (the ε matching Laplace
+# ε = 10 by the privacy ratio), BRR at ε = 2 (the case where no in-vocabulary word changes), and
+# Laplace ε = 10; BRR_JOB_KERNELS="scalar" adds matched-ε BRR jobs forced to that kernel.
+# Results go to BENCHMARKS.md by hand. Run under the exclusive CPU lock:
 #   flock -x /tmp/dptext-cpu.lock scripts/bench-brr.sh [--jobs] [reviews=200] [job reviews=2000]
 # Builds with `package` (never `install`).
 set -euo pipefail
@@ -22,9 +27,13 @@ fi
 MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
 if [[ $JOBS == 0 ]]; then
   CP="benchmarks/target/classes:udfs/target/classes:$(cat benchmarks/target/bench.cp)"
-  echo "== BRR mechanism, one thread, V=$VOCAB, $REVIEWS reviews"
-  java $MODULE_OPTIONS -Xmx4g -cp "$CP" dev.dptext.bench.BrrBenchmark \
-    "$CACHE/glove.6B.100d.txt" "$CACHE/imdb-reviews.jsonl" $VOCAB "$REVIEWS" 2>&1 | grep -v -E "WARN|InstanceBuilder"
+  KERNEL_OPT=()
+  if [[ -n "${BRR_KERNEL:-}" ]]; then KERNEL_OPT=("-Ddptext.brr.kernel=$BRR_KERNEL"); fi
+  echo "== BRR mechanism, one thread, V=$VOCAB, $REVIEWS reviews ${BRR_KERNEL:+kernel $BRR_KERNEL }${BRR_JAVA_OPTS:-}"
+  # shellcheck disable=SC2086
+  java $MODULE_OPTIONS -Xmx4g ${BRR_JAVA_OPTS:-} "${KERNEL_OPT[@]}" -cp "$CP" dev.dptext.bench.BrrBenchmark \
+    "$CACHE/glove.6B.100d.txt" "$CACHE/imdb-reviews.jsonl" $VOCAB "$REVIEWS" ${BRR_EPSILONS:-0.57 1 2 4} 2>&1 \
+    | grep -v -E "WARN|InstanceBuilder"
   exit 0
 fi
 # Whole jobs: one prebuilt model (V = 100,000), the first $JOB_REVIEWS reviews, local[1].
@@ -70,5 +79,10 @@ report() { # name, flags...: whole-wall tokens/s on the large input; sanitize ph
     "$name" "$tl" "$wl" "$(echo "$tl / $wl" | bc -l)" "$el" "$(echo "$tl / $el" | bc -l)" "$ts" "$ws" "$(echo "($tl - $ts) / ($el - $es)" | bc -l)"
 }
 echo "== whole jobs, local[1], OPENBLAS_NUM_THREADS=1, model $MODEL, first $JOB_REVIEWS / $SMALL reviews"
-report brr --mechanism brr --epsilon 2 --bits 256
+report brr-0.57 --mechanism brr --epsilon 0.57 --bits 256
+for k in ${BRR_JOB_KERNELS:-}; do
+  DPTEXT_JAVA_OPTS="-Xmx8g -Dspark.master=local[1] -Ddptext.brr.kernel=$k" report "brr-0.57-$k" --mechanism brr --epsilon 0.57 --bits 256
+done
+echo "(BRR ε = 2: the case where no in-vocabulary word changes; not matched privacy)"
+report brr-2 --mechanism brr --epsilon 2 --bits 256
 report laplace --mechanism laplace --epsilon 10

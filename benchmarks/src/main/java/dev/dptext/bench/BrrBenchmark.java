@@ -3,6 +3,7 @@ package dev.dptext.bench;
 import dev.dptext.embedding.BinaryCodes;
 import dev.dptext.embedding.EmbeddingReader;
 import dev.dptext.embedding.Embeddings;
+import dev.dptext.knn.NearestCodes;
 import dev.dptext.mechanism.BrrMechanism;
 import dev.dptext.random.RandomStream;
 import java.nio.file.Path;
@@ -13,9 +14,13 @@ import java.util.Locale;
 /**
  * BRR on one thread, batched per review as the job batches it, next to the plain algorithm it
  * replaced (a 53-bit uniform per bit, then a full scan of every 256-bit code per token), in one run.
- * Prints tokens/s for the flip step, the search step and the whole mechanism at several ε.
+ * Prints tokens/s for the flip step, the search step and the whole mechanism at several ε; the search
+ * three ways on the same flipped codes, answers checked equal: the plain scan, the scalar kernel
+ * (bound + chunk index / pruned tiled {@code Long.bitCount} scan) and the kernel this JVM chooses
+ * ({@link NearestCodes.Kernel#best()}: {@code -Ddptext.brr.kernel=…} forces one; compare vector widths
+ * in separate JVMs, since C2's type profiles are shared between them).
  *
- * <p>Usage: {@code BrrBenchmark <glove.txt> <reviews.jsonl> <vocab size> <reviews>}.
+ * <p>Usage: {@code BrrBenchmark <glove.txt> <reviews.jsonl> <vocab size> <reviews> [ε …]}.
  */
 public final class BrrBenchmark {
   public static void main(String[] args) throws Exception {
@@ -24,14 +29,22 @@ public final class BrrBenchmark {
     long tokens = batches.stream().mapToLong(b -> b.length).sum();
     long t0 = System.nanoTime();
     BinaryCodes codes = BinaryCodes.of(emb, 256, BinaryCodes.DEFAULT_SEED);
-    dev.dptext.knn.NearestCodes search = new dev.dptext.knn.NearestCodes(codes);
+    NearestCodes scalar = new NearestCodes(codes, NearestCodes.Kernel.SCALAR);
+    NearestCodes search = new NearestCodes(codes);
     System.out.printf(Locale.ROOT, "%,d words; 256-bit codes built in %.1f s (%,d bytes); %d reviews, %,d tokens%n",
         emb.size(), (System.nanoTime() - t0) / 1e9, codes.bytes(), batches.size(), tokens);
+    System.out.println("CPU vector flags: " + cpuFlags() + "; JVM: " + vmOption("UseAVX") + ", "
+        + vmOption("MaxVectorSize"));
+    System.out.println("full-scan kernel: old = " + scalar.describeKernel() + "; new = " + search.kernel().key()
+        + " (" + search.describeKernel() + ")");
     long[] rowMajor = new long[codes.size() * 4];
     for (int y = 0; y < codes.size(); y++) {
       codes.copyCode(y, rowMajor, 4 * y);
     }
-    for (double eps : new double[] {0.57, 1, 2, 4}) {
+    double[] epsilons = args.length > 4
+        ? java.util.Arrays.stream(args, 4, args.length).mapToDouble(Double::parseDouble).toArray()
+        : new double[] {0.57, 1, 2, 4};
+    for (double eps : epsilons) {
       BrrMechanism m = new BrrMechanism(codes, eps);
       double p = m.flipProbability();
       // Flipped queries for every token, by the old per-bit loop (for the plain-scan baseline).
@@ -61,19 +74,15 @@ public final class BrrBenchmark {
           }
         }
         double oldScan = (System.nanoTime() - s0) / 1e9;
-        long s1 = System.nanoTime();
-        long checksum2 = 0;
         int[] out = new int[4096];
-        for (int k = 0; k < batches.size(); k++) {
-          int[] b = batches.get(k);
-          search.nearest(queries.get(k), b, b.length, out);
-          for (int i = 0; i < b.length; i++) {
-            checksum2 += out[i];
-          }
-        }
-        double newScan = (System.nanoTime() - s1) / 1e9;
-        if (checksum != checksum2) {
-          throw new AssertionError("the pruned search disagrees with the plain scan");
+        long s1 = System.nanoTime();
+        long checksum1 = search(scalar, batches, queries, out);
+        double oldSearch = (System.nanoTime() - s1) / 1e9;
+        long s2 = System.nanoTime();
+        long checksum2 = search(search, batches, queries, out);
+        double newSearch = (System.nanoTime() - s2) / 1e9;
+        if (checksum != checksum1 || checksum != checksum2) {
+          throw new AssertionError("the searches disagree with the plain scan");
         }
         long m0 = System.nanoTime();
         RandomStream rm = RandomStream.fromSeed(2);
@@ -92,11 +101,53 @@ public final class BrrBenchmark {
         if (round == 1) {
           System.out.printf(Locale.ROOT,
               "ε=%-5s p=%.4f | flip: per-bit uniforms %,10.0f tok/s, lane masks %,10.0f tok/s | "
-                  + "search: plain scan %,7.0f tok/s, pruned+tiled %,8.0f tok/s (same answers) | "
-                  + "BRR mechanism, batched per review: %,8.0f tokens/s%n",
-              eps, p, tokens / oldFlip, tokens / newFlip, tokens / oldScan, tokens / newScan, tokens / whole);
+                  + "search: plain scan %,7.0f tok/s, scalar kernel %,9.0f tok/s, %s kernel %,9.0f tok/s "
+                  + "(%.2fx the scalar kernel; same answers) | BRR mechanism, batched per review: %,9.0f tokens/s%n",
+              eps, p, tokens / oldFlip, tokens / newFlip, tokens / oldScan, tokens / oldSearch,
+              search.kernel().key(), tokens / newSearch, oldSearch / newSearch, tokens / whole);
         }
       }
+    }
+  }
+
+  private static long search(NearestCodes search, List<int[]> batches, List<long[]> queries, int[] out) {
+    long checksum = 0;
+    for (int k = 0; k < batches.size(); k++) {
+      int[] b = batches.get(k);
+      search.nearest(queries.get(k), b, b.length, out);
+      for (int i = 0; i < b.length; i++) {
+        checksum += out[i];
+      }
+    }
+    return checksum;
+  }
+
+  /** The CPU's vector and popcount flags (Linux), as the kernel's choice depends on them. */
+  private static String cpuFlags() {
+    try {
+      for (String line : java.nio.file.Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+        if (line.startsWith("flags")) {
+          List<String> kept = new ArrayList<>();
+          for (String f : line.substring(line.indexOf(':') + 1).trim().split("\\s+")) {
+            if (f.equals("popcnt") || f.startsWith("avx") || f.equals("sse4_2")) {
+              kept.add(f);
+            }
+          }
+          return String.join(" ", kept);
+        }
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      return "unknown (" + e + ")";
+    }
+    return "unknown";
+  }
+
+  private static String vmOption(String name) {
+    try {
+      return name + "=" + java.lang.management.ManagementFactory
+          .getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class).getVMOption(name).getValue();
+    } catch (RuntimeException e) {
+      return name + "=?";
     }
   }
 

@@ -18,6 +18,13 @@ import java.io.Serializable;
  * every word when the bound is well below the 64 that half the bits of an unrelated word differ by;
  * (4) the scan goes over tiles that stay in the L1 cache while every query of a batch passes over
  * them, so a batch reads the table from memory once rather than once per query.
+ *
+ * <p><b>The full scan's kernel</b> ({@link Kernel}). Where the bound is far (BRR at the ε that matches
+ * Laplace ε = 10: the flipped code is ~92 bits from its word, ~128 from the others) every code is
+ * read and the scan is bound by scalar POPCNT throughput. When the Vector API is present the scan instead
+ * runs over a bit-sliced copy of the codes ({@link BitSlicedCodes}, built on first use per JVM) and
+ * computes 512 or 256 words' distances per vector operation with carry-save adders; the words it reports
+ * below the bound are then compared exactly in rank order, so the answer is the plain scan's.
  */
 public final class NearestCodes implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -41,12 +48,143 @@ public final class NearestCodes implements Serializable {
    */
   private static final int MAX_CHUNK_RADIUS = 2;
 
+  /** Overrides the choice of the full scan's kernel in a JVM: {@code scalar}, {@code vector256} or {@code vector512}. */
+  public static final String KERNEL_PROPERTY = "dptext.brr.kernel";
+
+  /**
+   * How the full scan computes distances. All give the same (exact) answers; public so that benchmarks
+   * can compare them in one JVM, while the product takes {@link #best()} (or {@value #KERNEL_PROPERTY}).
+   */
+  public enum Kernel {
+    /** Four {@code Long.bitCount} per 256-bit word over the row-major codes (with head abandoning). */
+    SCALAR("scalar", 0),
+    /** Bit-sliced carry-save counting on 256-bit long vectors (AVX2). */
+    VECTOR_256("vector256", 256),
+    /** Bit-sliced carry-save counting on 512-bit long vectors (AVX-512). */
+    VECTOR_512("vector512", 512);
+
+    private final String key;
+    private final int vectorBits;
+
+    Kernel(String key, int vectorBits) {
+      this.key = key;
+      this.vectorBits = vectorBits;
+    }
+
+    /** The name {@value #KERNEL_PROPERTY} takes. */
+    public String key() {
+      return key;
+    }
+
+    /** Whether it can run in this JVM: the Vector API is present and compiles vectors this wide to hardware. */
+    public boolean available() {
+      return vectorBits == 0 || vectorBits <= vectorApiBits();
+    }
+
+    /**
+     * The kernel of this JVM: the one named by {@value #KERNEL_PROPERTY} if set, else the 512-bit vector
+     * kernel where the JVM compiles 512-bit vectors (AVX-512), else the scalar one. Measured
+     * (BENCHMARKS.md, BRR issue 19, Intel Xeon): the 512-bit kernel runs the full scan ~2.5× as fast as
+     * the scalar one; the 256-bit kernel, on the same CPU restricted to AVX2 ({@code -XX:UseAVX=2}: no
+     * {@code vpternlogq}), only ~1.1× — too little to choose it unmeasured on AVX2-only CPUs (AMD EPYC,
+     * whose scalar POPCNT is cheaper), where {@code -Ddptext.brr.kernel=vector256} can be tried.
+     */
+    public static Kernel best() {
+      String forced = System.getProperty(KERNEL_PROPERTY, "").trim();
+      if (!forced.isEmpty()) {
+        for (Kernel k : values()) {
+          if (k.key.equalsIgnoreCase(forced)) {
+            if (!k.available()) {
+              throw new IllegalStateException("-D" + KERNEL_PROPERTY + "=" + forced + ": needs "
+                  + "--add-modules=jdk.incubator.vector and a CPU and JVM with " + k.vectorBits + "-bit vectors");
+            }
+            return k;
+          }
+        }
+        throw new IllegalArgumentException("-D" + KERNEL_PROPERTY + "=" + forced
+            + " is not a kernel; use scalar, vector256 or vector512 (or leave it unset)");
+      }
+      return vectorApiBits() >= 512 ? VECTOR_512 : SCALAR;
+    }
+
+    BitSlicedCodes.Kernel vectorKernel() {
+      switch (this) {
+        case VECTOR_512:
+          return new HammingVectorKernels.Lanes8();
+        case VECTOR_256:
+          return new HammingVectorKernels.Lanes4();
+        default:
+          throw new IllegalStateException("not a vector kernel: " + this);
+      }
+    }
+  }
+
+  private static volatile Integer vectorApiBits;
+
+  /**
+   * The widest long vectors the Vector API compiles to hardware in this JVM, or 0 if the API's module
+   * is not in the boot layer (the JVM was not started with {@code --add-modules=jdk.incubator.vector}).
+   * Checked before any class that names the API is loaded, so its absence is the scalar path, never an
+   * error.
+   */
+  static int vectorApiBits() {
+    Integer v = vectorApiBits;
+    if (v == null) {
+      int bits = 0;
+      if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
+        try {
+          bits = HammingVectorKernels.preferredBits();
+        } catch (LinkageError | RuntimeException e) {
+          bits = 0;
+        }
+      }
+      vectorApiBits = v = bits;
+    }
+    return v;
+  }
+
   private final BinaryCodes codes;
+  /** The kernel asked for, or null: {@link Kernel#best()} of the JVM the search runs in. */
+  private final Kernel forced;
   /** Built on first use on each JVM (not shipped with the codes: it is derived from them). */
   private transient volatile ChunkIndex chunkIndex;
+  private transient volatile Kernel kernel;
+  private transient volatile BitSlicedCodes sliced;
+  private transient volatile BitSlicedCodes.Kernel vectorKernel;
 
   public NearestCodes(BinaryCodes codes) {
+    this(codes, null);
+  }
+
+  /** A search whose full scan uses {@code kernel} (null: {@link Kernel#best()} on each JVM), e.g. to compare them. */
+  public NearestCodes(BinaryCodes codes, Kernel kernel) {
+    if (kernel != null && !kernel.available()) {
+      throw new IllegalArgumentException(kernel.key() + " is not available in this JVM");
+    }
     this.codes = codes;
+    this.forced = kernel;
+  }
+
+  /**
+   * The full scan's kernel in this JVM. The scalar one for codes longer than {@value
+   * BitSlicedCodes#MAX_BITS} bits (the vector kernels' counters have 9 bits).
+   */
+  public Kernel kernel() {
+    Kernel k = kernel;
+    if (k == null) {
+      k = forced != null ? forced : Kernel.best();
+      if (codes.bits() > BitSlicedCodes.MAX_BITS) {
+        k = Kernel.SCALAR;
+      }
+      kernel = k;
+    }
+    return k;
+  }
+
+  /** What the full scan runs on, for logs and benchmarks. */
+  public String describeKernel() {
+    Kernel k = kernel();
+    return k == Kernel.SCALAR ? "scalar Long.bitCount scan" : k.vectorKernel().describe();
   }
 
   /** The codes searched. */
@@ -75,7 +213,6 @@ public final class NearestCodes implements Serializable {
     if (queries.length < count * codes.longs() || out.length < count || (hints != null && hints.length < count)) {
       throw new IllegalArgumentException("buffers too small for " + count + " queries");
     }
-    int n = codes.size();
     int[] best = new int[count];
     int[] bestWord = new int[count];
     int[] scanned = new int[count]; // the queries left for the scan
@@ -98,6 +235,19 @@ public final class NearestCodes implements Serializable {
         scanned[scans++] = i;
       }
     }
+    if (scans > 0 && kernel() != Kernel.SCALAR) {
+      scanSliced(queries, scanned, scans, best, bestWord);
+    } else {
+      scanTiles(queries, scanned, scans, best, bestWord);
+    }
+    for (int s = 0; s < scans; s++) {
+      out[scanned[s]] = bestWord[scanned[s]];
+    }
+  }
+
+  /** The full scan on the scalar kernel, tile by tile. */
+  private void scanTiles(long[] queries, int[] scanned, int scans, int[] best, int[] bestWord) {
+    int n = codes.size();
     for (int start = 0; start < n && scans > 0; start += TILE) {
       int end = Math.min(n, start + TILE);
       for (int s = 0; s < scans; s++) {
@@ -109,9 +259,71 @@ public final class NearestCodes implements Serializable {
         bestWord[i] = (int) packed;
       }
     }
+  }
+
+  /**
+   * The full scan on the vector kernel: block by block (16 KB: L1-resident while every query of the
+   * batch passes over it), the kernel lists the words below each query's bound, and those are compared
+   * exactly in rank order (a word wins with d &lt; best, so ties keep the lowest rank, as in the plain
+   * scan). Almost no block lists any word once a query's best is near its final value.
+   */
+  private void scanSliced(long[] queries, int[] scanned, int scans, int[] best, int[] bestWord) {
+    BitSlicedCodes sc = sliced();
+    BitSlicedCodes.Kernel k = vectorKernel;
+    int longs = codes.longs();
+    int bits = codes.bits();
+    int planes = sc.planeCount;
+    long[] masks = new long[scans * planes];
     for (int s = 0; s < scans; s++) {
-      out[scanned[s]] = bestWord[scanned[s]];
+      int i = scanned[s];
+      sc.queryMasks(queries, i * longs, bits, masks, s * planes);
+      // Every distance is at most bits, so bits + 1 is a bound whatever the hint (and fits 9 bits).
+      best[i] = Math.min(best[i], bits + 1);
     }
+    int n = codes.size();
+    int words = sc.blockWords();
+    int lanes = sc.lanes;
+    long[] below = new long[lanes];
+    for (int b = 0; b < sc.blocks; b++) {
+      int o = b * planes * lanes;
+      int first = b * words;
+      for (int s = 0; s < scans; s++) {
+        int i = scanned[s];
+        if (!k.below(sc.planes, o, planes, masks, s * planes, best[i], below)) {
+          continue;
+        }
+        int q = i * longs;
+        for (int l = 0; l < lanes; l++) {
+          for (long m = below[l]; m != 0; m &= m - 1) {
+            int y = first + 64 * l + Long.numberOfTrailingZeros(m);
+            if (y >= n) {
+              break; // padding
+            }
+            int d = codes.hammingTo(queries, q, y);
+            if (d < best[i]) {
+              best[i] = d;
+              bestWord[i] = y;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  private BitSlicedCodes sliced() {
+    BitSlicedCodes sc = sliced;
+    if (sc == null) {
+      synchronized (this) {
+        sc = sliced;
+        if (sc == null) {
+          BitSlicedCodes.Kernel k = kernel().vectorKernel();
+          sc = new BitSlicedCodes(codes, k.lanes());
+          vectorKernel = k;
+          sliced = sc;
+        }
+      }
+    }
+    return sc;
   }
 
   /** Codes are cut into 16-bit chunks for the chunk index (the last may be shorter). */

@@ -53,9 +53,39 @@ class NearestCodesTest {
     return bestWord;
   }
 
+  /** Every kernel this JVM runs (the vector ones when the test JVM has the Vector API, as Maven's does). */
+  private static java.util.List<NearestCodes.Kernel> kernels() {
+    java.util.List<NearestCodes.Kernel> ks = new java.util.ArrayList<>();
+    for (NearestCodes.Kernel k : NearestCodes.Kernel.values()) {
+      if (k.available()) {
+        ks.add(k);
+      }
+    }
+    return ks;
+  }
+
   @Test
-  void nearestEqualsBruteForceWithTiesToTheLowerRankForEveryCodeLength() {
-    for (int bits : new int[] {64, 100, 192, 256, 320}) {
+  void theTestJvmRunsAVectorKernel() {
+    // Maven's test JVM is started with --add-modules=jdk.incubator.vector; on any x86-64 CPU with AVX2
+    // the vector kernels then run, so the tests below cover them and not only the scalar scan.
+    if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
+        && jdk.incubator.vector.LongVector.SPECIES_PREFERRED.vectorBitSize() >= 256) {
+      org.junit.jupiter.api.Assertions.assertTrue(NearestCodes.Kernel.VECTOR_256.available());
+    }
+  }
+
+  @Test
+  void nearestEqualsBruteForceWithTiesToTheLowerRankForEveryCodeLengthAndKernel() {
+    for (NearestCodes.Kernel kernel : kernels()) {
+      // 510 bits: the longest code the vector kernels' 9-bit counters hold; 511: the scalar fallback.
+      for (int bits : new int[] {64, 100, 192, 256, 320, 510, 511}) {
+        nearestEqualsBruteForce(kernel, bits);
+      }
+    }
+  }
+
+  private static void nearestEqualsBruteForce(NearestCodes.Kernel kernel, int bits) {
+    {
       RandomStream r = RandomStream.fromSeed(bits);
       int longs = (bits + 63) / 64;
       long[][] bases = new long[40][];
@@ -64,7 +94,8 @@ class NearestCodesTest {
       }
       int words = 3_000;
       BinaryCodes codes = BinaryCodes.ofCodes(bits, clusteredCodes(bits, words, r, bases));
-      NearestCodes search = new NearestCodes(codes);
+      NearestCodes search = new NearestCodes(codes, kernel);
+      assertEquals(bits > 510 ? NearestCodes.Kernel.SCALAR : kernel, search.kernel());
       int count = 700;
       long[] queries = new long[count * longs];
       int[] hints = new int[count];
@@ -102,7 +133,7 @@ class NearestCodesTest {
       search.nearest(queries, null, count, withoutHints);
       for (int i = 0; i < count; i++) {
         int expected = bruteForce(codes, queries, i * longs);
-        String what = bits + " bits, query " + i;
+        String what = kernel.key() + ", " + bits + " bits, query " + i;
         assertEquals(expected, withHints[i], what + " (batch, hinted)");
         assertEquals(expected, withoutHints[i], what + " (batch, no hint)");
         assertEquals(expected, search.nearest(queries, i * longs), what + " (single)");
@@ -128,13 +159,25 @@ class NearestCodesTest {
       System.arraycopy(raw, 5 * 4, raw, y * 4, 4);
     }
     BinaryCodes codes = BinaryCodes.ofCodes(256, raw);
-    NearestCodes search = new NearestCodes(codes);
-    long[] q = new long[4];
-    codes.copyCode(2_500, q, 0);
-    int[] out = new int[1];
-    for (int hint : new int[] {5, 700, 2_500, 0, 2_999}) {
-      search.nearest(q, new int[] {hint}, 1, out);
-      assertEquals(5, out[0], "hint " + hint);
+    for (NearestCodes.Kernel kernel : kernels()) {
+      NearestCodes search = new NearestCodes(codes, kernel);
+      long[] q = new long[4];
+      codes.copyCode(2_500, q, 0);
+      int[] out = new int[1];
+      for (int hint : new int[] {5, 700, 2_500, 0, 2_999}) {
+        search.nearest(q, new int[] {hint}, 1, out);
+        assertEquals(5, out[0], kernel.key() + ", hint " + hint);
+      }
+      // The full scan at a far bound: the copy with 60 bits flipped (hint 2,999, ~128 bits away) lies
+      // 60 from words 5, 700 and 2,500 and ~128 from the rest (beyond the chunk index), so only the full
+      // scan finds them; 5 wins.
+      for (int b = 0; b < 60; b++) {
+        q[b >>> 6] ^= 1L << (b & 63);
+      }
+      search.nearest(q, new int[] {2_999}, 1, out);
+      assertEquals(5, out[0], kernel.key() + ", far bound");
+      search.nearest(q, null, 1, out);
+      assertEquals(5, out[0], kernel.key() + ", no hint");
     }
     assertEquals(0, codes.hamming(5, 2_500));
     assertEquals(256 * 3_000 / 8, codes.bytes());

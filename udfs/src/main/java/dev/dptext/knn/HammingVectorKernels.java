@@ -1,0 +1,290 @@
+package dev.dptext.knn;
+
+import static jdk.incubator.vector.VectorOperators.XOR;
+
+import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The vector kernels of {@link NearestCodes}' full scan over {@link BitSlicedCodes}, on the (incubating)
+ * Vector API. Loaded only after {@link NearestCodes.Kernel} has checked that the module
+ * {@code jdk.incubator.vector} is in the boot layer and that the JIT compiles vectors of the width to
+ * hardware.
+ *
+ * <p>Per block and query: every plane is XORed with the query's bit (a broadcast 0 or −1), which gives
+ * one bit of each word's difference; the planes are added eight at a time with carry-save adders
+ * (ones, twos, fours: a full adder is a XOR and a majority, which C2 compiles to two {@code vpternlogq}
+ * on AVX-512), and each group's weight-8 carry rippled into bit-sliced counters c8 … c256. Then the
+ * 9-bit counts are compared with the bound bit-serially, from the top bit down, leaving a mask of the
+ * words below it. Java 17's Vector API has no lane-wise bit count; this does without one.
+ *
+ * <p>Written for C2 (JDK 17): the loop body is unrolled by hand, and every operation's receiver is a
+ * value whose exact vector class C2 knows (a load or another operation's result), not a loop-carried
+ * accumulator, so that inlining does not depend on type profiles. The loop body is eight planes: at
+ * sixteen, C2 stops inlining part-way (NodeCountInliningCutoff) and the vectors are boxed. Each width has
+ * its own copy because the species must be a compile-time constant.
+ */
+final class HammingVectorKernels {
+  private HammingVectorKernels() {}
+
+  /** The widest long vectors this JVM compiles to hardware on this CPU (256 on AVX2, 512 on AVX-512). */
+  static int preferredBits() {
+    return LongVector.SPECIES_PREFERRED.vectorBitSize();
+  }
+
+  /** 512-bit vectors: 8 longs per plane, blocks of 512 words. */
+  static final class Lanes8 implements BitSlicedCodes.Kernel {
+    private static final VectorSpecies<Long> S = LongVector.SPECIES_512;
+    private static final int L = 8;
+
+    @Override
+    public int lanes() {
+      return L;
+    }
+
+    @Override
+    public String describe() {
+      return "bit-sliced Vector API scan, 512-bit vectors";
+    }
+
+    @Override
+    public boolean below(long[] planes, int o, int planeCount, long[] queryMasks, int m, int bound, long[] out) {
+      LongVector zero = LongVector.zero(S);
+      LongVector ones = zero, twos = zero, fours = zero;
+      LongVector c8 = zero, c16 = zero, c32 = zero, c64 = zero, c128 = zero, c256 = zero;
+      for (int g = 0; g < planeCount; g += 8, o += 8 * L, m += 8) {
+        LongVector u, d0, d1;
+        d0 = LongVector.fromArray(S, planes, o + 0 * L).lanewise(XOR, queryMasks[m + 0]);
+        d1 = LongVector.fromArray(S, planes, o + 1 * L).lanewise(XOR, queryMasks[m + 1]);
+        u = d0.lanewise(XOR, ones);
+        LongVector twosA = d0.and(ones).or(u.and(d1));
+        ones = u.lanewise(XOR, d1);
+        d0 = LongVector.fromArray(S, planes, o + 2 * L).lanewise(XOR, queryMasks[m + 2]);
+        d1 = LongVector.fromArray(S, planes, o + 3 * L).lanewise(XOR, queryMasks[m + 3]);
+        u = d0.lanewise(XOR, ones);
+        LongVector twosB = d0.and(ones).or(u.and(d1));
+        ones = u.lanewise(XOR, d1);
+        u = twosA.lanewise(XOR, twos);
+        LongVector foursA = twosA.and(twos).or(u.and(twosB));
+        twos = u.lanewise(XOR, twosB);
+        d0 = LongVector.fromArray(S, planes, o + 4 * L).lanewise(XOR, queryMasks[m + 4]);
+        d1 = LongVector.fromArray(S, planes, o + 5 * L).lanewise(XOR, queryMasks[m + 5]);
+        u = d0.lanewise(XOR, ones);
+        twosA = d0.and(ones).or(u.and(d1));
+        ones = u.lanewise(XOR, d1);
+        d0 = LongVector.fromArray(S, planes, o + 6 * L).lanewise(XOR, queryMasks[m + 6]);
+        d1 = LongVector.fromArray(S, planes, o + 7 * L).lanewise(XOR, queryMasks[m + 7]);
+        u = d0.lanewise(XOR, ones);
+        twosB = d0.and(ones).or(u.and(d1));
+        ones = u.lanewise(XOR, d1);
+        u = twosA.lanewise(XOR, twos);
+        LongVector foursB = twosA.and(twos).or(u.and(twosB));
+        twos = u.lanewise(XOR, twosB);
+        u = foursA.lanewise(XOR, fours);
+        LongVector s = foursA.and(fours).or(u.and(foursB));
+        fours = u.lanewise(XOR, foursB);
+        // s (weight 8) into the ripple counter c8 .. c256
+        LongVector c = s.and(c8);
+        c8 = s.lanewise(XOR, c8);
+        s = c.and(c16);
+        c16 = c.lanewise(XOR, c16);
+        c = s.and(c32);
+        c32 = s.lanewise(XOR, c32);
+        s = c.and(c64);
+        c64 = c.lanewise(XOR, c64);
+        c = s.and(c128);
+        c128 = s.lanewise(XOR, c128);
+        c256 = c.or(c256);
+      }
+      // Lanes whose count is below t, from the most significant bit down.
+      int t = Math.min(bound, 511);
+      LongVector lt = zero;
+      LongVector eq = zero.not();
+      if ((t & 256) != 0) {
+        lt = c256.not().and(eq).or(lt);
+        eq = c256.and(eq);
+      } else {
+        eq = c256.not().and(eq);
+      }
+      if ((t & 128) != 0) {
+        lt = c128.not().and(eq).or(lt);
+        eq = c128.and(eq);
+      } else {
+        eq = c128.not().and(eq);
+      }
+      if ((t & 64) != 0) {
+        lt = c64.not().and(eq).or(lt);
+        eq = c64.and(eq);
+      } else {
+        eq = c64.not().and(eq);
+      }
+      if ((t & 32) != 0) {
+        lt = c32.not().and(eq).or(lt);
+        eq = c32.and(eq);
+      } else {
+        eq = c32.not().and(eq);
+      }
+      if ((t & 16) != 0) {
+        lt = c16.not().and(eq).or(lt);
+        eq = c16.and(eq);
+      } else {
+        eq = c16.not().and(eq);
+      }
+      if ((t & 8) != 0) {
+        lt = c8.not().and(eq).or(lt);
+        eq = c8.and(eq);
+      } else {
+        eq = c8.not().and(eq);
+      }
+      if ((t & 4) != 0) {
+        lt = fours.not().and(eq).or(lt);
+        eq = fours.and(eq);
+      } else {
+        eq = fours.not().and(eq);
+      }
+      if ((t & 2) != 0) {
+        lt = twos.not().and(eq).or(lt);
+        eq = twos.and(eq);
+      } else {
+        eq = twos.not().and(eq);
+      }
+      if ((t & 1) != 0) {
+        lt = ones.not().and(eq).or(lt);
+      }
+      if (lt.compare(VectorOperators.NE, 0).anyTrue()) {
+        lt.intoArray(out, 0);
+        return true;
+      }
+      return false;
+    }
+  }
+
+  /** 256-bit vectors: 4 longs per plane, blocks of 256 words. */
+  static final class Lanes4 implements BitSlicedCodes.Kernel {
+    private static final VectorSpecies<Long> S = LongVector.SPECIES_256;
+    private static final int L = 4;
+
+    @Override
+    public int lanes() {
+      return L;
+    }
+
+    @Override
+    public String describe() {
+      return "bit-sliced Vector API scan, 256-bit vectors";
+    }
+
+    @Override
+    public boolean below(long[] planes, int o, int planeCount, long[] queryMasks, int m, int bound, long[] out) {
+      LongVector zero = LongVector.zero(S);
+      LongVector ones = zero, twos = zero, fours = zero;
+      LongVector c8 = zero, c16 = zero, c32 = zero, c64 = zero, c128 = zero, c256 = zero;
+      for (int g = 0; g < planeCount; g += 8, o += 8 * L, m += 8) {
+        LongVector u, d0, d1;
+        d0 = LongVector.fromArray(S, planes, o + 0 * L).lanewise(XOR, queryMasks[m + 0]);
+        d1 = LongVector.fromArray(S, planes, o + 1 * L).lanewise(XOR, queryMasks[m + 1]);
+        u = d0.lanewise(XOR, ones);
+        LongVector twosA = d0.and(ones).or(u.and(d1));
+        ones = u.lanewise(XOR, d1);
+        d0 = LongVector.fromArray(S, planes, o + 2 * L).lanewise(XOR, queryMasks[m + 2]);
+        d1 = LongVector.fromArray(S, planes, o + 3 * L).lanewise(XOR, queryMasks[m + 3]);
+        u = d0.lanewise(XOR, ones);
+        LongVector twosB = d0.and(ones).or(u.and(d1));
+        ones = u.lanewise(XOR, d1);
+        u = twosA.lanewise(XOR, twos);
+        LongVector foursA = twosA.and(twos).or(u.and(twosB));
+        twos = u.lanewise(XOR, twosB);
+        d0 = LongVector.fromArray(S, planes, o + 4 * L).lanewise(XOR, queryMasks[m + 4]);
+        d1 = LongVector.fromArray(S, planes, o + 5 * L).lanewise(XOR, queryMasks[m + 5]);
+        u = d0.lanewise(XOR, ones);
+        twosA = d0.and(ones).or(u.and(d1));
+        ones = u.lanewise(XOR, d1);
+        d0 = LongVector.fromArray(S, planes, o + 6 * L).lanewise(XOR, queryMasks[m + 6]);
+        d1 = LongVector.fromArray(S, planes, o + 7 * L).lanewise(XOR, queryMasks[m + 7]);
+        u = d0.lanewise(XOR, ones);
+        twosB = d0.and(ones).or(u.and(d1));
+        ones = u.lanewise(XOR, d1);
+        u = twosA.lanewise(XOR, twos);
+        LongVector foursB = twosA.and(twos).or(u.and(twosB));
+        twos = u.lanewise(XOR, twosB);
+        u = foursA.lanewise(XOR, fours);
+        LongVector s = foursA.and(fours).or(u.and(foursB));
+        fours = u.lanewise(XOR, foursB);
+        // s (weight 8) into the ripple counter c8 .. c256
+        LongVector c = s.and(c8);
+        c8 = s.lanewise(XOR, c8);
+        s = c.and(c16);
+        c16 = c.lanewise(XOR, c16);
+        c = s.and(c32);
+        c32 = s.lanewise(XOR, c32);
+        s = c.and(c64);
+        c64 = c.lanewise(XOR, c64);
+        c = s.and(c128);
+        c128 = s.lanewise(XOR, c128);
+        c256 = c.or(c256);
+      }
+      // Lanes whose count is below t, from the most significant bit down.
+      int t = Math.min(bound, 511);
+      LongVector lt = zero;
+      LongVector eq = zero.not();
+      if ((t & 256) != 0) {
+        lt = c256.not().and(eq).or(lt);
+        eq = c256.and(eq);
+      } else {
+        eq = c256.not().and(eq);
+      }
+      if ((t & 128) != 0) {
+        lt = c128.not().and(eq).or(lt);
+        eq = c128.and(eq);
+      } else {
+        eq = c128.not().and(eq);
+      }
+      if ((t & 64) != 0) {
+        lt = c64.not().and(eq).or(lt);
+        eq = c64.and(eq);
+      } else {
+        eq = c64.not().and(eq);
+      }
+      if ((t & 32) != 0) {
+        lt = c32.not().and(eq).or(lt);
+        eq = c32.and(eq);
+      } else {
+        eq = c32.not().and(eq);
+      }
+      if ((t & 16) != 0) {
+        lt = c16.not().and(eq).or(lt);
+        eq = c16.and(eq);
+      } else {
+        eq = c16.not().and(eq);
+      }
+      if ((t & 8) != 0) {
+        lt = c8.not().and(eq).or(lt);
+        eq = c8.and(eq);
+      } else {
+        eq = c8.not().and(eq);
+      }
+      if ((t & 4) != 0) {
+        lt = fours.not().and(eq).or(lt);
+        eq = fours.and(eq);
+      } else {
+        eq = fours.not().and(eq);
+      }
+      if ((t & 2) != 0) {
+        lt = twos.not().and(eq).or(lt);
+        eq = twos.and(eq);
+      } else {
+        eq = twos.not().and(eq);
+      }
+      if ((t & 1) != 0) {
+        lt = ones.not().and(eq).or(lt);
+      }
+      if (lt.compare(VectorOperators.NE, 0).anyTrue()) {
+        lt.intoArray(out, 0);
+        return true;
+      }
+      return false;
+    }
+  }
+
+}
