@@ -94,7 +94,7 @@ run() {
 commas() { echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
-echo "== bench-fixed-cost: $REVIEWS reviews ($(wc -c < "$INPUT") bytes), $PAIRS alternating pairs; $(date -u +%FT%TZ)," \
+echo "== bench-fixed-cost: $REVIEWS reviews ($(wc -c < "$INPUT") bytes), $PAIRS $([[ -n "${BASELINE:-}" ]] && echo "triples (dptext, baseline, identity)" || echo pairs); $(date -u +%FT%TZ)," \
   "commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), flags:" \
   "$(grep -m1 flags /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx|fma)' | tr '\n' ' ')"
