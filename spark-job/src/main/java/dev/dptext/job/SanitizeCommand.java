@@ -153,6 +153,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     long start = System.nanoTime();
     stream.check();
     SparkSession spark = JobSession.get();
+    LOG.debug("phase: session ready");
     InputTable.OnCorrupt corruptPolicy = InputTable.OnCorrupt.parse(onCorrupt);
     if ((corruptPolicy == InputTable.OnCorrupt.REJECT) != (rejects != null)) {
       throw new JobException(ExitCode.USAGE, rejects == null
@@ -177,6 +178,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     if (rejects != null) {
       checkRejectsPath(spark);
     }
+    LOG.debug("phase: output checked");
     DpTextOptions options = SettingOptions.read(spec, settings());
     IdMode ids = idModeValue(options.idMode());
     DpText.Builder builder = sanitizer(spark, options); // resolves the key before any reading
@@ -185,6 +187,21 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       System.out.println("dptext: " + done.get());
       return 0;
     }
+    LOG.debug("phase: key resolved");
+    if (ids == IdMode.COLUMN) {
+      builder.idColumn(idColumn);
+    } else if (ids == IdMode.CONTENT_HASH) {
+      builder.seedByContent();
+    } else {
+      builder.freshRandomness();
+    }
+    // Load the model and build the sampler on the driver while Spark reads the input's schema and
+    // counts it (a model that depends on the input's own word counts has to wait for the input). A run
+    // that fails on its input before this is joined only wastes the work: the error is the input's.
+    boolean modelFromOptions = ids != IdMode.FRESH && frequencySource.strip().equalsIgnoreCase("embeddings");
+    CompletableFuture<Void> prepared = modelFromOptions
+        ? CompletableFuture.runAsync(() -> builder.prepare(spark), SanitizeCommand::daemon)
+        : CompletableFuture.completedFuture(null);
     DataFormat format = inPlaceRun.active() ? DataFormat.DELTA : resolvedInputFormat();
     Map<String, String> readOptions = new LinkedHashMap<>(inputOptions);
     readOptions.putAll(inPlaceRun.readOptions());
@@ -195,26 +212,15 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       text = "value";
       input = InputTable.read(spark, this.input, format, readOptions, inputSchema, where, null, text);
     }
+    LOG.debug("phase: input schema read");
     String out = outputColumn == null ? text : outputColumn;
     try {
-      if (ids == IdMode.COLUMN) {
-        builder.idColumn(idColumn);
-      } else if (ids == IdMode.CONTENT_HASH) {
-        builder.seedByContent();
-      } else {
-        builder.freshRandomness();
-      }
       builder.validate(input.schema(), text);
     } catch (IllegalArgumentException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
-    // Load the model and build the sampler on the driver while the executors count the input (a
-    // model that depends on the input's own word counts has to wait for the input).
-    boolean modelFromOptions = ids != IdMode.FRESH && frequencySource.strip().equalsIgnoreCase("embeddings");
-    CompletableFuture<Void> prepared = modelFromOptions
-        ? CompletableFuture.runAsync(() -> builder.prepare(spark))
-        : CompletableFuture.completedFuture(null);
     InputTable.Counts counts = input.count();
+    LOG.debug("phase: input counted");
     if (counts.rejected() > 0 && corruptPolicy == InputTable.OnCorrupt.FAIL) {
       throw InputTable.failure(counts, this.input, format, readOptions);
     }
@@ -237,6 +243,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     Dataset<Row> result;
     try {
       awaitPrepared(prepared);
+      LOG.debug("phase: model prepared");
       result = builder.transform(in, text, out);
     } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
@@ -270,6 +277,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, rejected, counters, (end - start) / 1e9,
         (end - workStart) / 1e9, hash, frequencies, target, written.version(), inPlaceRun.note().orElse(null));
     System.out.println(summary.render());
+    LOG.debug("phase: summary printed");
     String summaryPath = summaryJson != null ? summaryJson : output.replaceAll("/+$", "") + "/" + RunSummary.FILE_NAME;
     OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(summary.toMap(output)) + "\n");
     if (show > 0) {
@@ -331,6 +339,17 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     // cores take as long as 4); the shuffle costs far less than sanitizing.
     int target = 3 * spark.sparkContext().defaultParallelism();
     return in.rdd().getNumPartitions() < target ? in.repartition(target) : in;
+  }
+
+  /**
+   * Runs the model's preparation on a thread of its own, not in the common pool: the sampler's table
+   * build spreads over the common pool, which has one thread fewer than there are cores, and joins in
+   * from the calling thread. A daemon, so that an abandoned preparation never keeps the JVM alive.
+   */
+  private static void daemon(Runnable task) {
+    Thread t = new Thread(task, "dptext-prepare-model");
+    t.setDaemon(true);
+    t.start();
   }
 
   /** Waits for {@link DpText.Builder#prepare}, rethrowing its own exception, not a wrapper. */

@@ -145,11 +145,11 @@ final class TableWriter {
       // Parquet keeps no per-write record: count what is there before and after (an append adds to
       // earlier rows; a concurrent writer would make the check fail loudly, not pass wrongly).
       boolean holdsData = OutputLocation.inspect(spark, t.path()).holdsData();
-      long earlier = t.mode() == WriteMode.APPEND && holdsData ? OutputFormat.read(spark, t.path(), "parquet").count() : 0;
+      long earlier = t.mode() == WriteMode.APPEND && holdsData ? OutputFormat.parquetRows(spark, t.path()) : 0;
       // An existing directory without data (a crashed write's _temporary) is replaced, not refused.
       String mode = t.mode() == WriteMode.ERROR_IF_EXISTS && !holdsData ? "overwrite" : t.mode().label;
       df.write().format("parquet").mode(mode).save(t.path());
-      return new Result(OutputFormat.read(spark, t.path(), "parquet").count() - earlier, -1);
+      return new Result(OutputFormat.parquetRows(spark, t.path()) - earlier, -1);
     }
     String userMetadata = OutputFormat.toJson(commit.audit());
     long version;

@@ -307,4 +307,21 @@ class WritePathTest {
     assertTrue(r.err().contains("1 malformed record") && r.err().contains("maxStringLen"), r.err());
     assertFalse(r.err().contains("late parcel"), "no raw text in the message");
   }
+
+  @Test
+  void parquetRowsFromFootersEqualSparksCountAndFallBackToItForPartitionedOrLargeDirectories() throws Exception {
+    String few = tmp.resolve("rows-few").toString();
+    spark.range(0, 1000, 1, 5).toDF("id").write().parquet(few);
+    assertEquals(1000, OutputFormat.parquetRows(spark, few));
+    Files.writeString(Path.of(few, "_dptext_summary.json"), "{}"); // not data: skipped, as Spark does
+    assertEquals(1000, OutputFormat.parquetRows(spark, few));
+
+    String partitioned = tmp.resolve("rows-partitioned").toString();
+    spark.range(0, 100).selectExpr("id", "id % 3 AS part").write().partitionBy("part").parquet(partitioned);
+    assertEquals(100, OutputFormat.parquetRows(spark, partitioned)); // Spark's count
+
+    String many = tmp.resolve("rows-many").toString();
+    spark.range(0, 500, 1, OutputFormat.FOOTER_COUNT_LIMIT + 3).toDF("id").write().parquet(many);
+    assertEquals(500, OutputFormat.parquetRows(spark, many)); // Spark's count
+  }
 }

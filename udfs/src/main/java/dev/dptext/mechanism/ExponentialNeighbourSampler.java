@@ -79,16 +79,26 @@ final class ExponentialNeighbourSampler implements Serializable {
     int n = embeddings.size();
     this.cumulativeExcess = new double[table.rawNeighbours().length];
     this.uniformBranch = new double[n];
-    double[] d = new double[table.k()];
-    for (int x = 0; x < n; x++) {
-      int k = table.rowLength(x);
-      for (int j = 0; j < k; j++) {
-        d[j] = embeddings.distance(x, table.neighbour(x, j));
+    // Σ row lengths distances (8.9 M at 25,000 words: seconds on one core, on the critical path of a
+    // small run): the words' rows are independent, so blocks of words go to the common pool's threads.
+    // Each word's numbers are computed exactly as one thread would, so the tables do not depend on it.
+    int blocks = (n + BUILD_BLOCK - 1) / BUILD_BLOCK;
+    int longest = table.k();
+    java.util.stream.IntStream.range(0, blocks).parallel().forEach(b -> {
+      double[] d = new double[longest];
+      for (int x = b * BUILD_BLOCK, end = Math.min(n, x + BUILD_BLOCK); x < end; x++) {
+        int k = table.rowLength(x);
+        for (int j = 0; j < k; j++) {
+          d[j] = embeddings.distance(x, table.neighbour(x, j));
+        }
+        uniformBranch[x] = envelope(d, k, table.outsideBound(x), epsilon, targetSize,
+            cumulativeExcess, table.rowOffset(x));
       }
-      uniformBranch[x] = envelope(d, k, table.outsideBound(x), epsilon, targetSize,
-          cumulativeExcess, table.rowOffset(x));
-    }
+    });
   }
+
+  /** Words per parallel block of the table build: small enough to balance the long rows of the first words. */
+  private static final int BUILD_BLOCK = 256;
 
   /**
    * One input word's envelope, from the distances {@code d[0..k)} to its candidates (nearest first)

@@ -335,7 +335,11 @@ public final class DpText {
     DpTextModel model = instance != null
         ? instance
         : ModelLoader.load(spark, o.get(Settings.MODEL), o.get(Settings.VOCAB_SIZE), o.get(Settings.NEIGHBOURS));
+    LOG.debug("model ready: {} words", model.embeddings().size());
     Sanitizer s = Sanitizer.build(o, model, key);
-    return JavaSerialized.broadcast(spark.sparkContext(), s);
+    LOG.debug("sanitizer built");
+    Broadcast<JavaSerialized<Sanitizer>> b = JavaSerialized.broadcast(spark.sparkContext(), s);
+    LOG.debug("sanitizer broadcast");
+    return b;
   }
 }

@@ -1,0 +1,41 @@
+package dev.dptext.bench;
+
+import org.apache.spark.SparkConf;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The plain Spark job that dptext's fixed cost is measured against (issue 19, goal 3;
+ * {@code scripts/bench-fixed-cost.sh}): reads JSON (schema inferred, as {@code spark.read().json} does)
+ * and writes it unchanged as Parquet, in a SparkSession built the way dptext's job builds its own
+ * ({@code local[*]} unless a master is given), and exits through {@code System.exit} as dptext's job
+ * does. Its DEBUG lines mark the same phases as dptext's, for the benchmark's breakdown run.
+ *
+ * <p>Usage: {@code IdentityJob <input.jsonl> <output-dir>}.
+ */
+public final class IdentityJob {
+  private static final Logger LOG = LoggerFactory.getLogger(IdentityJob.class);
+
+  private IdentityJob() {}
+
+  public static void main(String[] args) {
+    if (args.length != 2) {
+      System.err.println("usage: IdentityJob <input.jsonl> <output-dir>");
+      System.exit(2);
+    }
+    SparkSession.Builder b = SparkSession.builder().appName("identity");
+    if (!new SparkConf().contains("spark.master")) {
+      b.master("local[*]");
+    }
+    SparkSession spark = b.getOrCreate();
+    LOG.debug("phase: session ready");
+    Dataset<Row> in = spark.read().json(args[0]);
+    LOG.debug("phase: input schema read");
+    in.write().parquet(args[1]);
+    LOG.debug("phase: written");
+    System.exit(0);
+  }
+}
