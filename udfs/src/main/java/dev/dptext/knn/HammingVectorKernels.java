@@ -12,12 +12,15 @@ import jdk.incubator.vector.VectorSpecies;
  * {@code jdk.incubator.vector} is in the boot layer and that the JIT compiles vectors of the width to
  * hardware.
  *
- * <p>Per block and query: every plane is XORed with the query's bit (a broadcast 0 or −1), which gives
- * one bit of each word's difference; the planes are added eight at a time with carry-save adders
- * (ones, twos, fours: a full adder is a XOR and a majority, which C2 compiles to two {@code vpternlogq}
- * on AVX-512), and each group's weight-8 carry rippled into bit-sliced counters c8 … c256. Then the
- * 9-bit counts are compared with the bound bit-serially, from the top bit down, leaving a mask of the
- * words below it. Java 17's Vector API has no lane-wise bit count; this does without one.
+ * <p>Per block and query: the counters start at each word's a = ⌊(n − |c|)/2⌋ (8 precomputed planes),
+ * and only the planes the query lists are added — where it has a 1, or, if it has more than n/2 ones,
+ * where it has a 0 (see {@link BitSlicedCodes}): at most n/2 planes, no XOR. They are added eight at a
+ * time with carry-save adders (ones, twos, fours: a full adder is a XOR and a majority, which C2
+ * compiles to two {@code vpternlogq} on AVX-512), and each group's weight-8 carry rippled into
+ * bit-sliced counters c8 … c256. Then the 9-bit sums S are compared with the query's constant k
+ * bit-serially, from the top bit down (S &lt; k and S = k), and the words with S &gt; k or S &lt; k
+ * (plus, on equality, those of the right parity p) are the words below the bound. Java 17's Vector API
+ * has no lane-wise bit count; this does without one.
  *
  * <p>Written for C2 (JDK 17): the loop body is unrolled by hand, and every operation's receiver is a
  * value whose exact vector class C2 knows (a load or another operation's result), not a loop-carried
@@ -45,36 +48,45 @@ final class HammingVectorKernels {
 
     @Override
     public String describe() {
-      return "bit-sliced Vector API scan, 512-bit vectors";
+      return "bit-sliced Vector API scan of half the planes, 512-bit vectors";
     }
 
     @Override
-    public boolean below(long[] planes, int o, int planeCount, long[] queryMasks, int m, int bound, long[] out) {
+    public boolean select(long[] planes, int o, int x, int[] offsets, int m, int count, int k, boolean greater,
+        boolean parity, long[] out) {
+      // The counters start at the words' a = ⌊(n − |c|)/2⌋ (8 planes, least significant first).
+      LongVector ones = LongVector.fromArray(S, planes, x + 0 * L);
+      LongVector twos = LongVector.fromArray(S, planes, x + 1 * L);
+      LongVector fours = LongVector.fromArray(S, planes, x + 2 * L);
+      LongVector c8 = LongVector.fromArray(S, planes, x + 3 * L);
+      LongVector c16 = LongVector.fromArray(S, planes, x + 4 * L);
+      LongVector c32 = LongVector.fromArray(S, planes, x + 5 * L);
+      LongVector c64 = LongVector.fromArray(S, planes, x + 6 * L);
+      LongVector c128 = LongVector.fromArray(S, planes, x + 7 * L);
       LongVector zero = LongVector.zero(S);
-      LongVector ones = zero, twos = zero, fours = zero;
-      LongVector c8 = zero, c16 = zero, c32 = zero, c64 = zero, c128 = zero, c256 = zero;
-      for (int g = 0; g < planeCount; g += 8, o += 8 * L, m += 8) {
+      LongVector c256 = zero;
+      for (int end = m + count; m < end; m += 8) {
         LongVector u, d0, d1;
-        d0 = LongVector.fromArray(S, planes, o + 0 * L).lanewise(XOR, queryMasks[m + 0]);
-        d1 = LongVector.fromArray(S, planes, o + 1 * L).lanewise(XOR, queryMasks[m + 1]);
+        d0 = LongVector.fromArray(S, planes, o + offsets[m + 0]);
+        d1 = LongVector.fromArray(S, planes, o + offsets[m + 1]);
         u = d0.lanewise(XOR, ones);
         LongVector twosA = d0.and(ones).or(u.and(d1));
         ones = u.lanewise(XOR, d1);
-        d0 = LongVector.fromArray(S, planes, o + 2 * L).lanewise(XOR, queryMasks[m + 2]);
-        d1 = LongVector.fromArray(S, planes, o + 3 * L).lanewise(XOR, queryMasks[m + 3]);
+        d0 = LongVector.fromArray(S, planes, o + offsets[m + 2]);
+        d1 = LongVector.fromArray(S, planes, o + offsets[m + 3]);
         u = d0.lanewise(XOR, ones);
         LongVector twosB = d0.and(ones).or(u.and(d1));
         ones = u.lanewise(XOR, d1);
         u = twosA.lanewise(XOR, twos);
         LongVector foursA = twosA.and(twos).or(u.and(twosB));
         twos = u.lanewise(XOR, twosB);
-        d0 = LongVector.fromArray(S, planes, o + 4 * L).lanewise(XOR, queryMasks[m + 4]);
-        d1 = LongVector.fromArray(S, planes, o + 5 * L).lanewise(XOR, queryMasks[m + 5]);
+        d0 = LongVector.fromArray(S, planes, o + offsets[m + 4]);
+        d1 = LongVector.fromArray(S, planes, o + offsets[m + 5]);
         u = d0.lanewise(XOR, ones);
         twosA = d0.and(ones).or(u.and(d1));
         ones = u.lanewise(XOR, d1);
-        d0 = LongVector.fromArray(S, planes, o + 6 * L).lanewise(XOR, queryMasks[m + 6]);
-        d1 = LongVector.fromArray(S, planes, o + 7 * L).lanewise(XOR, queryMasks[m + 7]);
+        d0 = LongVector.fromArray(S, planes, o + offsets[m + 6]);
+        d1 = LongVector.fromArray(S, planes, o + offsets[m + 7]);
         u = d0.lanewise(XOR, ones);
         twosB = d0.and(ones).or(u.and(d1));
         ones = u.lanewise(XOR, d1);
@@ -97,63 +109,77 @@ final class HammingVectorKernels {
         c128 = s.lanewise(XOR, c128);
         c256 = c.or(c256);
       }
-      // Lanes whose count is below t, from the most significant bit down.
-      int t = Math.min(bound, 511);
+      // S against k, from the most significant bit down: lt = S < k, eq = S = k.
       LongVector lt = zero;
       LongVector eq = zero.not();
-      if ((t & 256) != 0) {
+      if ((k & 256) != 0) {
         lt = c256.not().and(eq).or(lt);
         eq = c256.and(eq);
       } else {
         eq = c256.not().and(eq);
       }
-      if ((t & 128) != 0) {
+      if ((k & 128) != 0) {
         lt = c128.not().and(eq).or(lt);
         eq = c128.and(eq);
       } else {
         eq = c128.not().and(eq);
       }
-      if ((t & 64) != 0) {
+      if ((k & 64) != 0) {
         lt = c64.not().and(eq).or(lt);
         eq = c64.and(eq);
       } else {
         eq = c64.not().and(eq);
       }
-      if ((t & 32) != 0) {
+      if ((k & 32) != 0) {
         lt = c32.not().and(eq).or(lt);
         eq = c32.and(eq);
       } else {
         eq = c32.not().and(eq);
       }
-      if ((t & 16) != 0) {
+      if ((k & 16) != 0) {
         lt = c16.not().and(eq).or(lt);
         eq = c16.and(eq);
       } else {
         eq = c16.not().and(eq);
       }
-      if ((t & 8) != 0) {
+      if ((k & 8) != 0) {
         lt = c8.not().and(eq).or(lt);
         eq = c8.and(eq);
       } else {
         eq = c8.not().and(eq);
       }
-      if ((t & 4) != 0) {
+      if ((k & 4) != 0) {
         lt = fours.not().and(eq).or(lt);
         eq = fours.and(eq);
       } else {
         eq = fours.not().and(eq);
       }
-      if ((t & 2) != 0) {
+      if ((k & 2) != 0) {
         lt = twos.not().and(eq).or(lt);
         eq = twos.and(eq);
       } else {
         eq = twos.not().and(eq);
       }
-      if ((t & 1) != 0) {
+      if ((k & 1) != 0) {
         lt = ones.not().and(eq).or(lt);
+        eq = ones.and(eq);
+      } else {
+        eq = ones.not().and(eq);
       }
-      if (lt.compare(VectorOperators.NE, 0).anyTrue()) {
-        lt.intoArray(out, 0);
+      LongVector r;
+      if (greater) {
+        r = lt.or(eq).not();
+        if (parity) {
+          r = LongVector.fromArray(S, planes, x + 8 * L).and(eq).or(r);
+        }
+      } else {
+        r = lt;
+        if (parity) {
+          r = LongVector.fromArray(S, planes, x + 8 * L).not().and(eq).or(r);
+        }
+      }
+      if (r.compare(VectorOperators.NE, 0).anyTrue()) {
+        r.intoArray(out, 0);
         return true;
       }
       return false;
@@ -172,36 +198,45 @@ final class HammingVectorKernels {
 
     @Override
     public String describe() {
-      return "bit-sliced Vector API scan, 256-bit vectors";
+      return "bit-sliced Vector API scan of half the planes, 256-bit vectors";
     }
 
     @Override
-    public boolean below(long[] planes, int o, int planeCount, long[] queryMasks, int m, int bound, long[] out) {
+    public boolean select(long[] planes, int o, int x, int[] offsets, int m, int count, int k, boolean greater,
+        boolean parity, long[] out) {
+      // The counters start at the words' a = ⌊(n − |c|)/2⌋ (8 planes, least significant first).
+      LongVector ones = LongVector.fromArray(S, planes, x + 0 * L);
+      LongVector twos = LongVector.fromArray(S, planes, x + 1 * L);
+      LongVector fours = LongVector.fromArray(S, planes, x + 2 * L);
+      LongVector c8 = LongVector.fromArray(S, planes, x + 3 * L);
+      LongVector c16 = LongVector.fromArray(S, planes, x + 4 * L);
+      LongVector c32 = LongVector.fromArray(S, planes, x + 5 * L);
+      LongVector c64 = LongVector.fromArray(S, planes, x + 6 * L);
+      LongVector c128 = LongVector.fromArray(S, planes, x + 7 * L);
       LongVector zero = LongVector.zero(S);
-      LongVector ones = zero, twos = zero, fours = zero;
-      LongVector c8 = zero, c16 = zero, c32 = zero, c64 = zero, c128 = zero, c256 = zero;
-      for (int g = 0; g < planeCount; g += 8, o += 8 * L, m += 8) {
+      LongVector c256 = zero;
+      for (int end = m + count; m < end; m += 8) {
         LongVector u, d0, d1;
-        d0 = LongVector.fromArray(S, planes, o + 0 * L).lanewise(XOR, queryMasks[m + 0]);
-        d1 = LongVector.fromArray(S, planes, o + 1 * L).lanewise(XOR, queryMasks[m + 1]);
+        d0 = LongVector.fromArray(S, planes, o + offsets[m + 0]);
+        d1 = LongVector.fromArray(S, planes, o + offsets[m + 1]);
         u = d0.lanewise(XOR, ones);
         LongVector twosA = d0.and(ones).or(u.and(d1));
         ones = u.lanewise(XOR, d1);
-        d0 = LongVector.fromArray(S, planes, o + 2 * L).lanewise(XOR, queryMasks[m + 2]);
-        d1 = LongVector.fromArray(S, planes, o + 3 * L).lanewise(XOR, queryMasks[m + 3]);
+        d0 = LongVector.fromArray(S, planes, o + offsets[m + 2]);
+        d1 = LongVector.fromArray(S, planes, o + offsets[m + 3]);
         u = d0.lanewise(XOR, ones);
         LongVector twosB = d0.and(ones).or(u.and(d1));
         ones = u.lanewise(XOR, d1);
         u = twosA.lanewise(XOR, twos);
         LongVector foursA = twosA.and(twos).or(u.and(twosB));
         twos = u.lanewise(XOR, twosB);
-        d0 = LongVector.fromArray(S, planes, o + 4 * L).lanewise(XOR, queryMasks[m + 4]);
-        d1 = LongVector.fromArray(S, planes, o + 5 * L).lanewise(XOR, queryMasks[m + 5]);
+        d0 = LongVector.fromArray(S, planes, o + offsets[m + 4]);
+        d1 = LongVector.fromArray(S, planes, o + offsets[m + 5]);
         u = d0.lanewise(XOR, ones);
         twosA = d0.and(ones).or(u.and(d1));
         ones = u.lanewise(XOR, d1);
-        d0 = LongVector.fromArray(S, planes, o + 6 * L).lanewise(XOR, queryMasks[m + 6]);
-        d1 = LongVector.fromArray(S, planes, o + 7 * L).lanewise(XOR, queryMasks[m + 7]);
+        d0 = LongVector.fromArray(S, planes, o + offsets[m + 6]);
+        d1 = LongVector.fromArray(S, planes, o + offsets[m + 7]);
         u = d0.lanewise(XOR, ones);
         twosB = d0.and(ones).or(u.and(d1));
         ones = u.lanewise(XOR, d1);
@@ -224,67 +259,80 @@ final class HammingVectorKernels {
         c128 = s.lanewise(XOR, c128);
         c256 = c.or(c256);
       }
-      // Lanes whose count is below t, from the most significant bit down.
-      int t = Math.min(bound, 511);
+      // S against k, from the most significant bit down: lt = S < k, eq = S = k.
       LongVector lt = zero;
       LongVector eq = zero.not();
-      if ((t & 256) != 0) {
+      if ((k & 256) != 0) {
         lt = c256.not().and(eq).or(lt);
         eq = c256.and(eq);
       } else {
         eq = c256.not().and(eq);
       }
-      if ((t & 128) != 0) {
+      if ((k & 128) != 0) {
         lt = c128.not().and(eq).or(lt);
         eq = c128.and(eq);
       } else {
         eq = c128.not().and(eq);
       }
-      if ((t & 64) != 0) {
+      if ((k & 64) != 0) {
         lt = c64.not().and(eq).or(lt);
         eq = c64.and(eq);
       } else {
         eq = c64.not().and(eq);
       }
-      if ((t & 32) != 0) {
+      if ((k & 32) != 0) {
         lt = c32.not().and(eq).or(lt);
         eq = c32.and(eq);
       } else {
         eq = c32.not().and(eq);
       }
-      if ((t & 16) != 0) {
+      if ((k & 16) != 0) {
         lt = c16.not().and(eq).or(lt);
         eq = c16.and(eq);
       } else {
         eq = c16.not().and(eq);
       }
-      if ((t & 8) != 0) {
+      if ((k & 8) != 0) {
         lt = c8.not().and(eq).or(lt);
         eq = c8.and(eq);
       } else {
         eq = c8.not().and(eq);
       }
-      if ((t & 4) != 0) {
+      if ((k & 4) != 0) {
         lt = fours.not().and(eq).or(lt);
         eq = fours.and(eq);
       } else {
         eq = fours.not().and(eq);
       }
-      if ((t & 2) != 0) {
+      if ((k & 2) != 0) {
         lt = twos.not().and(eq).or(lt);
         eq = twos.and(eq);
       } else {
         eq = twos.not().and(eq);
       }
-      if ((t & 1) != 0) {
+      if ((k & 1) != 0) {
         lt = ones.not().and(eq).or(lt);
+        eq = ones.and(eq);
+      } else {
+        eq = ones.not().and(eq);
       }
-      if (lt.compare(VectorOperators.NE, 0).anyTrue()) {
-        lt.intoArray(out, 0);
+      LongVector r;
+      if (greater) {
+        r = lt.or(eq).not();
+        if (parity) {
+          r = LongVector.fromArray(S, planes, x + 8 * L).and(eq).or(r);
+        }
+      } else {
+        r = lt;
+        if (parity) {
+          r = LongVector.fromArray(S, planes, x + 8 * L).not().and(eq).or(r);
+        }
+      }
+      if (r.compare(VectorOperators.NE, 0).anyTrue()) {
+        r.intoArray(out, 0);
         return true;
       }
       return false;
     }
   }
-
 }

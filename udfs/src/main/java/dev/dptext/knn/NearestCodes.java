@@ -23,8 +23,10 @@ import java.io.Serializable;
  * Laplace ε = 10: the flipped code is ~92 bits from its word, ~128 from the others) every code is
  * read and the scan is bound by scalar POPCNT throughput. When the Vector API is present the scan instead
  * runs over a bit-sliced copy of the codes ({@link BitSlicedCodes}, built on first use per JVM) and
- * computes 512 or 256 words' distances per vector operation with carry-save adders; the words it reports
- * below the bound are then compared exactly in rank order, so the answer is the plain scan's.
+ * computes 512 or 256 words' distances per vector operation with carry-save adders, adding only the
+ * planes where the query has a 1 (or a 0, whichever are fewer) onto the words' precomputed weights; the
+ * words it reports below the bound are then compared exactly in rank order, so the answer is the plain
+ * scan's.
  */
 public final class NearestCodes implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -84,10 +86,11 @@ public final class NearestCodes implements Serializable {
     /**
      * The kernel of this JVM: the one named by {@value #KERNEL_PROPERTY} if set, else the 512-bit vector
      * kernel where the JVM compiles 512-bit vectors (AVX-512), else the scalar one. Measured
-     * (BENCHMARKS.md, BRR issue 19, Intel Xeon): the 512-bit kernel runs the full scan ~2.5× as fast as
-     * the scalar one; the 256-bit kernel, on the same CPU restricted to AVX2 ({@code -XX:UseAVX=2}: no
-     * {@code vpternlogq}), only ~1.1× — too little to choose it unmeasured on AVX2-only CPUs (AMD EPYC,
-     * whose scalar POPCNT is cheaper), where {@code -Ddptext.brr.kernel=vector256} can be tried.
+     * (BENCHMARKS.md, BRR issue 19, Intel Xeon): the 512-bit kernel, adding half the planes, runs the
+     * full scan ~6× as fast as the scalar one (~2.5× before the halving); the 256-bit kernel, on the same
+     * CPU restricted to AVX2 ({@code -XX:UseAVX=2}: no {@code vpternlogq}), was only ~1.1× before the
+     * halving — not enough to choose it unmeasured on AVX2-only CPUs (AMD EPYC, whose scalar POPCNT is
+     * cheaper), where {@code -Ddptext.brr.kernel=vector256} can be tried.
      */
     public static Kernel best() {
       String forced = System.getProperty(KERNEL_PROPERTY, "").trim();
@@ -262,8 +265,8 @@ public final class NearestCodes implements Serializable {
   }
 
   /**
-   * The full scan on the vector kernel: block by block (16 KB: L1-resident while every query of the
-   * batch passes over it), the kernel lists the words below each query's bound, and those are compared
+   * The full scan on the vector kernel: block by block (17 KB at 256 bits: L1-resident while every query
+   * of the batch passes over it), the kernel lists the words below each query's bound, and those are compared
    * exactly in rank order (a word wins with d &lt; best, so ties keep the lowest rank, as in the plain
    * scan). Almost no block lists any word once a query's best is near its final value.
    */
@@ -272,11 +275,15 @@ public final class NearestCodes implements Serializable {
     BitSlicedCodes.Kernel k = vectorKernel;
     int longs = codes.longs();
     int bits = codes.bits();
-    int planes = sc.planeCount;
-    long[] masks = new long[scans * planes];
+    int slot = sc.slot;
+    int[] offsets = new int[scans * slot];
+    int[] weight = new int[scans];
+    int[] count = new int[scans];
     for (int s = 0; s < scans; s++) {
       int i = scanned[s];
-      sc.queryMasks(queries, i * longs, bits, masks, s * planes);
+      long wc = sc.queryPlanes(queries, i * longs, offsets, s * slot);
+      weight[s] = (int) (wc >>> 32);
+      count[s] = (int) wc;
       // Every distance is at most bits, so bits + 1 is a bound whatever the hint (and fits 9 bits).
       best[i] = Math.min(best[i], bits + 1);
     }
@@ -285,11 +292,10 @@ public final class NearestCodes implements Serializable {
     int lanes = sc.lanes;
     long[] below = new long[lanes];
     for (int b = 0; b < sc.blocks; b++) {
-      int o = b * planes * lanes;
       int first = b * words;
       for (int s = 0; s < scans; s++) {
         int i = scanned[s];
-        if (!k.below(sc.planes, o, planes, masks, s * planes, best[i], below)) {
+        if (!sc.below(k, b, offsets, s * slot, weight[s], count[s], best[i], below)) {
           continue;
         }
         int q = i * longs;

@@ -146,6 +146,152 @@ class NearestCodesTest {
     }
   }
 
+  /** The vector kernels of this JVM (none without the Vector API). */
+  private static java.util.List<NearestCodes.Kernel> vectorKernels() {
+    java.util.List<NearestCodes.Kernel> ks = kernels();
+    ks.remove(NearestCodes.Kernel.SCALAR);
+    return ks;
+  }
+
+  /** A query of exactly {@code weight} ones among {@code bits}, at random positions. */
+  private static long[] codeOfWeight(int bits, int weight, RandomStream r) {
+    int[] order = new int[bits];
+    for (int j = 0; j < bits; j++) {
+      order[j] = j;
+    }
+    for (int j = bits - 1; j > 0; j--) {
+      int o = r.nextInt(j + 1);
+      int t = order[j];
+      order[j] = order[o];
+      order[o] = t;
+    }
+    long[] c = new long[(bits + 63) / 64];
+    for (int j = 0; j < weight; j++) {
+      c[order[j] >>> 6] |= 1L << (order[j] & 63);
+    }
+    return c;
+  }
+
+  /** Query weights the kernels treat differently: none, few, just below, at and above n/2, many, all. */
+  private static int[] edgeWeights(int bits) {
+    return new int[] {0, 1, Math.max(0, bits / 2 - 1), bits / 2, (bits + 1) / 2, Math.min(bits, bits / 2 + 1),
+        bits - 1, bits};
+  }
+
+  /**
+   * The block test alone, against brute force, word by word: for every bound from 0 (nothing is below
+   * it) to n + 2, the words the kernel reports below it are exactly those at distance &lt; bound, for
+   * queries of ones fewer than, equal to and more than n/2 (the kernels then add the planes of its ones,
+   * or of its zeros), the all-zero and all-one queries, codes with every weight from 0 to n (all-zero and
+   * all-one words included), and code lengths that are not multiples of 64 or 8, odd and even.
+   */
+  @Test
+  void theBlockTestReportsExactlyTheWordsBelowEveryBound() {
+    for (NearestCodes.Kernel kernel : vectorKernels()) {
+      BitSlicedCodes.Kernel k = kernel.vectorKernel();
+      for (int bits : new int[] {1, 2, 7, 8, 63, 64, 65, 100, 127, 200, 255, 256, 257, 509, 510}) {
+        RandomStream r = RandomStream.fromSeed(1_000 + bits);
+        int longs = (bits + 63) / 64;
+        // Two and a half blocks: every weight 0 .. n in turn, the rest random (the last block padded).
+        int words = 5 * 64 * k.lanes() / 2;
+        long[] raw = new long[words * longs];
+        for (int y = 0; y < words; y++) {
+          long[] c = y % 3 == 0 ? codeOfWeight(bits, y % (bits + 1), r) : randomCode(bits, r);
+          System.arraycopy(c, 0, raw, y * longs, longs);
+        }
+        BinaryCodes codes = BinaryCodes.ofCodes(bits, raw);
+        BitSlicedCodes sc = new BitSlicedCodes(codes, k.lanes());
+        int[] offsets = new int[sc.slot];
+        long[] out = new long[k.lanes()];
+        java.util.List<long[]> queries = new java.util.ArrayList<>();
+        for (int w : edgeWeights(bits)) {
+          queries.add(codeOfWeight(bits, w, r));
+        }
+        queries.add(randomCode(bits, r));
+        for (long[] q : queries) {
+          long wc = sc.queryPlanes(q, 0, offsets, 0);
+          int weight = (int) (wc >>> 32);
+          int count = (int) wc;
+          int ones = 0;
+          for (long v : q) {
+            ones += Long.bitCount(v);
+          }
+          assertEquals(ones, weight, bits + " bits: |q|");
+          org.junit.jupiter.api.Assertions.assertTrue(count % 8 == 0 && count <= sc.slot
+              && count >= Math.min(weight, bits - weight), bits + " bits, weight " + weight + ": " + count + " planes");
+          for (int bound = 0; bound <= bits + 2; bound++) {
+            for (int b = 0; b < sc.blocks; b++) {
+              java.util.Arrays.fill(out, 0x5555_5555_5555_5555L);
+              boolean any = sc.below(k, b, offsets, 0, weight, count, bound, out);
+              boolean anyExpected = false;
+              for (int v = 0; v < sc.blockWords(); v++) {
+                int y = b * sc.blockWords() + v;
+                if (y >= words) {
+                  break; // padding: never compared
+                }
+                boolean expected = codes.hammingTo(q, 0, y) < bound;
+                anyExpected |= expected;
+                boolean reported = any && ((out[v >>> 6] >>> (v & 63)) & 1) != 0;
+                if (expected != reported) {
+                  org.junit.jupiter.api.Assertions.fail(kernel.key() + ", " + bits + " bits, query weight " + weight
+                      + ", bound " + bound + ", word " + y + " at distance " + codes.hammingTo(q, 0, y)
+                      + ": reported " + reported);
+                }
+              }
+              if (anyExpected) {
+                org.junit.jupiter.api.Assertions.assertTrue(any);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * The whole search with queries of every edge weight (fewer ones than n/2, n/2, more, none, all), on
+   * clustered codes with ties, with and without hints: the plain scan's answer.
+   */
+  @Test
+  void nearestEqualsBruteForceForQueriesOfEveryWeight() {
+    for (NearestCodes.Kernel kernel : kernels()) {
+      for (int bits : new int[] {8, 65, 100, 127, 256, 257, 510}) {
+        RandomStream r = RandomStream.fromSeed(2_000 + bits);
+        int longs = (bits + 63) / 64;
+        long[][] bases = new long[40][];
+        for (int i = 0; i < bases.length; i++) {
+          bases[i] = i < 4 ? codeOfWeight(bits, new int[] {0, bits, bits / 2, 1}[i], r) : randomCode(bits, r);
+        }
+        int words = 2_000;
+        BinaryCodes codes = BinaryCodes.ofCodes(bits, clusteredCodes(bits, words, r, bases));
+        NearestCodes search = new NearestCodes(codes, kernel);
+        java.util.List<long[]> qs = new java.util.ArrayList<>();
+        for (int w : edgeWeights(bits)) {
+          for (int rep = 0; rep < 6; rep++) {
+            qs.add(codeOfWeight(bits, w, r));
+          }
+        }
+        int count = qs.size();
+        long[] queries = new long[count * longs];
+        int[] hints = new int[count];
+        for (int i = 0; i < count; i++) {
+          System.arraycopy(qs.get(i), 0, queries, i * longs, longs);
+          hints[i] = r.nextInt(words);
+        }
+        int[] withHints = new int[count];
+        int[] withoutHints = new int[count];
+        search.nearest(queries, hints, count, withHints);
+        search.nearest(queries, null, count, withoutHints);
+        for (int i = 0; i < count; i++) {
+          int expected = bruteForce(codes, queries, i * longs);
+          String what = kernel.key() + ", " + bits + " bits, query " + i;
+          assertEquals(expected, withHints[i], what + " (hinted)");
+          assertEquals(expected, withoutHints[i], what + " (no hint)");
+        }
+      }
+    }
+  }
+
   @Test
   void anExactCodeMapsToTheLowestRankHoldingIt() {
     // Words 5, 700 and 2,500 share a code; every query equal to it must return 5.
