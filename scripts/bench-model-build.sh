@@ -42,7 +42,7 @@ run() { # <label> <udfs classes> <V> <threads> <repeats> [dump]
   echo "== $label"
   OPENBLAS_NUM_THREADS=1 flock -x "$LOCK" java $MODULE_OPTIONS -Xmx4g -cp "benchmarks/target/classes:$classes:$DEPS" \
     dev.dptext.bench.ModelBuildBenchmark "$CACHE/glove.6B.100d.txt" "$@" 2>&1 \
-    | grep -E "^V=|neighbour table for" | sed -E 's/^[0-9:]+ INFO NeighbourSearch: /   /'
+    | grep -E "^V=|^scores:"
 }
 for ((round = 1; round <= ROUNDS; round++)); do
   for v in ${VOCABS//,/ }; do

@@ -36,6 +36,7 @@ public final class ModelBuildBenchmark {
     int threads = Integer.parseInt(args[2]);
     int repeats = args.length > 3 ? Integer.parseInt(args[3]) : 1;
     RowLengths rows = RowLengths.tiered(64);
+    System.out.println("scores: " + scoring(emb));
     ForkJoinPool pool = new ForkJoinPool(threads);
     NeighbourTable table = null;
     for (int r = 0; r < repeats; r++) {
@@ -64,6 +65,21 @@ public final class ModelBuildBenchmark {
           out.writeDouble(v);
         }
       }
+    }
+  }
+
+  /**
+   * What scores the products in this build: NearestWords's kernel where NeighbourSearch takes a backend
+   * (this build), else BLAS SGEMM (earlier builds).
+   */
+  private static String scoring(Embeddings emb) {
+    try {
+      NeighbourSearch.class.getMethod("compute", Embeddings.class, int.class, RowLengths.class,
+          dev.dptext.knn.NearestWords.Backend.class);
+      return "NearestWords's score kernel, " + new dev.dptext.knn.NearestWords(emb.topWords(Math.min(64, emb.size())))
+          .describeKernel();
+    } catch (NoSuchMethodException | NoClassDefFoundError e) {
+      return "BLAS sgemm, " + dev.ludovic.netlib.blas.BLAS.getInstance().getClass().getSimpleName();
     }
   }
 

@@ -289,12 +289,10 @@ public final class NearestWords implements Serializable {
     }
     Candidates found = new Candidates(qn, candidates);
     kernel.scan(qa, qn, found);
-    double[] heapD = found.heapD;
     for (int i = 0; i < qn; i++) {
       int q = q0 + i;
       int hs = found.size[i];
-      int base = found.base[i];
-      int[] ids = Arrays.copyOfRange(found.heapI, base, base + hs);
+      int[] ids = found.words(i);
       double[] exact = new double[hs];
       for (int c = 0; c < hs; c++) {
         exact[c] = embeddings.squaredDistanceTo(queries, q * m, ids[c]);
@@ -305,7 +303,7 @@ public final class NearestWords implements Serializable {
         // Words never kept have approximate d² ≥ the heap's maximum; allow for float rounding of the
         // product (m+1 terms, the last ‖φ'‖²/2, in any order) and of the centred coordinates.
         double margin = margin(m, Math.sqrt(qNorm2[i]), maxNorm);
-        double restLowerBound = heapD[base] + qNorm2[i] - margin;
+        double restLowerBound = found.worst(i) + qNorm2[i] - margin;
         certified = exact[order[k - 1]] < restLowerBound;
       }
       if (certified) {

@@ -16,10 +16,10 @@ import org.slf4j.LoggerFactory;
  * the fused Vector API kernel wherever the Vector API runs, else native BLAS SGEMM, else netlib's Java
  * SGEMM), on vectors centred on the vocabulary mean with −‖y'‖²/2 as an extra coordinate, so a score
  * s = x'·y' − ‖y'‖²/2 gives the approximate squared distance ‖x'‖² − 2s. Float rounding must not decide
- * the result, so each word keeps its row length + {@value #SLACK} candidates, their distances are
+ * the result, so each word keeps its row length + {@value #SLACK} (+ 1/32) candidates, their distances are
  * recomputed exactly with {@link Embeddings#distance(int, int)} and ordered by (distance, rank). Words
  * never kept have an approximate squared distance ≥ the candidates' largest; less a rounding margin
- * valid for any summation order ({@link NearestWords#margin}), that is a lower bound on their exact
+ * valid for any summation order ({@link #roundingMargin}), that is a lower bound on their exact
  * distance. The row is certified when its last word is strictly nearer than that bound (so it is the
  * exact top K whatever kernel ran); a row that is not (many ties or duplicates at its end) is searched
  * again by brute force in double. The bound stored is min(the (K+1)-th candidate's exact distance, the
@@ -102,12 +102,8 @@ public final class NeighbourSearch {
     IntStream.range(0, blocks)
         .parallel()
         .forEach(
-            b -> {
-              int q0 = b * QUERY_BLOCK;
-              int q1 = Math.min(n, q0 + QUERY_BLOCK);
-              bruteForced.addAndGet(searchQueries(embeddings, kernel, mean, norms2, maxNormFinal, targetStart,
-                  offsets, q0, q1, neighbours, bounds));
-            });
+            b -> bruteForced.addAndGet(searchQueries(embeddings, kernel, mean, norms2, maxNormFinal, targetStart,
+                offsets, b * QUERY_BLOCK, Math.min(n, (b + 1) * QUERY_BLOCK), neighbours, bounds)));
     LOG.info("neighbour table for {} words × {} targets ({} entries) built in {} s with {}{}", n, targets,
         offsets[n], String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9),
         kernel.describe(), bruteForced.get() == 0 ? "" : "; " + bruteForced.get() + " rows by brute force");
@@ -115,12 +111,48 @@ public final class NeighbourSearch {
   }
 
   /**
-   * The allowance for float rounding in the approximate squared distance ‖x'‖² − 2·fl(s) of a word
-   * of centred norm {@code queryNorm}, for vocabularies of largest centred norm {@code maxNorm}: see
-   * {@link NearestWords#margin} (valid for any summation order and for the augmented coordinate).
+   * The allowance for float rounding in the approximate squared distance d̃² = ‖x'‖² − 2·fl(s) of a
+   * word x of centred norm {@code queryNorm} (‖x'‖, its float-centred vector), where the kernel score
+   * s = x'·y' + a_y with a_y = fl(−‖y'‖²/2), against the exact squared distance D² of the raw vectors,
+   * for every target y of centred norm ≤ {@code maxNorm}. With u = 2^-24 (float unit roundoff) and
+   * γ_n = n·u/(1 − n·u):
+   *
+   * <ul>
+   *   <li>products and sum: m+1 terms whose absolute values add up to ≤ ‖x'‖·‖y'‖ + |a_y|, summed in
+   *       any order, with or without fused multiply-adds, are off by ≤ γ_{m+1}·(that sum): doubled in d̃²,
+   *       2·γ_{m+1}·(queryNorm·maxNorm + (1+u)·maxNorm²/2);
+   *   <li>the augmented coordinate: a_y is −‖y'‖²/2 rounded once to float, so ‖y'‖² + 2·a_y ≤ u·maxNorm²
+   *       (allowed 1.01 times that, for the double sum it rounds);
+   *   <li>centring: each float coordinate is within u (relative) of the exact centred one, which moves
+   *       a distance D' ≤ queryNorm + maxNorm by ≤ u·(queryNorm + maxNorm)·(1 + 2u), so D'² by ≤ 2·u·(queryNorm +
+   *       maxNorm)²·(1 + 3u); allowed twice that, which also covers the relative 2^-50 or so of the double
+   *       arithmetic (norms, exact distances); 1e-9 more for good measure.
+   * </ul>
+   *
+   * So a target whose d̃² ≥ h has D² ≥ h − margin. This is NearestWords's bound made tight (it allows
+   * about eight times the product error and a √m-fold centring term): the row ends of long rows (4,096
+   * words for frequent words) are often closer together than that looser margin.
    */
   static double roundingMargin(int dim, double queryNorm, double maxNorm) {
-    return NearestWords.margin(dim, queryNorm, maxNorm);
+    double u = 0x1.0p-24;
+    double nu = (dim + 1) * u;
+    if (!(nu < 0.5)) {
+      return Double.POSITIVE_INFINITY; // no useful bound: every row is searched by brute force
+    }
+    double gamma = nu / (1 - nu);
+    double sum = queryNorm + maxNorm;
+    return 2 * gamma * (queryNorm * maxNorm + (1 + u) * 0.5 * maxNorm * maxNorm)
+        + 1.01 * u * maxNorm * maxNorm
+        + 4 * u * sum * sum
+        + 1e-9;
+  }
+
+  /**
+   * Float candidates kept for a row of {@code row} words: {@value #SLACK} more, and 1/32 more for long
+   * rows, whose ends sit among many nearly equidistant words; capped at the target set.
+   */
+  static int capacity(int row, int targets) {
+    return (int) Math.min((long) row + SLACK + row / 32, targets);
   }
 
   /** Queries [q0, q1) of {@link #compute}: fills their rows and bounds; returns how many were brute-forced. */
@@ -133,7 +165,7 @@ public final class NeighbourSearch {
     float[] qa = queries(e.rawVectors(), q0, q1, dim, mean);
     int[] capacities = new int[qn];
     for (int i = 0; i < qn; i++) {
-      capacities[i] = Math.min(offsets[q0 + i + 1] - offsets[q0 + i] + SLACK, targets);
+      capacities[i] = capacity(offsets[q0 + i + 1] - offsets[q0 + i], targets);
     }
     Candidates found = new Candidates(capacities);
     kernel.scan(qa, qn, found);
@@ -192,8 +224,7 @@ public final class NeighbourSearch {
   private static Ranked rank(Candidates found, int i, int targets, int want, double qNorm2, double margin,
       IntToDoubleFunction distance) {
     int hs = found.size[i];
-    int base = found.base[i];
-    int[] ids = Arrays.copyOfRange(found.heapI, base, base + hs);
+    int[] ids = found.words(i);
     double[] exact = new double[hs];
     for (int c = 0; c < hs; c++) {
       exact[c] = distance.applyAsDouble(ids[c]);
@@ -209,7 +240,7 @@ public final class NeighbourSearch {
       return new Ranked(sortedIds, sorted, Double.POSITIVE_INFINITY, true); // every target is a candidate
     }
     // Targets never kept have approximate d² = ‖x'‖² − 2·s ≥ the heap's maximum; allow for float rounding.
-    double rest = Math.sqrt(Math.max(0.0, found.heapD[base] + qNorm2 - margin));
+    double rest = Math.sqrt(Math.max(0.0, found.worst(i) + qNorm2 - margin));
     return new Ranked(sortedIds, sorted, rest, sorted[Math.min(want, hs) - 1] < rest);
   }
 
@@ -247,7 +278,7 @@ public final class NeighbourSearch {
    * does not return.
    *
    * <p>Same method as {@link #compute}: float kernel scores on vectors centred on the whole
-   * vocabulary's mean, {@code keep[i]} + {@value #SLACK} float candidates per query re-ranked with
+   * vocabulary's mean, {@code keep[i]} + {@value #SLACK} (+ 1/32) float candidates per query re-ranked with
    * the exact distance of {@link Embeddings#distance} (same arithmetic, same argument order, so the
    * same doubles), certified (else searched by brute force over the block), and for the words never
    * kept the float bound less {@link #roundingMargin}. The caller merges blocks per query word: the
@@ -291,7 +322,7 @@ public final class NeighbourSearch {
       float[] qa = queries(queries, q0, q1, dim, mean);
       int[] capacities = new int[q1 - q0];
       for (int i = q0; i < q1; i++) {
-        capacities[i - q0] = Math.min(keep[i] + SLACK, targetsInSet);
+        capacities[i - q0] = capacity(keep[i], targetsInSet);
       }
       Candidates found = new Candidates(capacities);
       kernel.scan(qa, q1 - q0, found);
