@@ -231,7 +231,9 @@ public final class NearestWords implements Serializable {
    * maxNorm² + 1), about eight times that. Centring: each centred coordinate is rounded to float
    * (relative error ≤ 2^-24), which moves a distance D by ≤ 2^-24·(qNorm + maxNorm), so D² by ≤
    * 2^-23·(qNorm + maxNorm)²; allowed 8·√m·2^-23·(qNorm + maxNorm)·maxNorm, which covers it whenever
-   * qNorm ≤ (8√m − 1)·maxNorm (always for vocabulary words). 1e-9 covers the double arithmetic.
+   * qNorm ≤ (8√m − 1)·maxNorm (always for vocabulary words), and with the product term's surplus up to
+   * qNorm ≈ (7(m+1) + 8√m)·maxNorm (~790 times the vocabulary's radius at m = 100); not proven beyond.
+   * 1e-9 covers the double arithmetic. {@link NeighbourSearch#roundingMargin} is the tight form.
    */
   static double margin(int m, double qNorm, double maxNorm) {
     return 8.0 * (m + 1) * 0x1.0p-23 * (qNorm * maxNorm + maxNorm * maxNorm + 1)
