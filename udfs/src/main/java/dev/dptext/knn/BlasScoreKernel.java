@@ -18,10 +18,12 @@ final class BlasScoreKernel implements ScoreKernel {
 
   private final BLAS blas;
   private final RowScan rowScan;
-  /** Row-major |V| × (m+1): φ'(y), then −‖φ'(y)‖²/2. */
+  /** Row-major size × (m+1): φ'(y), then −‖φ'(y)‖²/2. */
   private final float[] augmented;
   private final int size;
   private final int width;
+  /** The word id of row 0: row j is offered as word firstWord + j. */
+  private final int firstWord;
 
   /** Scans one query's row of a score block against its threshold. */
   interface RowScan {
@@ -32,11 +34,16 @@ final class BlasScoreKernel implements ScoreKernel {
   }
 
   BlasScoreKernel(BLAS blas, RowScan rowScan, float[] augmented, int size, int width) {
+    this(blas, rowScan, augmented, size, width, 0);
+  }
+
+  BlasScoreKernel(BLAS blas, RowScan rowScan, float[] augmented, int size, int width, int firstWord) {
     this.blas = blas;
     this.rowScan = rowScan;
     this.augmented = augmented;
     this.size = size;
     this.width = width;
+    this.firstWord = firstWord;
   }
 
   static int wordsPerBlock(int queries) {
@@ -54,7 +61,7 @@ final class BlasScoreKernel implements ScoreKernel {
       blas.sgemm("T", "N", wn, qn, width, 1.0f, augmented, w0 * width, width, queries, 0, width, 0.0f,
           scores, 0, wn);
       for (int i = 0; i < qn; i++) {
-        rowScan.scan(candidates, i, scores, i * wn, wn, w0);
+        rowScan.scan(candidates, i, scores, i * wn, wn, firstWord + w0);
       }
     }
   }

@@ -179,30 +179,65 @@ public final class NearestWords implements Serializable {
    * q'·φ'(y) − ‖φ'(y)‖²/2 = (‖q'‖² − d²)/2: the largest scores are the nearest words.
    */
   private ScoreKernel buildKernel() {
-    Backend b = backend != null ? backend : Backend.best();
     int n = embeddings.size();
     int m = embeddings.dim();
+    return kernel(backend, augmented(embeddings.rawVectors(), 0, n, m, mean), n, m + 1, 0);
+  }
+
+  /**
+   * Rows [from, to) of row-major raw vectors, centred on {@code mean} and rounded to float, each
+   * followed by −‖φ'(y)‖²/2 of its float coordinates (summed in double, then rounded): the words'
+   * layout of {@link ScoreKernel}.
+   */
+  static float[] augmented(float[] raw, int from, int to, int m, double[] mean) {
     int a = m + 1;
-    float[] raw = embeddings.rawVectors();
-    float[] augmented = new float[n * a];
-    for (int i = 0; i < n; i++) {
+    float[] augmented = new float[(to - from) * a];
+    for (int i = 0; i < to - from; i++) {
       double s = 0;
+      int r = (from + i) * m;
       for (int d = 0; d < m; d++) {
-        float c = (float) (raw[i * m + d] - mean[d]);
+        float c = (float) (raw[r + d] - mean[d]);
         augmented[i * a + d] = c;
         s += (double) c * c;
       }
       augmented[i * a + m] = (float) (-0.5 * s);
     }
+    return augmented;
+  }
+
+  /**
+   * The score kernel of {@code backend} ({@code null}: {@link Backend#best()}) over {@code size}
+   * augmented rows (see {@link #augmented}); row j is offered as word {@code firstWord + j}.
+   */
+  static ScoreKernel kernel(Backend backend, float[] augmented, int size, int width, int firstWord) {
+    Backend b = backend != null ? backend : Backend.best();
     switch (b) {
       case NATIVE_BLAS:
         return new BlasScoreKernel(NativeBLAS.getInstance(),
-            vectorApi() ? new VectorKernels.Scan() : new ScalarRowScan(), augmented, n, a);
+            vectorApi() ? new VectorKernels.Scan() : new ScalarRowScan(), augmented, size, width, firstWord);
       case JAVA_VECTOR:
-        return new VectorKernels.Fused(augmented, n, a);
+        return new VectorKernels.Fused(augmented, size, width, firstWord);
       default:
-        return new BlasScoreKernel(JavaBLAS.getInstance(), new ScalarRowScan(), augmented, n, a);
+        return new BlasScoreKernel(JavaBLAS.getInstance(), new ScalarRowScan(), augmented, size, width, firstWord);
     }
+  }
+
+  /**
+   * The allowance for float rounding in an approximate squared distance ‖q'‖² − 2·fl(s) from a
+   * kernel score s = q'·φ'(y) − ‖φ'(y)‖²/2 of float-centred vectors, |q'| = {@code qNorm} and every
+   * |φ'(y)| ≤ {@code maxNorm}, against the exact squared distance of the uncentred vectors.
+   * Product: m+1 terms in any order (the last ±‖φ'(y)‖²/2, itself rounded once to float), error
+   * ≤ γ_{m+1}·(qNorm·maxNorm + maxNorm²/2) per score, doubled; allowed 8·(m+1)·2^-23·(qNorm·maxNorm +
+   * maxNorm² + 1), about eight times that. Centring: each centred coordinate is rounded to float
+   * (relative error ≤ 2^-24), which moves a distance D by ≤ 2^-24·(qNorm + maxNorm), so D² by ≤
+   * 2^-23·(qNorm + maxNorm)²; allowed 8·√m·2^-23·(qNorm + maxNorm)·maxNorm, which covers it whenever
+   * qNorm ≤ (8√m − 1)·maxNorm (always for vocabulary words), and with the product term's surplus up to
+   * qNorm ≈ (7(m+1) + 8√m)·maxNorm (~790 times the vocabulary's radius at m = 100); not proven beyond.
+   * 1e-9 covers the double arithmetic. {@link NeighbourSearch#roundingMargin} is the tight form.
+   */
+  static double margin(int m, double qNorm, double maxNorm) {
+    return 8.0 * (m + 1) * 0x1.0p-23 * (qNorm * maxNorm + maxNorm * maxNorm + 1)
+        + 8.0 * Math.sqrt(m) * 0x1.0p-23 * (qNorm + maxNorm) * maxNorm + 1e-9;
   }
 
   public Embeddings embeddings() {
@@ -256,12 +291,10 @@ public final class NearestWords implements Serializable {
     }
     Candidates found = new Candidates(qn, candidates);
     kernel.scan(qa, qn, found);
-    double[] heapD = found.heapD;
     for (int i = 0; i < qn; i++) {
       int q = q0 + i;
       int hs = found.size[i];
-      int base = i * candidates;
-      int[] ids = Arrays.copyOfRange(found.heapI, base, base + hs);
+      int[] ids = found.words(i);
       double[] exact = new double[hs];
       for (int c = 0; c < hs; c++) {
         exact[c] = embeddings.squaredDistanceTo(queries, q * m, ids[c]);
@@ -271,10 +304,8 @@ public final class NearestWords implements Serializable {
       if (hs < size) {
         // Words never kept have approximate d² ≥ the heap's maximum; allow for float rounding of the
         // product (m+1 terms, the last ‖φ'‖²/2, in any order) and of the centred coordinates.
-        double qNorm = Math.sqrt(qNorm2[i]);
-        double margin = 8.0 * a * 0x1.0p-23 * (qNorm * maxNorm + maxNorm * maxNorm + 1)
-            + 8.0 * Math.sqrt(m) * 0x1.0p-23 * (qNorm + maxNorm) * maxNorm + 1e-9;
-        double restLowerBound = heapD[base] + qNorm2[i] - margin;
+        double margin = margin(m, Math.sqrt(qNorm2[i]), maxNorm);
+        double restLowerBound = found.worst(i) + qNorm2[i] - margin;
         certified = exact[order[k - 1]] < restLowerBound;
       }
       if (certified) {

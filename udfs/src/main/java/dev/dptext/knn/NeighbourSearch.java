@@ -1,26 +1,32 @@
 package dev.dptext.knn;
 
-import dev.ludovic.netlib.blas.BLAS;
 import dev.dptext.embedding.Embeddings;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntToDoubleFunction;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.stream.IntStream;
 
 /**
  * Exact all-pairs K-nearest-neighbour search: for every word, its K nearest words in a target rank
  * range, and a certified lower bound on the distance to all the others.
  *
- * <p>Distances come from a matrix product, ‖x−y‖² = ‖x‖² + ‖y‖² − 2·x·y, computed block by block with
- * single-precision GEMM (native BLAS when {@code libblas.so.3} loads, else netlib's Java fallback).
- * Float rounding must not decide the result, so the search keeps K+{@value #SLACK} candidates per
- * word, recomputes their distances exactly with {@link Embeddings#distance(int, int)} and keeps the
- * exact top K (ties by rank). The bound for the words never considered comes from the float scores
- * less a rounding margin: |fl(x·y) − x·y| ≤ m·2^-23·‖x‖·‖y‖ (a generous form of the standard
- * dot-product error bound), so the bound holds whatever BLAS computed the products.
+ * <p>Float scores come from the score kernel {@link NearestWords} uses ({@link NearestWords.Backend#best()}:
+ * the fused Vector API kernel wherever the Vector API runs, else native BLAS SGEMM, else netlib's Java
+ * SGEMM), on vectors centred on the vocabulary mean with −‖y'‖²/2 as an extra coordinate, so a score
+ * s = x'·y' − ‖y'‖²/2 gives the approximate squared distance ‖x'‖² − 2s. Float rounding must not decide
+ * the result, so each word keeps its row length + {@value #SLACK} (+ 1/32) candidates, their distances are
+ * recomputed exactly with {@link Embeddings#distance(int, int)} and ordered by (distance, rank). Words
+ * never kept have an approximate squared distance ≥ the candidates' largest; less a rounding margin
+ * valid for any summation order ({@link #roundingMargin}), that is a lower bound on their exact
+ * distance. The row is certified when its last word is strictly nearer than that bound (so it is the
+ * exact top K whatever kernel ran); a row that is not (many ties or duplicates at its end) is searched
+ * again by brute force in double. The bound stored is min(the (K+1)-th candidate's exact distance, the
+ * float bound), or the exact (K+1)-th distance after a brute-force search.
  *
- * <p>Cost O(|V|·|T|·m) time, O(block) extra memory; parallel over the query words.
+ * <p>Cost O(|V|·|T|·m) time, O(block) extra memory besides the kernel's copy of the targets; parallel
+ * over blocks of query words.
  */
 public final class NeighbourSearch {
   private static final Logger LOG = LoggerFactory.getLogger(NeighbourSearch.class);
@@ -28,8 +34,8 @@ public final class NeighbourSearch {
   /** Extra float candidates per word, re-ranked exactly. */
   static final int SLACK = 16;
 
-  private static final int QUERY_BLOCK = 512;
-  private static final int TARGET_BLOCK = 2048;
+  /** Queries per kernel call: a multiple of the fused kernel's six-query groups. */
+  static final int QUERY_BLOCK = 510;
 
   private NeighbourSearch() {}
 
@@ -43,79 +49,241 @@ public final class NeighbourSearch {
 
   /**
    * Computes the table with per-word row lengths for all words of {@code embeddings} against the
-   * target ranks {@code [targetStart, size)}.
+   * target ranks {@code [targetStart, size)}, on this JVM's best score kernel.
    */
   public static NeighbourTable compute(Embeddings embeddings, int targetStart, RowLengths rows) {
+    return compute(embeddings, targetStart, rows, null);
+  }
+
+  /**
+   * As {@link #compute(Embeddings, int, RowLengths)} on a given score kernel ({@code null}: the best of
+   * this JVM, see {@link NearestWords#BACKEND_PROPERTY}). Every backend gives the same rows.
+   */
+  public static NeighbourTable compute(Embeddings embeddings, int targetStart, RowLengths rows,
+      NearestWords.Backend backend) {
     int n = embeddings.size();
     if (targetStart < 0 || targetStart >= n) {
       throw new IllegalArgumentException(
           "targetStart must be in [0, " + n + "), got " + targetStart);
     }
+    if (backend != null && !backend.available()) {
+      throw new IllegalStateException("score kernel " + backend + " is not available in this JVM");
+    }
     int targets = n - targetStart;
     int[] offsets = new int[n + 1];
     for (int x = 0; x < n; x++) {
-      offsets[x + 1] = offsets[x] + rows.forRank(x, targets);
+      offsets[x + 1] = Math.addExact(offsets[x], rows.forRank(x, targets));
     }
     int dim = embeddings.dim();
+    float[] raw = embeddings.rawVectors();
     // Distances do not change under translation; centring on the mean keeps the float products small,
     // so cancellation in ‖x‖² + ‖y‖² − 2·x·y cannot swamp the differences between neighbours.
-    float[] v = centred(embeddings);
+    double[] mean = embeddings.mean();
     double[] norms2 = new double[n];
     double maxNorm = 0;
     for (int i = 0; i < n; i++) {
       double s = 0;
       for (int d = 0; d < dim; d++) {
-        s += (double) v[i * dim + d] * v[i * dim + d];
+        float c = (float) (raw[i * dim + d] - mean[d]);
+        s += (double) c * c;
       }
       norms2[i] = s;
       maxNorm = Math.max(maxNorm, Math.sqrt(s));
     }
+    ScoreKernel kernel = NearestWords.kernel(backend,
+        NearestWords.augmented(raw, targetStart, n, dim, mean), targets, dim + 1, targetStart);
     int[] neighbours = new int[offsets[n]];
     double[] bounds = new double[n];
-    BLAS blas = BLAS.getInstance();
     long started = System.nanoTime();
-    LOG.debug("neighbour search: {} words, targets [{}, {}), {}, BLAS {}", n, targetStart, n, rows,
-        blas.getClass().getSimpleName());
+    LOG.debug("neighbour search: {} words, targets [{}, {}), {}, {}", n, targetStart, n, rows, kernel.describe());
     double maxNormFinal = maxNorm;
     int blocks = (n + QUERY_BLOCK - 1) / QUERY_BLOCK;
-    AtomicInteger done = new AtomicInteger();
+    AtomicInteger bruteForced = new AtomicInteger();
     IntStream.range(0, blocks)
         .parallel()
         .forEach(
-            b -> {
-              int q0 = b * QUERY_BLOCK;
-              int q1 = Math.min(n, q0 + QUERY_BLOCK);
-              searchBlock(
-                  embeddings, v, blas, norms2, maxNormFinal, targetStart, offsets, q0, q1,
-                  neighbours, bounds);
-              done.incrementAndGet();
-            });
-    LOG.info("neighbour table for {} words × {} targets ({} entries) built in {} s with {}", n, targets, offsets[n],
-        String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9),
-        blas.getClass().getSimpleName());
+            b -> bruteForced.addAndGet(searchQueries(embeddings, kernel, mean, norms2, maxNormFinal, targetStart,
+                offsets, b * QUERY_BLOCK, Math.min(n, (b + 1) * QUERY_BLOCK), neighbours, bounds)));
+    LOG.info("neighbour table for {} words × {} targets ({} entries) built in {} s with {}{}", n, targets,
+        offsets[n], String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9),
+        kernel.describe(), bruteForced.get() == 0 ? "" : "; " + bruteForced.get() + " rows by brute force");
     return new NeighbourTable(targetStart, offsets, neighbours, bounds);
   }
 
   /**
-   * The allowance for float rounding in an approximate squared distance ‖x‖² + ‖y‖² − 2·fl(x·y) of
-   * centred vectors: product rounding (m terms, any order) plus the rounding of the centred
-   * coordinates (≤ √m·2^-23·maxNorm per vector).
+   * The allowance for float rounding in the approximate squared distance d̃² = ‖x'‖² − 2·fl(s) of a
+   * word x of centred norm {@code queryNorm} (‖x'‖, its float-centred vector), where the kernel score
+   * s = x'·y' + a_y with a_y = fl(−‖y'‖²/2), against the exact squared distance D² of the raw vectors,
+   * for every target y of centred norm ≤ {@code maxNorm}. With u = 2^-24 (float unit roundoff) and
+   * γ_n = n·u/(1 − n·u):
+   *
+   * <ul>
+   *   <li>products and sum: m+1 terms whose absolute values add up to ≤ ‖x'‖·‖y'‖ + |a_y|, summed in
+   *       any order, with or without fused multiply-adds, are off by ≤ γ_{m+1}·(that sum): doubled in d̃²,
+   *       2·γ_{m+1}·(queryNorm·maxNorm + (1+u)·maxNorm²/2);
+   *   <li>the augmented coordinate: a_y is −‖y'‖²/2 rounded once to float, so ‖y'‖² + 2·a_y ≤ u·maxNorm²
+   *       (allowed 1.01 times that, for the double sum it rounds);
+   *   <li>centring: each float coordinate is within u (relative) of the exact centred one, which moves
+   *       a distance D' ≤ queryNorm + maxNorm by ≤ u·(queryNorm + maxNorm)·(1 + 2u), so D'² by ≤ 2·u·(queryNorm +
+   *       maxNorm)²·(1 + 3u); allowed twice that, which also covers the relative 2^-50 or so of the double
+   *       arithmetic (norms, exact distances); 1e-9 more for good measure.
+   * </ul>
+   *
+   * So a target whose d̃² ≥ h has D² ≥ h − margin. This is NearestWords's bound made tight (it allows
+   * about eight times the product error and a √m-fold centring term): the row ends of long rows (4,096
+   * words for frequent words) are often closer together than that looser margin.
    */
   static double roundingMargin(int dim, double queryNorm, double maxNorm) {
-    return 8.0 * dim * 0x1.0p-23 * queryNorm * maxNorm + 8.0 * Math.sqrt(dim) * 0x1.0p-23 * maxNorm * maxNorm + 1e-9;
+    double u = 0x1.0p-24;
+    double nu = (dim + 1) * u;
+    if (!(nu < 0.5)) {
+      return Double.POSITIVE_INFINITY; // no useful bound: every row is searched by brute force
+    }
+    double gamma = nu / (1 - nu);
+    double sum = queryNorm + maxNorm;
+    return 2 * gamma * (queryNorm * maxNorm + (1 + u) * 0.5 * maxNorm * maxNorm)
+        + 1.01 * u * maxNorm * maxNorm
+        + 4 * u * sum * sum
+        + 1e-9;
   }
 
   /**
-   * One block of the blocked all-pairs search of the partitioned model build: for each query word of
-   * a block, its nearest words within a block of target words, by exact distance, and a certified
-   * lower bound on the distance to the target words of the block it does not return.
+   * Float candidates kept for a row of {@code row} words: {@value #SLACK} more, and 1/32 more for long
+   * rows, whose ends sit among many nearly equidistant words; capped at the target set.
+   */
+  static int capacity(int row, int targets) {
+    return (int) Math.min((long) row + SLACK + row / 32, targets);
+  }
+
+  /** Queries [q0, q1) of {@link #compute}: fills their rows and bounds; returns how many were brute-forced. */
+  private static int searchQueries(Embeddings e, ScoreKernel kernel, double[] mean, double[] norms2, double maxNorm,
+      int targetStart, int[] offsets, int q0, int q1, int[] neighbours, double[] bounds) {
+    int n = e.size();
+    int dim = e.dim();
+    int qn = q1 - q0;
+    int targets = n - targetStart;
+    float[] qa = queries(e.rawVectors(), q0, q1, dim, mean);
+    int[] capacities = new int[qn];
+    for (int i = 0; i < qn; i++) {
+      capacities[i] = capacity(offsets[q0 + i + 1] - offsets[q0 + i], targets);
+    }
+    Candidates found = new Candidates(capacities);
+    kernel.scan(qa, qn, found);
+    int bruteForced = 0;
+    for (int i = 0; i < qn; i++) {
+      int x = q0 + i;
+      int kk = offsets[x + 1] - offsets[x];
+      IntToDoubleFunction distance = y -> e.distance(x, y);
+      Ranked r = rank(found, i, targets, kk, norms2[x], roundingMargin(dim, Math.sqrt(norms2[x]), maxNorm), distance);
+      if (!r.certified) {
+        r = bruteForce(targetStart, n, kk, distance);
+        bruteForced++;
+      }
+      System.arraycopy(r.ids, 0, neighbours, offsets[x], kk);
+      // Every target outside the row is a candidate after it, or was never kept (≥ r.rest).
+      bounds[x] = r.ids.length > kk ? Math.min(r.distances[kk], r.rest) : r.rest;
+    }
+    return bruteForced;
+  }
+
+  /** Rows [q0, q1) centred on {@code mean} and rounded to float, each followed by 1: the kernels' query layout. */
+  private static float[] queries(float[] raw, int q0, int q1, int dim, double[] mean) {
+    int a = dim + 1;
+    float[] qa = new float[(q1 - q0) * a];
+    for (int i = 0; i < q1 - q0; i++) {
+      for (int d = 0; d < dim; d++) {
+        qa[i * a + d] = (float) (raw[(q0 + i) * dim + d] - mean[d]);
+      }
+      qa[i * a + dim] = 1f;
+    }
+    return qa;
+  }
+
+  private static double norm2(float[] qa, int i, int dim) {
+    double s = 0;
+    int o = i * (dim + 1);
+    for (int d = 0; d < dim; d++) {
+      s += (double) qa[o + d] * qa[o + d];
+    }
+    return s;
+  }
+
+  /**
+   * One query's candidates, in (exact distance, id) order, and a lower bound {@code rest} on the exact
+   * distance of every target that is not among them (+∞ when there is none).
    *
-   * <p>Same method as {@link #compute}: float SGEMM scores on vectors centred on the whole
-   * vocabulary's mean, {@code keep[i]} + {@value #SLACK} float candidates per query re-ranked with
+   * @param certified whether the first {@code want} candidates are certainly the query's {@code want}
+   *     nearest targets by (distance, id): the want-th is strictly nearer than {@code rest}
+   */
+  private record Ranked(int[] ids, double[] distances, double rest, boolean certified) {}
+
+  /**
+   * Re-ranks query i's float candidates by exact distance; {@code targets} is the size of the target
+   * set, {@code qNorm2} the query's squared centred norm and {@code margin} its rounding allowance.
+   */
+  private static Ranked rank(Candidates found, int i, int targets, int want, double qNorm2, double margin,
+      IntToDoubleFunction distance) {
+    int hs = found.size[i];
+    int[] ids = found.words(i);
+    double[] exact = new double[hs];
+    for (int c = 0; c < hs; c++) {
+      exact[c] = distance.applyAsDouble(ids[c]);
+    }
+    Integer[] order = Heaps.order(exact, ids);
+    int[] sortedIds = new int[hs];
+    double[] sorted = new double[hs];
+    for (int c = 0; c < hs; c++) {
+      sortedIds[c] = ids[order[c]];
+      sorted[c] = exact[order[c]];
+    }
+    if (hs == targets) {
+      return new Ranked(sortedIds, sorted, Double.POSITIVE_INFINITY, true); // every target is a candidate
+    }
+    // Targets never kept have approximate d² = ‖x'‖² − 2·s ≥ the heap's maximum; allow for float rounding.
+    double rest = Math.sqrt(Math.max(0.0, found.worst(i) + qNorm2 - margin));
+    return new Ranked(sortedIds, sorted, rest, sorted[Math.min(want, hs) - 1] < rest);
+  }
+
+  /**
+   * The {@code want} + 1 nearest targets of [from, to) by (exact distance, id), in double; {@code rest}
+   * is the last one's distance (every other target is at least as far), or +∞ if there are no more.
+   */
+  private static Ranked bruteForce(int from, int to, int want, IntToDoubleFunction distance) {
+    int capacity = Math.min(want + 1, to - from);
+    double[] hd = new double[capacity];
+    int[] hi = new int[capacity];
+    int hs = 0;
+    for (int y = from; y < to; y++) {
+      double d = distance.applyAsDouble(y);
+      if (hs < capacity) {
+        Heaps.push(hd, hi, 0, hs++, d, y);
+      } else if (Heaps.before(d, y, hd[0], hi[0])) {
+        Heaps.replaceTop(hd, hi, 0, hs, d, y);
+      }
+    }
+    Integer[] order = Heaps.order(hd, hi);
+    int[] ids = new int[hs];
+    double[] sorted = new double[hs];
+    for (int c = 0; c < hs; c++) {
+      ids[c] = hi[order[c]];
+      sorted[c] = hd[order[c]];
+    }
+    return new Ranked(ids, sorted, hs > want ? sorted[want] : Double.POSITIVE_INFINITY, true);
+  }
+
+  /**
+   * One block of the blocked all-pairs search of the partitioned model build, on this JVM's best
+   * score kernel: for each query word of a block, its nearest words within a block of target words, by
+   * exact distance, and a certified lower bound on the distance to the target words of the block it
+   * does not return.
+   *
+   * <p>Same method as {@link #compute}: float kernel scores on vectors centred on the whole
+   * vocabulary's mean, {@code keep[i]} + {@value #SLACK} (+ 1/32) float candidates per query re-ranked with
    * the exact distance of {@link Embeddings#distance} (same arithmetic, same argument order, so the
-   * same doubles), and for the words never kept the float bound less {@link #roundingMargin}. The
-   * caller merges blocks per query word: the union's (K+1)-th exact distance and the blocks' bounds
-   * bound every word left out of the merged row (see {@code dev.dptext.partitioned}).
+   * same doubles), certified (else searched by brute force over the block), and for the words never
+   * kept the float bound less {@link #roundingMargin}. The caller merges blocks per query word: the
+   * union's (K+1)-th exact distance and the blocks' bounds bound every word left out of the merged row
+   * (see {@code dev.dptext.partitioned}).
    *
    * @param queries raw vectors of the query block, row-major
    * @param targets raw vectors of the target block, row-major; the first is rank {@code targetFirst}
@@ -125,69 +293,57 @@ public final class NeighbourSearch {
    */
   public static BlockCandidates searchBlock(float[] queries, int qn, float[] targets, int targetFirst, int tn,
       int targetFrom, int dim, double[] mean, double maxNorm, int[] keep) {
-    float[] qc = centred(queries, qn, dim, mean);
-    float[] tc = centred(targets, tn, dim, mean);
-    double[] qNorms2 = norms2(qc, qn, dim);
-    double[] tNorms2 = norms2(tc, tn, dim);
+    return searchBlock(queries, qn, targets, targetFirst, tn, targetFrom, dim, mean, maxNorm, keep, null);
+  }
+
+  /**
+   * As {@link #searchBlock(float[], int, float[], int, int, int, int, double[], double, int[])} on a
+   * given score kernel ({@code null}: the best of this JVM).
+   */
+  public static BlockCandidates searchBlock(float[] queries, int qn, float[] targets, int targetFirst, int tn,
+      int targetFrom, int dim, double[] mean, double maxNorm, int[] keep, NearestWords.Backend backend) {
     int targetsInSet = tn - targetFrom;
-    BLAS blas = BLAS.getInstance();
-    double[][] heapD = new double[qn][];
-    int[][] heapI = new int[qn][];
-    int[] heapSize = new int[qn];
-    for (int i = 0; i < qn; i++) {
-      int candidates = Math.min(keep[i] + SLACK, targetsInSet);
-      heapD[i] = new double[candidates];
-      heapI[i] = new int[candidates];
-    }
-    // Query chunks × target blocks keep the score matrix small (2,048 × 512 floats) whatever the shards' size.
-    float[] scores = new float[TARGET_BLOCK * QUERY_BLOCK];
-    for (int q0 = 0; q0 < qn; q0 += QUERY_BLOCK) {
-      int qb = Math.min(QUERY_BLOCK, qn - q0);
-      for (int t0 = targetFrom; t0 < tn; t0 += TARGET_BLOCK) {
-        int tb = Math.min(TARGET_BLOCK, tn - t0);
-        blas.sgemm("T", "N", tb, qb, dim, 1.0f, tc, t0 * dim, dim, qc, q0 * dim, dim, 0.0f, scores, 0, tb);
-        for (int i = q0; i < q0 + qb; i++) {
-          double[] hd = heapD[i];
-          int[] hi = heapI[i];
-          int size = heapSize[i];
-          int base = (i - q0) * tb;
-          for (int j = 0; j < tb; j++) {
-            double d2 = qNorms2[i] + tNorms2[t0 + j] - 2.0 * scores[base + j];
-            if (size < hd.length) {
-              Heaps.push(hd, hi, 0, size++, d2, t0 + j);
-            } else if (d2 < hd[0]) {
-              Heaps.replaceTop(hd, hi, 0, size, d2, t0 + j);
-            }
-          }
-          heapSize[i] = size;
-        }
-      }
-    }
     int[][] words = new int[qn][];
     double[][] distances = new double[qn][];
     double[] rest = new double[qn];
-    for (int i = 0; i < qn; i++) {
-      int size = heapSize[i];
-      int[] local = Arrays.copyOf(heapI[i], size);
-      double[] exact = new double[size];
-      for (int c = 0; c < size; c++) {
-        exact[c] = Math.sqrt(Embeddings.squaredDistance(queries, i * dim, targets, local[c] * dim, dim));
+    if (targetsInSet <= 0) {
+      for (int i = 0; i < qn; i++) {
+        words[i] = new int[0];
+        distances[i] = new double[0];
+        rest[i] = Double.POSITIVE_INFINITY;
       }
-      int[] global = new int[size];
-      for (int c = 0; c < size; c++) {
-        global[c] = targetFirst + local[c];
+      return new BlockCandidates(words, distances, rest);
+    }
+    // Local ids: target row j of the block is offered as j (rows before targetFrom are not in the kernel).
+    ScoreKernel kernel = NearestWords.kernel(backend, NearestWords.augmented(targets, targetFrom, tn, dim, mean),
+        targetsInSet, dim + 1, targetFrom);
+    for (int q0 = 0; q0 < qn; q0 += QUERY_BLOCK) {
+      int q1 = Math.min(qn, q0 + QUERY_BLOCK);
+      float[] qa = queries(queries, q0, q1, dim, mean);
+      int[] capacities = new int[q1 - q0];
+      for (int i = q0; i < q1; i++) {
+        capacities[i - q0] = capacity(keep[i], targetsInSet);
       }
-      Integer[] order = Heaps.order(exact, global);
-      int kept = Math.min(keep[i], size);
-      words[i] = new int[kept];
-      distances[i] = new double[kept];
-      for (int c = 0; c < kept; c++) {
-        words[i][c] = global[order[c]];
-        distances[i][c] = exact[order[c]];
+      Candidates found = new Candidates(capacities);
+      kernel.scan(qa, q1 - q0, found);
+      for (int i = q0; i < q1; i++) {
+        int qi = i;
+        IntToDoubleFunction distance =
+            y -> Math.sqrt(Embeddings.squaredDistance(queries, qi * dim, targets, y * dim, dim));
+        double qNorm2 = norm2(qa, i - q0, dim);
+        Ranked r = rank(found, i - q0, targetsInSet, keep[i], qNorm2,
+            roundingMargin(dim, Math.sqrt(qNorm2), maxNorm), distance);
+        if (!r.certified) {
+          r = bruteForce(targetFrom, tn, keep[i], distance);
+        }
+        int kept = Math.min(keep[i], r.ids.length);
+        words[i] = new int[kept];
+        distances[i] = Arrays.copyOf(r.distances, kept);
+        for (int c = 0; c < kept; c++) {
+          words[i][c] = targetFirst + r.ids[c];
+        }
+        rest[i] = r.rest;
       }
-      rest[i] = size == targetsInSet
-          ? Double.POSITIVE_INFINITY // every target of the block was a candidate
-          : Math.sqrt(Math.max(0.0, heapD[i][0] - roundingMargin(dim, Math.sqrt(qNorms2[i]), maxNorm)));
     }
     return new BlockCandidates(words, distances, rest);
   }
@@ -198,107 +354,4 @@ public final class NeighbourSearch {
    * among the candidates considered.
    */
   public record BlockCandidates(int[][] words, double[][] distances, double[] restBound) {}
-
-  private static float[] centred(float[] raw, int n, int dim, double[] mean) {
-    float[] out = new float[n * dim];
-    for (int i = 0; i < n; i++) {
-      for (int d = 0; d < dim; d++) {
-        out[i * dim + d] = (float) (raw[i * dim + d] - mean[d]);
-      }
-    }
-    return out;
-  }
-
-  private static double[] norms2(float[] v, int n, int dim) {
-    double[] out = new double[n];
-    for (int i = 0; i < n; i++) {
-      double s = 0;
-      for (int d = 0; d < dim; d++) {
-        s += (double) v[i * dim + d] * v[i * dim + d];
-      }
-      out[i] = s;
-    }
-    return out;
-  }
-
-  private static float[] centred(Embeddings e) {
-    int n = e.size();
-    int dim = e.dim();
-    float[] raw = e.rawVectors();
-    double[] mean = e.mean();
-    float[] out = new float[raw.length];
-    for (int i = 0; i < n; i++) {
-      for (int d = 0; d < dim; d++) {
-        out[i * dim + d] = (float) (raw[i * dim + d] - mean[d]);
-      }
-    }
-    return out;
-  }
-
-  private static void searchBlock(
-      Embeddings e, float[] v, BLAS blas, double[] norms2, double maxNorm, int targetStart,
-      int[] offsets, int q0, int q1, int[] neighbours, double[] bounds) {
-    int n = e.size();
-    int dim = e.dim();
-    int qn = q1 - q0;
-    int targets = n - targetStart;
-    // Per query: a max-heap of the row length + SLACK smallest approximate squared distances.
-    double[][] heapD = new double[qn][];
-    int[][] heapI = new int[qn][];
-    for (int i = 0; i < qn; i++) {
-      int candidates = Math.min(offsets[q0 + i + 1] - offsets[q0 + i] + SLACK, targets);
-      heapD[i] = new double[candidates];
-      heapI[i] = new int[candidates];
-    }
-    int[] heapSize = new int[qn];
-    float[] scores = new float[TARGET_BLOCK * qn];
-    for (int t0 = targetStart; t0 < n; t0 += TARGET_BLOCK) {
-      int tn = Math.min(TARGET_BLOCK, n - t0);
-      // Column-major C (tn × qn) = T · Qᵀ, i.e. scores[j + i*tn] = y_{t0+j} · x_{q0+i}.
-      blas.sgemm("T", "N", tn, qn, dim, 1.0f, v, t0 * dim, dim, v, q0 * dim, dim, 0.0f, scores, 0, tn);
-      for (int i = 0; i < qn; i++) {
-        double xn = norms2[q0 + i];
-        double[] hd = heapD[i];
-        int[] hi = heapI[i];
-        int size = heapSize[i];
-        int candidates = hd.length;
-        int base = i * tn;
-        for (int j = 0; j < tn; j++) {
-          double d2 = xn + norms2[t0 + j] - 2.0 * scores[base + j];
-          if (size < candidates) {
-            Heaps.push(hd, hi, 0, size++, d2, t0 + j);
-          } else if (Heaps.before(d2, t0 + j, hd[0], hi[0])) {
-            Heaps.replaceTop(hd, hi, 0, size, d2, t0 + j);
-          }
-        }
-        heapSize[i] = size;
-      }
-    }
-    for (int i = 0; i < qn; i++) {
-      int x = q0 + i;
-      int kk = offsets[x + 1] - offsets[x];
-      int size = heapSize[i];
-      int[] ids = Arrays.copyOf(heapI[i], size);
-      double[] exact = new double[size];
-      for (int c = 0; c < size; c++) {
-        exact[c] = e.distance(x, ids[c]);
-      }
-      Integer[] order = Heaps.order(exact, ids);
-      for (int c = 0; c < kk; c++) {
-        neighbours[offsets[x] + c] = ids[order[c]];
-      }
-      double bound;
-      if (size == n - targetStart) {
-        // Every target word was a candidate: the bound is the nearest word left out of the row.
-        bound = size > kk ? exact[order[kk]] : Double.POSITIVE_INFINITY;
-      } else {
-        // Words never considered have approximate d² ≥ the heap's maximum; allow for float rounding.
-        // Product rounding, plus the rounding of the centred coordinates (≤ √m·2^-23·maxNorm per vector).
-        double margin = roundingMargin(dim, Math.sqrt(norms2[x]), maxNorm);
-        double rest = Math.sqrt(Math.max(0.0, heapD[i][0] - margin));
-        bound = Math.min(exact[order[kk]], rest);
-      }
-      bounds[x] = bound;
-    }
-  }
 }

@@ -108,11 +108,21 @@ final class VectorKernels {
     private final int size;
     private final int width;
     private final int panelCount;
+    private final int firstWord;
 
     /** @param augmented row-major |V| × width (φ'(y), then −‖φ'(y)‖²/2) */
     Fused(float[] augmented, int size, int width) {
+      this(augmented, size, width, 0);
+    }
+
+    /**
+     * @param augmented row-major size × width (φ'(y), then −‖φ'(y)‖²/2)
+     * @param firstWord the id offered for row 0 (row j is offered as word firstWord + j)
+     */
+    Fused(float[] augmented, int size, int width, int firstWord) {
       this.size = size;
       this.width = width;
+      this.firstWord = firstWord;
       panelCount = (size + PANEL - 1) / PANEL;
       panels = new float[panelCount * PANEL * width];
       for (int y = 0; y < size; y++) {
@@ -241,13 +251,17 @@ final class VectorKernels {
       }
     }
 
-    /** Offers a tile's scores one by one; the last panel's padding is never offered. */
+    /**
+     * Offers a tile's scores one by one (row word0 + j as word firstWord + word0 + j); the last panel's
+     * padding is never offered.
+     */
     private void offerTile(Candidates c, int query, int word0, float[] tile) {
       float t = c.threshold[query];
       int n = Math.min(PANEL, size - word0);
+      int id0 = firstWord + word0;
       for (int j = 0; j < n; j++) {
         if (tile[j] > t) {
-          t = c.offer(query, tile[j], word0 + j);
+          t = c.offer(query, tile[j], id0 + j);
         }
       }
     }

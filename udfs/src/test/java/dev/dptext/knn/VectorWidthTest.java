@@ -48,7 +48,10 @@ class VectorWidthTest {
     assertTrue(output.contains("exact at 256-bit vectors"), output);
   }
 
-  /** Runs the exactness checks of {@link NearestWordsTest} in this JVM, at its kernel's width. */
+  /**
+   * Runs the exactness checks of {@link NearestWordsTest} and {@link NeighbourSearchTest} in this JVM, at
+   * its kernel's width.
+   */
   public static final class ExactAtThisWidth {
     public static void main(String[] args) {
       NearestWordsTest t = new NearestWordsTest();
@@ -57,6 +60,10 @@ class VectorWidthTest {
       t.tiesGoToTheLowerRankOnEveryKernel();
       t.uncertifiedQueriesFallBackExactlyOnEveryKernel();
       t.adversarialScalesStayExact();
+      NeighbourSearchTest all = new NeighbourSearchTest();
+      all.everyKernelEqualsBruteForceOnAwkwardShapes();
+      all.tiesAndDuplicatesGoToTheLowerRankOnEveryKernel();
+      all.adversarialScalesStayExact();
       System.out.println("exact at " + VectorKernels.S.vectorBitSize() + "-bit vectors");
     }
   }
