@@ -226,18 +226,21 @@ public final class NearestWords implements Serializable {
    * The allowance for float rounding in an approximate squared distance ‖q'‖² − 2·fl(s) from a
    * kernel score s = q'·φ'(y) − ‖φ'(y)‖²/2 of float-centred vectors, |q'| = {@code qNorm} and every
    * |φ'(y)| ≤ {@code maxNorm}, against the exact squared distance of the uncentred vectors.
-   * Product: m+1 terms in any order (the last ±‖φ'(y)‖²/2, itself rounded once to float), error
+   *
+   * <p>Product: m+1 terms in any order (the last ±‖φ'(y)‖²/2, itself rounded once to float), error
    * ≤ γ_{m+1}·(qNorm·maxNorm + maxNorm²/2) per score, doubled; allowed 8·(m+1)·2^-23·(qNorm·maxNorm +
-   * maxNorm² + 1), about eight times that. Centring: each centred coordinate is rounded to float
-   * (relative error ≤ 2^-24), which moves a distance D by ≤ 2^-24·(qNorm + maxNorm), so D² by ≤
-   * 2^-23·(qNorm + maxNorm)²; allowed 8·√m·2^-23·(qNorm + maxNorm)·maxNorm, which covers it whenever
-   * qNorm ≤ (8√m − 1)·maxNorm (always for vocabulary words), and with the product term's surplus up to
-   * qNorm ≈ (7(m+1) + 8√m)·maxNorm (~790 times the vocabulary's radius at m = 100); not proven beyond.
-   * 1e-9 covers the double arithmetic. {@link NeighbourSearch#roundingMargin} is the tight form.
+   * maxNorm² + 1), about eight times that. Centring: every centred coordinate is rounded to float
+   * (relative error ≤ 2^-24, after an exact-enough double subtraction), so the rounded query and word
+   * are within δ = 2^-24·(qNorm + maxNorm)·(1 + 2^-23) of the exact centred ones, and by the triangle
+   * inequality the distance D moves by at most δ, D² by at most δ·(2D + δ) ≤ 2^-23·(qNorm + maxNorm)²
+   * ·(1 + 2^-21); allowed 2^-22·(qNorm + maxNorm)², twice that. This term grows with the square of the
+   * query's norm, as the error does: a query far outside the vocabulary (a tiny ε) is certified less
+   * often and answered by brute force, never wrongly. 1e-9 covers the double arithmetic.
+   * {@link NeighbourSearch#roundingMargin} is the tighter form for vocabulary words.
    */
   static double margin(int m, double qNorm, double maxNorm) {
-    return 8.0 * (m + 1) * 0x1.0p-23 * (qNorm * maxNorm + maxNorm * maxNorm + 1)
-        + 8.0 * Math.sqrt(m) * 0x1.0p-23 * (qNorm + maxNorm) * maxNorm + 1e-9;
+    double reach = qNorm + maxNorm;
+    return 8.0 * (m + 1) * 0x1.0p-23 * (qNorm * maxNorm + maxNorm * maxNorm + 1) + 0x1.0p-22 * reach * reach + 1e-9;
   }
 
   public Embeddings embeddings() {

@@ -234,6 +234,35 @@ class NearestWordsTest {
   }
 
   @Test
+  void queriesFarOutsideTheVocabularyStayExact() {
+    // A Laplace query at a tiny ε lies 10³–10⁷ vocabulary radii away: the centring's rounding then
+    // shifts every approximate distance by ~2^-23·‖q‖², which the margin must cover (or fall back).
+    Embeddings e = Fixtures.gloveTop2000();
+    int m = e.dim();
+    RandomStream r = RandomStream.fromSeed(33);
+    int n = 40;
+    double[] q = new double[n * m];
+    for (int i = 0; i < n; i++) {
+      int w = r.nextInt(e.size());
+      double radius = Math.pow(10, 3 + (i % 5)) * 5; // GloVe's radius is ~5
+      double[] z = new double[m];
+      double norm = 0;
+      for (int d = 0; d < m; d++) {
+        z[d] = r.nextDouble() - 0.5;
+        norm += z[d] * z[d];
+      }
+      norm = Math.sqrt(norm);
+      for (int d = 0; d < m; d++) {
+        q[i * m + d] = e.rawVectors()[w * m + d] + radius * z[d] / norm;
+      }
+    }
+    Expected expected = Expected.of(e, q, n, 2);
+    for (NearestWords.Backend b : backends()) {
+      assertExact(new NearestWords(e, b), q, n, 2, expected, b.toString());
+    }
+  }
+
+  @Test
   void aDeserializedIndexRebuildsItsKernelAndAnswersTheSame() throws Exception {
     Embeddings e = Fixtures.gloveTop2000();
     NearestWords nearest = new NearestWords(e);

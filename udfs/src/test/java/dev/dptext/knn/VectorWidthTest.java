@@ -60,6 +60,7 @@ class VectorWidthTest {
       t.tiesGoToTheLowerRankOnEveryKernel();
       t.uncertifiedQueriesFallBackExactlyOnEveryKernel();
       t.adversarialScalesStayExact();
+      t.queriesFarOutsideTheVocabularyStayExact();
       NeighbourSearchTest all = new NeighbourSearchTest();
       all.everyKernelEqualsBruteForceOnAwkwardShapes();
       all.tiesAndDuplicatesGoToTheLowerRankOnEveryKernel();
