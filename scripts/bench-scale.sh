@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Scale benchmark of the partitioned path (issue 16); results go to BENCHMARKS.md by hand.
 #   1. build-model --model-layout partitioned on real GloVe 6B 100-d, V = the first 25,000 / 100,000 /
-#      341,479 words (tables for SanText and SanText+ w=0.9): wall time and peak RSS of the JVM.
+#      341,479 words (tables for SanText and SanText+ w=0.9): wall time and peak memory.
 #   2. sanitize the first $REVIEWS IMDb reviews with SanText+ (ε=3, w=0.9, p=0.3) and Laplace (ε=10) on
-#      both layouts of the same model: the run summary's tokens/s, divided by the cores, and peak RSS.
+#      both layouts of the same model ($MECHANISMS, $LAYOUTS choose): tokens/s per core and peak memory.
 #   3. SYNTHETIC vocabularies (SyntheticModel: GloVe vectors mixed, mapped to 300 d, perturbed; seeded) of
-#      $SYNTHETIC words (default "1000000 2000000") without candidate tables, and Laplace on the
-#      partitioned path (the tables' all-pairs search is O(V²·m): see BENCHMARKS.md).
+#      $SYNTHETIC words (default "1000000 2000000") without candidate tables, and Laplace on
+#      $SYNTHETIC_LAYOUTS (default partitioned) over the first $SYNTHETIC_REVIEWS reviews (the search
+#      costs 2·V·m flops a token: 1.2 GFLOP at 2M × 300 d).
 # Usage: scripts/bench-scale.sh [sizes...]   e.g. scripts/bench-scale.sh 25000 100000
 #   REVIEWS=2000 SYNTHETIC="" DPTEXT_DATA=~/.cache/dptext DPTEXT_JAVA_OPTS=-Xmx8g
-# Local mode: driver and executors share one JVM, so "peak RSS" is that JVM's.
+#
+# RUNNER=local (default): master local[*], driver and executors one JVM; "peak" is that JVM's
+#   maximum resident set (/usr/bin/time -v).
+# RUNNER=cluster: a standalone cluster of scripts/cluster/ (2 workers of 1 core, one executor each,
+#   heap $EXECUTOR_MEMORY, default 4g; the driver in client mode, heap $DRIVER_MEMORY, default 2g): every
+#   step runs with the same heaps whatever V, and a sampler reads each JVM's VmHWM (the kernel's peak
+#   resident set) every 0.5 s: "driver peak" is SparkSubmit's, "executor peak" the larger of the two
+#   executors'. Build the shaded jar first (./mvnw -B -ntp -DskipTests package).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -18,51 +26,119 @@ WORK="${SCALE_WORK:-$CACHE/scale}"
 REVIEWS="${REVIEWS:-2000}"
 SIZES=("${@:-25000 100000 341479}")
 SYNTHETIC="${SYNTHETIC-1000000 2000000}"
+SYNTHETIC_REVIEWS="${SYNTHETIC_REVIEWS:-100}"
+SYNTHETIC_LAYOUTS="${SYNTHETIC_LAYOUTS:-partitioned}"
+MECHANISMS="${MECHANISMS:-santext+ laplace}"
+LAYOUTS="${LAYOUTS:-broadcast partitioned}"
+RUNNER="${RUNNER:-local}"
+DRIVER_MEMORY="${DRIVER_MEMORY:-2g}"
+EXECUTOR_MEMORY="${EXECUTOR_MEMORY:-4g}"
 export DPTEXT_JAVA_OPTS="${DPTEXT_JAVA_OPTS:--Xmx8g}"
-export DPTEXT_KEY="${DPTEXT_KEY:-$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')}"
 mkdir -p "$WORK"
-INPUT="$WORK/imdb-$REVIEWS.jsonl"
-head -n "$REVIEWS" "$CACHE/imdb-reviews.jsonl" > "$INPUT"
+KEY_FILE=$(mktemp)
+chmod 600 "$KEY_FILE"
+od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > "$KEY_FILE"
+trap 'rm -f "$KEY_FILE"; [[ $RUNNER == cluster ]] && scripts/cluster/cluster.sh stop >/dev/null 2>&1 || true' EXIT
 CORES=$(nproc)
-echo "== machine: $CORES cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD)"
+echo "== machine: $CORES cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), runner $RUNNER"
+if [[ $RUNNER == cluster ]]; then
+  echo "== cluster: 2 workers × 1 core, executor heap $EXECUTOR_MEMORY, driver heap $DRIVER_MEMORY"
+  DPTEXT_WORKER_MEMORY="${WORKER_MEMORY:-6g}" scripts/cluster/cluster.sh start 2 >/dev/null
+fi
 
-# Runs a command under /usr/bin/time; prints its interesting lines and "wall … s, peak RSS … MiB".
+# job_command JOB-ARGS...: sets JOB to the command line that runs dptext with these arguments on RUNNER.
+job_command() {
+  if [[ $RUNNER == cluster ]]; then
+    JOB=(env DPTEXT_DRIVER_MEMORY="$DRIVER_MEMORY" scripts/cluster/submit.sh client
+      --conf spark.executor.memory="$EXECUTOR_MEMORY" --conf spark.executor.cores=1 -- "$@")
+  else
+    JOB=(scripts/dptext "$@")
+  fi
+}
+
+# peak_sampler FILE: until killed, every 0.5 s appends "<role> <pid> <VmHWM kB>" for the driver
+# (SparkSubmit) and executor (CoarseGrainedExecutorBackend) JVMs; VmHWM only grows, so the last line
+# of a pid is its peak up to the last 0.5 s.
+peak_sampler() {
+  local file=$1 pid role
+  while true; do
+    for role in driver:deploy.SparkSubmit executor:CoarseGrainedExecutorBackend; do
+      for pid in $(pgrep -f "${role#*:}" || true); do
+        awk -v r="${role%%:*}" -v p="$pid" '/^VmHWM/ {print r, p, $2}' "/proc/$pid/status" 2>/dev/null >> "$file" || true
+      done
+    done
+    sleep 0.5
+  done
+}
+
+# measure LABEL JOB-ARGS...: runs the job; prints its interesting lines, the wall time and the peaks.
 measure() {
   local label="$1"; shift
-  local log; log=$(mktemp)
-  /usr/bin/time -v "$@" > "$log.out" 2> "$log" || { cat "$log.out" "$log" | tail -30; return 1; }
-  grep -E "written to|throughput|tokens  |elapsed|synthetic model" "$log.out" | sed "s/^/  /" || true
-  local wall rss
-  wall=$(grep 'Elapsed (wall clock)' "$log" | awk '{print $NF}')
-  rss=$(grep 'Maximum resident set size' "$log" | awk '{printf "%.0f", $NF/1024}')
-  echo "$label: wall $wall, peak RSS $rss MiB"
-  rm -f "$log" "$log.out"
+  local log samples sampler wall
+  log=$(mktemp); samples=$(mktemp)
+  if [[ $RUNNER == cluster ]]; then
+    peak_sampler "$samples" & sampler=$!
+  fi
+  local start=$SECONDS
+  job_command "$@"
+  if ! /usr/bin/time -v -o "$log.time" "${JOB[@]}" > "$log.out" 2> "$log"; then
+    [[ -n ${sampler:-} ]] && kill "$sampler" 2>/dev/null
+    cat "$log.out" "$log" | grep -v WARN | tail -30
+    echo "$label: FAILED after $((SECONDS - start)) s"
+    return 0
+  fi
+  [[ -n ${sampler:-} ]] && { kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true; }
+  grep -E "written to|throughput|tokens  |elapsed|synthetic model|built in" "$log.out" "$log" | sed "s/^[^:]*:/  /" || true
+  wall=$(grep 'Elapsed (wall clock)' "$log.time" | awk '{print $NF}')
+  if [[ $RUNNER == cluster ]]; then
+    local driver executor
+    driver=$(awk '$1 == "driver" && $3 > m {m = $3} END {printf "%.0f", m / 1024}' "$samples")
+    executor=$(awk '$1 == "executor" && $3 > m {m = $3} END {printf "%.0f", m / 1024}' "$samples")
+    echo "$label: wall $wall, driver peak $driver MiB, executor peak $executor MiB (heaps $DRIVER_MEMORY / $EXECUTOR_MEMORY)"
+  else
+    echo "$label: wall $wall, peak RSS $(grep 'Maximum resident set size' "$log.time" | awk '{printf "%.0f", $NF/1024}') MiB (one JVM)"
+  fi
+  rm -f "$log" "$log.out" "$log.time" "$samples"
 }
 
 sanitize() {
-  local model="$1" layout="$2" mechanism="$3"; shift 3
+  local model="$1" layout="$2" mechanism="$3" input="$4"; shift 4
   local out; out=$(mktemp -d)
-  measure "sanitize $mechanism $layout" scripts/dptext sanitize --input "$INPUT" --text-column review \
+  measure "sanitize $mechanism $layout" sanitize --input "$input" --text-column review \
     --id-column id --model "$model" --model-layout "$layout" --mechanism "$mechanism" "$@" \
-    --output "$out/o" --output-format parquet --progress-interval 0
+    --key-file "$KEY_FILE" --output "$out/o" --output-format parquet --progress-interval 0
   rm -rf "$out"
 }
 
+mechanism_args() {
+  case "$1" in
+    santext+) echo "--epsilon 3 --w 0.9 --p 0.3" ;;
+    laplace) echo "--epsilon 10" ;;
+    *) echo "unknown mechanism $1" >&2; return 1 ;;
+  esac
+}
+
+INPUT="$WORK/imdb-$REVIEWS.jsonl"
+head -n "$REVIEWS" "$CACHE/imdb-reviews.jsonl" > "$INPUT"
 for V in ${SIZES[@]}; do
   MODEL="$WORK/glove-100d-$V"
   echo "== real GloVe 100-d, V = $V"
   if [[ ! -s "$MODEL/manifest.properties" || "${REBUILD:-0}" == 1 ]]; then
     rm -rf "$MODEL"
-    measure "build-model partitioned V=$V" scripts/dptext build-model --model "$CACHE/glove.6B.100d.txt" \
+    measure "build-model partitioned V=$V" build-model --model "$CACHE/glove.6B.100d.txt" \
       --vocab-size "$V" --model-layout partitioned --output "$MODEL"
   fi
-  for layout in broadcast partitioned; do
-    sanitize "$MODEL" "$layout" santext+ --epsilon 3 --w 0.9 --p 0.3
-    sanitize "$MODEL" "$layout" laplace --epsilon 10
+  for mechanism in $MECHANISMS; do
+    for layout in $LAYOUTS; do
+      # shellcheck disable=SC2046
+      sanitize "$MODEL" "$layout" "$mechanism" "$INPUT" $(mechanism_args "$mechanism")
+    done
   done
 done
 
 if [[ -n "$SYNTHETIC" ]]; then
+  SYNTHETIC_INPUT="$WORK/imdb-$SYNTHETIC_REVIEWS.jsonl"
+  head -n "$SYNTHETIC_REVIEWS" "$CACHE/imdb-reviews.jsonl" > "$SYNTHETIC_INPUT"
   ./mvnw -q -B -o dependency:build-classpath -pl benchmarks -Dmdep.outputFile=target/bench.cp \
     -Dmdep.includeScope=provided >/dev/null
   MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
@@ -71,10 +147,14 @@ if [[ -n "$SYNTHETIC" ]]; then
     echo "== SYNTHETIC 300-d, V = $V (seed 16)"
     if [[ ! -s "$MODEL/manifest.properties" ]]; then
       rm -rf "$MODEL"
-      measure "synthetic build V=$V (vectors, covariance, hash; no tables)" java $DPTEXT_JAVA_OPTS $MODULE_OPTIONS \
+      # Local mode whatever RUNNER: the generator is a benchmark tool, not the product's build.
+      /usr/bin/time -v java $DPTEXT_JAVA_OPTS $MODULE_OPTIONS \
         -cp "benchmarks/target/classes:udfs/target/classes:$(cat benchmarks/target/bench.cp)" \
-        dev.dptext.bench.SyntheticModel "$CACHE/glove.6B.100d.txt" "$V" 300 16 "$MODEL" none
+        dev.dptext.bench.SyntheticModel "$CACHE/glove.6B.100d.txt" "$V" 300 16 "$MODEL" none 2>&1 \
+        | grep -E "synthetic model|Elapsed|Maximum resident" | sed "s/^/  /"
     fi
-    sanitize "$MODEL" partitioned laplace --epsilon 10
+    for layout in $SYNTHETIC_LAYOUTS; do
+      sanitize "$MODEL" "$layout" laplace "$SYNTHETIC_INPUT" --epsilon 10
+    done
   done
 fi

@@ -84,8 +84,13 @@ final class Shards {
     }
   }
 
-  /** Shards in rank order, one at a time on the driver (for the streamed hash). */
+  /**
+   * Shards in rank order, one at a time on the driver (for the streamed hash). Partition s holds shard s
+   * ({@link #load}), so the partitions' own order is rank order and {@code toLocalIterator} fetches one
+   * shard per job. (Sorting first would gather every shard into one partition: the whole vocabulary in one
+   * task result, more than the driver's spark.driver.maxResultSize from about 1M × 300 d.)
+   */
   static Iterator<VocabularyShard> inOrder(JavaRDD<VocabularyShard> shards) {
-    return shards.sortBy(s -> s.index, true, 1).toLocalIterator();
+    return shards.toLocalIterator();
   }
 }
