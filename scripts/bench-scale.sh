@@ -8,7 +8,7 @@
 #      $SYNTHETIC words (default "1000000 2000000") without candidate tables, and Laplace on
 #      $SYNTHETIC_LAYOUTS (default partitioned) over the first $SYNTHETIC_REVIEWS reviews (the search
 #      costs 2·V·m flops a token: 1.2 GFLOP at 2M × 300 d).
-# Usage: scripts/bench-scale.sh [sizes...]   e.g. scripts/bench-scale.sh 25000 100000
+# Usage: scripts/bench-scale.sh [sizes...]   e.g. scripts/bench-scale.sh 25000 100000 ("none": synthetic only)
 #   REVIEWS=2000 SYNTHETIC="" DPTEXT_DATA=~/.cache/dptext DPTEXT_JAVA_OPTS=-Xmx8g
 #
 # RUNNER=local (default): master local[*], driver and executors one JVM; "peak" is that JVM's
@@ -121,6 +121,7 @@ mechanism_args() {
 INPUT="$WORK/imdb-$REVIEWS.jsonl"
 head -n "$REVIEWS" "$CACHE/imdb-reviews.jsonl" > "$INPUT"
 for V in ${SIZES[@]}; do
+  [[ $V == none ]] && continue
   MODEL="$WORK/glove-100d-$V"
   echo "== real GloVe 100-d, V = $V"
   if [[ ! -s "$MODEL/manifest.properties" || "${REBUILD:-0}" == 1 ]]; then
