@@ -42,7 +42,8 @@ import scala.Tuple2;
  *       at least K+1 returned words (its block's) are ≤ d(x,y), so the union's (K+1)-th is too — or
  *       not — then its block's bound is ≤ d(x,y). The samplers need nothing more (see
  *       ExponentialNeighbourSampler). The task then writes its query shard's final rows: no shuffle.
- *   <li>The hash streams the shards to the driver one at a time, words then vectors.
+ *   <li>The hash streams the shards to the driver one at a time (one job per shard, no shuffle), words
+ *       then vectors.
  * </ol>
  *
  * <p>Why the fold order does not matter: (distance, rank) is a strict total order on distinct words,
@@ -62,15 +63,21 @@ import scala.Tuple2;
  * <p>Memory per task, with n = ⌈|V|/S⌉ words per shard, m dimensions, and L(x) the row length of word
  * x ({@link RowLengths#forRank}): the query shard and the current target shard, 2·n·m·4 bytes plus
  * their words (shards cached in this executor's memory are the cached objects themselves; a shard read
- * from disk or another executor is a copy, dropped with its pair); the score kernel's copies of the target
- * block, at most 2·n·(m+1)·4 bytes; the current block's candidates and the merged candidates, each
- * Σ_{x in a} (L(x)+1)·12 bytes (an int rank and a double distance per entry); and per-query-batch
- * scratch for a batch of 510 queries; about 100 bytes of object headers per query word. With uniform rows Σ (L(x)+1) = n·(K+1);
- * with tiered rows at most n·(K+1) + 1,024·63·K + 7,168·7·K, the extra only in the shards holding
- * ranks below 8,192. E.g. 2M words × 300 d, S = 38, K = 64 tiered: 2 × 63 MB of vectors, ≤ 127 MB of
- * kernel copies, and 2 × 41 MB of candidates (2 × 129 MB in the first shard). The rows leave the
- * task one at a time, each word's merged candidates dropped as its row is emitted. The driver holds
+ * from disk or another executor is a copy, dropped with its pair); the score kernel's copies of the
+ * target block, at most 2·n·(m+1)·4 bytes; the current block's candidates and the merged candidates,
+ * each Σ_{x in a} (L(x)+1)·12 bytes (an int rank and a double distance per entry) plus about 100 bytes
+ * of object headers per query word; and the search's scratch for one batch of 510 queries. With
+ * uniform rows Σ (L(x)+1) = n·(K+1); with tiered rows at most n·(K+1) + 1,024·63·K + 7,168·7·K, the
+ * extra only in the shards holding ranks below 8,192. E.g. 2M words × 300 d, S = 38, K = 64 tiered:
+ * 2 × 63 MB of vectors, ≤ 127 MB of kernel copies, and 2 × 41 MB of candidates (2 × 129 MB in the
+ * first shard). The rows leave the task one at a time, each word's merged candidates dropped as its
+ * row is emitted. The driver holds
  * one shard while hashing.
+ *
+ * <p>Network, per table: nothing is shuffled; each task reads every target shard that meets the target
+ * set, so up to S·|V|·m·4 bytes of cached shards cross the network (fewer where a target shard is
+ * cached on the task's executor; 2M words × 300 d, S = 38: up to 91 GB), which is the all-pairs
+ * search's inherent traffic at one query shard per task.
  */
 public final class PartitionedModelBuilder {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionedModelBuilder.class);

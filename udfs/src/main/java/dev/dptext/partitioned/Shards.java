@@ -84,8 +84,30 @@ final class Shards {
     }
   }
 
-  /** Shards in rank order, one at a time on the driver (for the streamed hash). */
+  /**
+   * Shards in rank order, one at a time on the driver (for the streamed hash): partition s holds
+   * shard s ({@link #load}), and {@code toLocalIterator} fetches one partition per job, in partition
+   * order, when the previous one is used up. (Sorting by shard index into one partition instead would
+   * shuffle every vector into a single task and fetch them all to the driver at once.)
+   */
   static Iterator<VocabularyShard> inOrder(JavaRDD<VocabularyShard> shards) {
-    return shards.sortBy(s -> s.index, true, 1).toLocalIterator();
+    Iterator<VocabularyShard> partitions = shards.toLocalIterator();
+    return new Iterator<>() {
+      int expected = 0;
+
+      @Override
+      public boolean hasNext() {
+        return partitions.hasNext();
+      }
+
+      @Override
+      public VocabularyShard next() {
+        VocabularyShard s = partitions.next();
+        if (s.index != expected++) {
+          throw new IllegalStateException("shard " + s.index + " where shard " + (expected - 1) + " belongs");
+        }
+        return s;
+      }
+    };
   }
 }

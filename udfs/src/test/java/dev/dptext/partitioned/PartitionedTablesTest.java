@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Test;
  *   <li>against the per-block merge done here, outside Spark: every (query shard, target shard) pair
  *       that meets the target set through {@link NeighbourSearch#searchBlock}, merged per word with
  *       {@code PartitionedModelBuilder.Candidates.merge} in a shuffled order of the target blocks —
- *       row, distances and bound identical, so the build merged all of a query shard's blocks and the order did not matter.
+ *       row, distances and bound identical, so the build merged all of a query shard's blocks and the
+ *       order did not matter.
  * </ul>
  *
  * More shards than the shared session's two cores, target sets starting inside a shard, rows longer
