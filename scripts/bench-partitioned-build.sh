@@ -23,7 +23,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     dir="$OLD"; [[ "$label" == new ]] && dir="$NEW"
     run="$OUT/$label-$r"
     rm -rf "$run" && mkdir -p "$run/events"
-    DPTEXT_JAVA_OPTS="$HEAP -Dspark.eventLog.enabled=true -Dspark.eventLog.dir=file://$run/events" \
+    DPTEXT_JAVA_OPTS="$HEAP -Dspark.eventLog.enabled=true -Dspark.eventLog.dir=file://$run/events -Dspark.eventLog.compress=false" \
       flock -x "$LOCK" /usr/bin/time -v -o "$run/time.txt" "$dir/scripts/dptext" build-model --model "$MODEL" \
       --vocab-size "$VOCAB" --model-layout partitioned --output "$run/model" >"$run/stdout.txt" 2>"$run/stderr.txt"
     wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$run/time.txt")
@@ -31,8 +31,10 @@ for ((r = 1; r <= ROUNDS; r++)); do
     shuffle=$(python3 - "$run/events" <<'PY'
 import json, os, sys
 written = read = 0
-for name in os.listdir(sys.argv[1]):
-    with open(os.path.join(sys.argv[1], name)) as f:
+logs = [os.path.join(d, n) for d, _, names in os.walk(sys.argv[1]) for n in names if n.startswith("events_")
+        or n.startswith("local-")]
+for name in logs:
+    with open(name) as f:
         for line in f:
             if '"SparkListenerTaskEnd"' not in line:
                 continue
