@@ -6,12 +6,14 @@ import dev.dptext.knn.RowLengths;
 import dev.dptext.model.PartitionedModel;
 import dev.dptext.model.VocabularyCentre;
 import java.io.Serializable;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import org.apache.spark.api.java.JavaPairRDD;
+import org.apache.spark.Partition;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.rdd.PartitionCoalescer;
+import org.apache.spark.rdd.PartitionGroup;
+import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -21,6 +23,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import scala.Option;
 import scala.Tuple2;
 
 /**
@@ -29,19 +32,52 @@ import scala.Tuple2;
  * <ol>
  *   <li>The vectors (rank, word, vector) are written as Parquet and loaded into S rank-range shards.
  *   <li>Mean, largest centred norm and the covariance's scatter matrix are sums over the shards.
- *   <li>Candidate tables: a blocked all-pairs search. Every pair (query shard a, target shard b) is one
- *       task ({@code cartesian}); it runs {@link NeighbourSearch#searchBlock} and emits, per query word,
- *       the block's K+1 nearest target words by exact (distance, rank) and a certified bound for the
- *       block's other words. A reduce per word merges the blocks: the row is the K smallest of the
- *       union, and the bound is min(the union's (K+1)-th distance, every block's bound). Valid: a
- *       target word y outside the row was either returned by its block — then at least K+1 returned
- *       words (its block's) are ≤ d(x,y), so the union's (K+1)-th is too — or not — then its block's
- *       bound is ≤ d(x,y). The samplers need nothing more (see ExponentialNeighbourSampler).
- *   <li>The hash streams the shards to the driver one at a time, words then vectors.
+ *   <li>Candidate tables: a blocked all-pairs search, one task per query shard a. The task walks the
+ *       target shards b one at a time; for each it runs {@link NeighbourSearch#searchBlock}, which gives
+ *       per query word the block's K+1 nearest target words by exact (distance, rank) and a certified
+ *       bound for the block's other words, and folds them into the word's merged candidates: the K+1
+ *       smallest of the union so far, and the minimum of the blocks' bounds. After the last block the
+ *       row is the K smallest of the union, and the bound is min(the union's (K+1)-th distance, every
+ *       block's bound). Valid: a target word y outside the row was either returned by its block — then
+ *       at least K+1 returned words (its block's) are ≤ d(x,y), so the union's (K+1)-th is too — or
+ *       not — then its block's bound is ≤ d(x,y). The samplers need nothing more (see
+ *       ExponentialNeighbourSampler). The task then writes its query shard's final rows: no shuffle.
+ *   <li>The hash streams the shards to the driver one at a time (one job per shard, no shuffle), words
+ *       then vectors.
  * </ol>
  *
- * <p>Memory: a task holds two shards (2·|V|·m·4/S bytes) and its block's heaps; the driver holds one
- * shard while hashing. Shuffle: |V|·S·(K+1) candidates per table.
+ * <p>Why the fold order does not matter: (distance, rank) is a strict total order on distinct words,
+ * each block's list is sorted by it, and blocks are disjoint, so the K+1 smallest of a union are the
+ * K+1 smallest of the blocks' K+1 smallest, whatever the grouping or order of the merges (truncating
+ * early never drops a word of the final K+1), and min is commutative. So the rows and bounds are the
+ * ones any order of merges gives, in particular the former per-word reduce's.
+ *
+ * <p>How the tasks are formed: {@code shards.cartesian(shards)} has a partition per pair (a, b), of
+ * index a·S + b; {@link ByQueryShard} coalesces them into one partition per query shard a, holding the
+ * pairs (a, b) whose target shard b meets the target set. A coalesced partition computes its parent
+ * partitions lazily, one after the other ({@code CoalescedRDD.compute} is a {@code flatMap} over its
+ * parents' iterators), and a pair is only two references to the persisted shards, so the task holds
+ * one target shard at a time. With no preferred location of its own, the scheduler places a group's
+ * task where the first pair's first parent, shard a, is cached.
+ *
+ * <p>Memory per task, with n = ⌈|V|/S⌉ words per shard, m dimensions, and L(x) the row length of word
+ * x ({@link RowLengths#forRank}): the query shard and the current target shard, 2·n·m·4 bytes plus
+ * their words (shards cached in this executor's memory are the cached objects themselves; a shard read
+ * from disk or another executor is a copy, dropped with its pair); the score kernel's copies of the
+ * target block, at most 2·n·(m+1)·4 bytes; the current block's candidates and the merged candidates,
+ * each Σ_{x in a} (L(x)+1)·12 bytes (an int rank and a double distance per entry) plus about 100 bytes
+ * of object headers per query word; and the search's scratch for one batch of 510 queries. With
+ * uniform rows Σ (L(x)+1) = n·(K+1); with tiered rows at most n·(K+1) + 1,024·63·K + 7,168·7·K, the
+ * extra only in the shards holding ranks below 8,192. E.g. 2M words × 300 d, S = 38, K = 64 tiered:
+ * 2 × 63 MB of vectors, ≤ 127 MB of kernel copies, and 2 × 41 MB of candidates (2 × 129 MB in the
+ * first shard). The rows leave the task one at a time, each word's merged candidates dropped as its
+ * row is emitted. The driver holds
+ * one shard while hashing.
+ *
+ * <p>Network, per table: nothing is shuffled; each task reads every target shard that meets the target
+ * set, so up to S·|V|·m·4 bytes of cached shards cross the network (fewer where a target shard is
+ * cached on the task's executor; 2M words × 300 d, S = 38: up to 91 GB), which is the all-pairs
+ * search's inherent traffic at one query shard per task.
  */
 public final class PartitionedModelBuilder {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionedModelBuilder.class);
@@ -73,18 +109,7 @@ public final class PartitionedModelBuilder {
     }
     JavaRDD<VocabularyShard> shardRdd = Shards.load(spark, vectorsPath, null, -1, size, dim, shards);
 
-    double[] mean = shardRdd.map(s -> {
-      double[] sum = new double[s.dim];
-      for (int i = 0; i < s.count; i++) {
-        for (int d = 0; d < s.dim; d++) {
-          sum[d] += s.vectors[i * s.dim + d];
-        }
-      }
-      return sum;
-    }).reduce(PartitionedModelBuilder::add);
-    for (int d = 0; d < dim; d++) {
-      mean[d] /= size;
-    }
+    double[] mean = mean(shardRdd.map(PartitionedModelBuilder::vectorSum).collect(), dim, size);
     double maxNorm = shardRdd.map(s -> maxCentredNorm(s, mean)).reduce(Math::max);
     double[] scatter = shardRdd.map(s -> scatter(s, mean)).treeReduce(PartitionedModelBuilder::add);
     EmbeddingCovariance covariance = EmbeddingCovariance.fromScatter(dim, scatter, size);
@@ -121,36 +146,171 @@ public final class PartitionedModelBuilder {
     return (int) Math.max(Math.max(1, parallelism), (bytes + SHARD_BYTES - 1) / SHARD_BYTES);
   }
 
-  /** One candidate table by the blocked all-pairs search. */
+  /** One candidate table by the blocked all-pairs search, one task per query shard (see the class comment). */
   private static void writeTable(SparkSession spark, JavaRDD<VocabularyShard> shards, int targetStart, int size,
       int dim, double[] mean, double maxNorm, RowLengths rows, String path) {
-    int targets = size - targetStart;
-    JavaPairRDD<Integer, Candidates> merged = shards.cartesian(shards)
-        .filter(p -> p._2().lo + p._2().count > targetStart && p._2().count > 0 && p._1().count > 0)
-        .flatMapToPair(p -> {
-          VocabularyShard a = p._1();
-          VocabularyShard b = p._2();
-          int[] keep = new int[a.count];
-          for (int i = 0; i < a.count; i++) {
-            keep[i] = rows.forRank(a.lo + i, targets) + 1;
-          }
-          NeighbourSearch.BlockCandidates c = NeighbourSearch.searchBlock(a.vectors, a.count, b.vectors, b.lo,
-              b.count, Math.max(0, targetStart - b.lo), dim, mean, maxNorm, keep);
-          List<Tuple2<Integer, Candidates>> out = new ArrayList<>(a.count);
-          for (int i = 0; i < a.count; i++) {
-            out.add(new Tuple2<>(a.lo + i,
-                new Candidates(new TopK(c.words()[i], c.distances()[i]), c.restBound()[i], keep[i])));
-          }
-          return out.iterator();
-        })
-        .reduceByKey(Candidates::merge);
-    JavaRDD<Row> tableRows = merged.map(e -> e._2().toRow(e._1()));
+    int shardCount = shards.getNumPartitions();
+    ByQueryShard byQuery = new ByQueryShard(shardCount, VocabularyShard.shardSize(size, shardCount), size,
+        targetStart);
+    RDD<Tuple2<VocabularyShard, VocabularyShard>> groups = shards.cartesian(shards).rdd()
+        .coalesce(shardCount, false, Option.apply(byQuery), null);
+    JavaRDD<Row> tableRows = groups.toJavaRDD().mapPartitions(pairs -> {
+      QueryShardMerge merge = new QueryShardMerge(size - targetStart, targetStart, dim, mean, maxNorm, rows);
+      while (pairs.hasNext()) {
+        merge.add(pairs.next());
+      }
+      return merge.rows(byQuery);
+    });
     StructType schema = new StructType()
         .add("rank", DataTypes.IntegerType, false)
         .add("neighbours", DataTypes.createArrayType(DataTypes.IntegerType, false), false)
         .add("distances", DataTypes.createArrayType(DataTypes.DoubleType, false), false)
         .add("bound", DataTypes.DoubleType, false);
     spark.createDataFrame(tableRows, schema).write().mode(SaveMode.Overwrite).parquet(path);
+  }
+
+  /**
+   * Groups the partitions of {@code shards.cartesian(shards)} by query shard: group a holds the pairs
+   * (a, b), partition index a·S + b (as {@code CartesianRDD} numbers them), for every target shard b
+   * that {@link #searched} selects, in increasing b; an empty query shard's group is empty. The shard
+   * ranges are computed here as {@link Shards#load} lays them out, [s·n, min(|V|, (s+1)·n)), so the
+   * pairs that would find nothing are never computed, not even fetched.
+   */
+  static final class ByQueryShard implements PartitionCoalescer, Serializable {
+    private static final long serialVersionUID = 1L;
+    final int shards;
+    final int shardSize;
+    final int size;
+    final int targetStart;
+
+    ByQueryShard(int shards, int shardSize, int size, int targetStart) {
+      this.shards = shards;
+      this.shardSize = shardSize;
+      this.size = size;
+      this.targetStart = targetStart;
+    }
+
+    int count(int shard) {
+      return Math.max(0, Math.min(size, (shard + 1) * shardSize) - shard * shardSize);
+    }
+
+    /** Whether query shard a is searched against target shard b: both non-empty, b meets [targetStart, |V|). */
+    boolean searched(int a, int b) {
+      return count(a) > 0 && count(b) > 0 && b * shardSize + count(b) > targetStart;
+    }
+
+    /** How many target blocks query shard a merges. */
+    int blocks(int a) {
+      int n = 0;
+      for (int b = 0; b < shards; b++) {
+        n += searched(a, b) ? 1 : 0;
+      }
+      return n;
+    }
+
+    @Override
+    public PartitionGroup[] coalesce(int maxPartitions, RDD<?> parent) {
+      Partition[] pairs = parent.partitions();
+      if (pairs.length != shards * shards || maxPartitions != shards) {
+        throw new IllegalStateException("expected the " + shards + "² pairs of " + shards + " shards, got "
+            + pairs.length + " partitions into " + maxPartitions);
+      }
+      PartitionGroup[] groups = new PartitionGroup[shards];
+      for (int a = 0; a < shards; a++) {
+        groups[a] = new PartitionGroup(Option.empty());
+        for (int b = 0; b < shards; b++) {
+          if (searched(a, b)) {
+            groups[a].partitions().addOne(pairs[a * shards + b]);
+          }
+        }
+      }
+      return groups;
+    }
+  }
+
+  /**
+   * The merged candidates of one query shard's words over the target blocks added so far: per word a
+   * {@link Candidates}. The shards themselves are referenced only while {@link #add} runs (the query
+   * shard's vectors are taken from each pair: if the shard is not in this executor's memory, each
+   * pair's copy of it is dropped with the pair).
+   */
+  private static final class QueryShardMerge {
+    private final int targets;
+    private final int targetStart;
+    private final int dim;
+    private final double[] mean;
+    private final double maxNorm;
+    private final RowLengths rows;
+    private int queryIndex = -1;
+    private int queryLo;
+    private int[] keep;
+    private Candidates[] merged;
+    private int blocks;
+
+    QueryShardMerge(int targets, int targetStart, int dim, double[] mean, double maxNorm, RowLengths rows) {
+      this.targets = targets;
+      this.targetStart = targetStart;
+      this.dim = dim;
+      this.mean = mean;
+      this.maxNorm = maxNorm;
+      this.rows = rows;
+    }
+
+    /** Searches the pair's target block for the query shard's words and folds the result in. */
+    void add(Tuple2<VocabularyShard, VocabularyShard> pair) {
+      VocabularyShard a = pair._1();
+      VocabularyShard b = pair._2();
+      if (queryIndex < 0) {
+        queryIndex = a.index;
+        queryLo = a.lo;
+        keep = new int[a.count];
+        for (int i = 0; i < a.count; i++) {
+          keep[i] = rows.forRank(a.lo + i, targets) + 1;
+        }
+        merged = new Candidates[a.count];
+      } else if (a.index != queryIndex) {
+        throw new IllegalStateException("query shards " + queryIndex + " and " + a.index + " in one task");
+      }
+      NeighbourSearch.BlockCandidates c = NeighbourSearch.searchBlock(a.vectors, a.count, b.vectors, b.lo,
+          b.count, Math.max(0, targetStart - b.lo), dim, mean, maxNorm, keep);
+      for (int i = 0; i < a.count; i++) {
+        Candidates block = new Candidates(new TopK(c.words()[i], c.distances()[i]), c.restBound()[i], keep[i]);
+        merged[i] = merged[i] == null ? block : Candidates.merge(merged[i], block);
+      }
+      blocks++;
+    }
+
+    /**
+     * The query shard's final rows, in rank order, each word's candidates released as its row is
+     * made; fails unless every target block the coalescer assigned was merged.
+     */
+    Iterator<Row> rows(ByQueryShard plan) {
+      if (queryIndex < 0) {
+        return java.util.Collections.emptyIterator();
+      }
+      if (blocks != plan.blocks(queryIndex)) {
+        throw new IllegalStateException("query shard " + queryIndex + " merged " + blocks + " target blocks of "
+            + plan.blocks(queryIndex));
+      }
+      return new Iterator<>() {
+        int next = 0;
+
+        @Override
+        public boolean hasNext() {
+          return next < merged.length;
+        }
+
+        @Override
+        public Row next() {
+          if (!hasNext()) {
+            throw new java.util.NoSuchElementException();
+          }
+          Row row = merged[next].toRow(queryLo + next);
+          merged[next++] = null;
+          return row;
+        }
+      };
+    }
   }
 
   /** One query word's candidates merged over target blocks so far. */
@@ -174,6 +334,34 @@ public final class PartitionedModelBuilder {
     }
   }
 
+  /** Per dimension, the sum of a shard's vectors, in double, words in rank order. */
+  static double[] vectorSum(VocabularyShard s) {
+    double[] sum = new double[s.dim];
+    for (int i = 0; i < s.count; i++) {
+      for (int d = 0; d < s.dim; d++) {
+        sum[d] += s.vectors[i * s.dim + d];
+      }
+    }
+    return sum;
+  }
+
+  /**
+   * The vocabulary mean from the shards' sums, added in shard order ({@code collect} keeps the
+   * partition order). A fixed order gives the same doubles on every run: a {@code reduce} adds the
+   * tasks' results in the order they finish, and double addition is not associative. The mean centres
+   * the float kernels, so its last bits move the tables' float bounds and the largest centred norm.
+   */
+  static double[] mean(List<double[]> shardSums, int dim, int size) {
+    double[] mean = new double[dim];
+    for (double[] sum : shardSums) {
+      add(mean, sum);
+    }
+    for (int d = 0; d < dim; d++) {
+      mean[d] /= size;
+    }
+    return mean;
+  }
+
   private static double[] add(double[] a, double[] b) {
     for (int i = 0; i < a.length; i++) {
       a[i] += b[i];
@@ -182,7 +370,7 @@ public final class PartitionedModelBuilder {
   }
 
   /** The largest norm of the centred vectors, rounded to float as the search kernels centre them. */
-  private static double maxCentredNorm(VocabularyShard s, double[] mean) {
+  static double maxCentredNorm(VocabularyShard s, double[] mean) {
     double max = 0;
     for (int i = 0; i < s.count; i++) {
       double sum = 0;

@@ -85,12 +85,29 @@ final class Shards {
   }
 
   /**
-   * Shards in rank order, one at a time on the driver (for the streamed hash). Partition s holds shard s
-   * ({@link #load}), so the partitions' own order is rank order and {@code toLocalIterator} fetches one
-   * shard per job. (Sorting first would gather every shard into one partition: the whole vocabulary in one
-   * task result, more than the driver's spark.driver.maxResultSize from about 1M × 300 d.)
+   * Shards in rank order, one at a time on the driver (for the streamed hash): partition s holds
+   * shard s ({@link #load}), and {@code toLocalIterator} fetches one partition per job, in partition
+   * order, when the previous one is used up. (Sorting by shard index into one partition instead would
+   * shuffle every vector into a single task and fetch them all to the driver at once.)
    */
   static Iterator<VocabularyShard> inOrder(JavaRDD<VocabularyShard> shards) {
-    return shards.toLocalIterator();
+    Iterator<VocabularyShard> partitions = shards.toLocalIterator();
+    return new Iterator<>() {
+      int expected = 0;
+
+      @Override
+      public boolean hasNext() {
+        return partitions.hasNext();
+      }
+
+      @Override
+      public VocabularyShard next() {
+        VocabularyShard s = partitions.next();
+        if (s.index != expected++) {
+          throw new IllegalStateException("shard " + s.index + " where shard " + (expected - 1) + " belongs");
+        }
+        return s;
+      }
+    };
   }
 }
