@@ -35,14 +35,9 @@ import jdk.incubator.vector.VectorSpecies;
 final class HammingVectorKernel implements BitSlicedCodes.Kernel {
   /** The long vectors of this JVM's width ({@link VectorWidth}): 512 bits on AVX-512, else 256. */
   static final VectorSpecies<Long> S =
-      VectorWidth.choose(preferredBits()) == 512 ? LongVector.SPECIES_512 : LongVector.SPECIES_256;
+      VectorWidth.choose(VectorWidth.Hardware.longBits()) == 512 ? LongVector.SPECIES_512 : LongVector.SPECIES_256;
   /** Longs per vector, hence per plane: 8 or 4. */
   private static final int L = S.length();
-
-  /** The widest long vectors this JVM compiles to hardware on this CPU (256 on AVX2, 512 on AVX-512). */
-  static int preferredBits() {
-    return LongVector.SPECIES_PREFERRED.vectorBitSize();
-  }
 
   @Override
   public int lanes() {

@@ -107,8 +107,9 @@ public final class NearestCodes implements Serializable {
         throw new IllegalArgumentException("-D" + KERNEL_PROPERTY + "=" + forced
             + " is not a kernel; use scalar or vector (or leave it unset; -Ddptext.knn.vectorBits sets the width)");
       }
+      // Asks VectorWidth wherever the Vector API runs, so that a bad width property fails here by name.
       int bits = vectorApiBits();
-      return bits >= 512 && VectorWidth.choose(bits) == 512 ? VECTOR : SCALAR;
+      return bits >= 256 && VectorWidth.choose(bits) == 512 ? VECTOR : SCALAR;
     }
 
     BitSlicedCodes.Kernel vectorKernel() {
@@ -133,7 +134,7 @@ public final class NearestCodes implements Serializable {
       int bits = 0;
       if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
         try {
-          bits = HammingVectorKernel.preferredBits();
+          bits = VectorWidth.Hardware.longBits();
         } catch (LinkageError | RuntimeException e) {
           bits = 0;
         }

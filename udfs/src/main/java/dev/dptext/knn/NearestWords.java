@@ -124,7 +124,7 @@ public final class NearestWords implements Serializable {
       boolean ok = false;
       if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
         try {
-          ok = VectorKernels.supported();
+          ok = VectorWidth.Hardware.floatBits() >= 256;
         } catch (LinkageError | RuntimeException e) {
           ok = false;
         }

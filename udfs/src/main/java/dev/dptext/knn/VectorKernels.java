@@ -11,7 +11,8 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>This class is loaded only after {@link NearestWords} has checked that the module
  * {@code jdk.incubator.vector} is in the boot layer (the JVM was started with
  * {@code --add-modules=jdk.incubator.vector}, as Spark 4's launcher does) and that the JIT maps
- * 256-bit vectors to hardware; otherwise the search runs on BLAS with a scalar scan.
+ * 256-bit vectors to hardware ({@link VectorWidth.Hardware}); otherwise the search runs on BLAS with a
+ * scalar scan.
  */
 final class VectorKernels {
   private VectorKernels() {}
@@ -22,19 +23,9 @@ final class VectorKernels {
    * an instance field would box).
    */
   static final VectorSpecies<Float> S =
-      VectorWidth.choose(preferredBits()) == 512 ? FloatVector.SPECIES_512 : FloatVector.SPECIES_256;
+      VectorWidth.choose(VectorWidth.Hardware.floatBits()) == 512 ? FloatVector.SPECIES_512 : FloatVector.SPECIES_256;
   /** Lanes of one vector. */
   static final int L = S.length();
-
-  /** Whether 256-bit float vectors are compiled to hardware vectors on this JVM and CPU. */
-  static boolean supported() {
-    return preferredBits() >= 256;
-  }
-
-  /** The widest vectors this JVM compiles to hardware on this CPU (256 on AVX2, 512 on AVX-512). */
-  static int preferredBits() {
-    return FloatVector.SPECIES_PREFERRED.vectorBitSize();
-  }
 
   /**
    * The threshold scan of a BLAS score row, thirty-two scores per comparison: the row's maximum over

@@ -1,5 +1,8 @@
 package dev.dptext.knn;
 
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.LongVector;
+
 /**
  * The one vector width of every Vector API kernel in a JVM: the float kernels of {@link NearestWords}
  * ({@code VectorKernels}) and the Hamming kernel of {@link NearestCodes} ({@code HammingVectorKernel}).
@@ -11,8 +14,12 @@ package dev.dptext.knn;
  * would run on a CPU of the other width (tests and benchmarks on an AVX-512 machine standing in for an
  * AVX2 one); no deployment wants different widths for the two searches.
  *
- * <p>This class names no Vector API type, so it can be loaded without the incubator module; callers
- * pass the width the JIT compiles to hardware for their element type.
+ * <p>The choice ({@link #choose}) names no Vector API type, so it can run without the incubator module;
+ * the probe of what the JIT compiles ({@link Hardware}) does, and is loaded only once the module is known
+ * to be present. The probe is kept out of the kernels' classes on purpose: calling a kernel class's
+ * static method initialises its species, so a bad {@value #PROPERTY} would fail inside the callers'
+ * "is the Vector API usable" checks, which treat any failure as "no" — a silent fallback to the scalar
+ * or BLAS path instead of the error {@link #choose} means to raise.
  */
 final class VectorWidth {
   private VectorWidth() {}
@@ -41,5 +48,18 @@ final class VectorWidth {
     }
     throw new IllegalArgumentException("-D" + PROPERTY + "=" + forced + " is not a vector width of this CPU; use 256"
         + (preferredBits >= 512 ? " or 512" : "") + " (or leave it unset)");
+  }
+
+  /** The widest vectors this JVM compiles to hardware on this CPU (256 on AVX2, 512 on AVX-512), per element type. */
+  static final class Hardware {
+    private Hardware() {}
+
+    static int floatBits() {
+      return FloatVector.SPECIES_PREFERRED.vectorBitSize();
+    }
+
+    static int longBits() {
+      return LongVector.SPECIES_PREFERRED.vectorBitSize();
+    }
   }
 }
