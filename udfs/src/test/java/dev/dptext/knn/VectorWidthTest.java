@@ -99,6 +99,7 @@ class VectorWidthTest {
       t.uncertifiedQueriesFallBackExactlyOnEveryKernel();
       t.adversarialScalesStayExact();
       t.queriesFarOutsideTheVocabularyStayExact();
+      t.theRoundingMarginBoundsEveryKernelsErrorOnNoisyQueries();
       NeighbourSearchTest all = new NeighbourSearchTest();
       all.everyKernelEqualsBruteForceOnAwkwardShapes();
       all.tiesAndDuplicatesGoToTheLowerRankOnEveryKernel();
