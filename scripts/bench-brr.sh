@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # BRR on one core: (1) the mechanism alone, batched per review, next to the plain algorithm it replaced
 # (per-bit uniforms, full scan) and the scalar full-scan kernel, at several ε (BRR_EPSILONS, default
-# "0.57 1 2 4"); the search kernel is the one this JVM chooses, or BRR_KERNEL (scalar, vector256,
-# vector512); BRR_JAVA_OPTS adds JVM options (e.g. -XX:UseAVX=2 to run as on an AVX2-only CPU).
+# "0.57 1 2 4"); the search kernel is the one this JVM chooses, or BRR_KERNEL (scalar or vector, the
+# vector kernel at the JVM's width); BRR_JAVA_OPTS adds JVM options (e.g. -Ddptext.knn.vectorBits=256
+# for the vector kernel's 256-bit width, or -XX:UseAVX=2 to run as on an AVX2-only CPU).
 # (2) With --jobs, whole sanitize jobs BRR vs Laplace, back to back on local[1] from a prebuilt model
 # artifact, reporting whole-wall and sanitize-phase tokens/s: BRR at ε = 0.57 (the ε matching Laplace
 # ε = 10 by the privacy ratio), BRR at ε = 2 (the case where no in-vocabulary word changes), and
 # Laplace ε = 10; BRR_JOB_KERNELS="scalar" adds matched-ε BRR jobs forced to that kernel.
 # Results go to BENCHMARKS.md by hand. Run under the exclusive CPU lock:
 #   flock -x /tmp/dptext-cpu.lock scripts/bench-brr.sh [--jobs] [reviews=200] [job reviews=2000]
-# Builds with `package` (never `install`).
+# Builds with `package` (never `install`); DPTEXT_SKIP_BUILD=1 and DPTEXT_MVN_ARGS as in
+# scripts/lib/bench-build.sh.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -20,13 +22,12 @@ REVIEWS="${1:-200}"
 JOB_REVIEWS="${2:-2000}"
 VOCAB=100000
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%F)"
-if [[ "${DPTEXT_SKIP_BUILD:-0}" != 1 ]]; then
-  ./mvnw -q -B -ntp -DskipTests package dependency:build-classpath -Dmdep.outputFile=target/bench.cp \
-    -Dmdep.includeScope=provided >/dev/null
-fi
-MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
+# shellcheck source-path=SCRIPTDIR source=lib/bench-build.sh
+source scripts/lib/bench-build.sh
+bench_data
 if [[ $JOBS == 0 ]]; then
-  CP="benchmarks/target/classes:udfs/target/classes:$(cat benchmarks/target/bench.cp)"
+  bench_build benchmarks
+  CP=$(bench_classpath)
   KERNEL_OPT=()
   if [[ -n "${BRR_KERNEL:-}" ]]; then KERNEL_OPT=("-Ddptext.brr.kernel=$BRR_KERNEL"); fi
   echo "== BRR mechanism, one thread, V=$VOCAB, $REVIEWS reviews ${BRR_KERNEL:+kernel $BRR_KERNEL }${BRR_JAVA_OPTS:-}"
@@ -37,6 +38,7 @@ if [[ $JOBS == 0 ]]; then
   exit 0
 fi
 # Whole jobs: one prebuilt model (V = 100,000), the first $JOB_REVIEWS reviews, local[1].
+bench_build job
 WORK="${DPTEXT_BENCH_DIR:-/tmp/dptext-bench-brr}"
 mkdir -p "$WORK"
 MODEL="$WORK/glove-6B-100d-100k.dptext"

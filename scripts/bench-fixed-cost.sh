@@ -4,18 +4,21 @@
 # cold JVM, in ALTERNATING pairs (dptext first in odd pairs, the identity job first in even ones), so
 # that both sides of a pair share the machine's state of the moment.
 #
-#   ./mvnw -q -B -ntp -DskipTests package
-#   flock -x /tmp/dptext-cpu.lock scripts/bench-fixed-cost.sh [reviews=5000] [pairs=5]
+#   DPTEXT_SKIP_BUILD=1 flock -x /tmp/dptext-cpu.lock scripts/bench-fixed-cost.sh [reviews=5000] [pairs=5]
+#
+# (without DPTEXT_SKIP_BUILD=1 it first builds with `package`, as scripts/lib/bench-build.sh does; build
+# outside the lock and skip it inside)
 #
 # (a) dptext sanitize: the first N IMDb reviews (~/.cache/dptext/imdb-reviews.jsonl, from
 #     scripts/fetch-data.sh), SanText+ ε=3 (w=0.9, p=0.3), a prebuilt model artifact of the embedded
 #     default vocabulary (build-model --model default, built once, outside the timing), key from a
 #     file, Parquet out, every other option at its default (schema inferred, as the identity job does).
 # (b) dev.dptext.bench.IdentityJob: spark.read().json(input).write().parquet(output).
-# Both are launched as scripts/dptext launches the job: the same java, ${DPTEXT_JAVA_OPTS:--Xmx4g},
-# Spark's module flags from the pom, conf/log4j2.properties, master local[*]; dptext with the shaded
-# jar and Spark's classpath, the identity job with the benchmarks jar and the same Spark classpath
-# (not the shaded jar: a plain Spark job does not carry dptext's classes).
+# dptext is launched by scripts/dptext itself (a cold JVM per run: it execs java), with
+# DPTEXT_JAVA_OPTS = ${DPTEXT_JAVA_OPTS:--Xmx4g}; the identity job as scripts/dptext launches the job:
+# the same java, JVM options, Spark's module flags from the pom, conf/log4j2.properties, master
+# local[*], with the benchmarks jar and the same Spark classpath (not the shaded jar: a plain Spark job
+# does not carry dptext's classes).
 #
 # Prints per run the wall time (JVM start to exit, from this script) and CPU time (user + sys), per
 # pair the difference, then the medians. Then, unless BREAKDOWN=0, one instrumented run of each
@@ -24,10 +27,11 @@
 # breakdown of where dptext's extra seconds go (scripts/lib/fixed_cost_breakdown.py). The
 # instrumented runs log more than the timed ones and are not in the medians.
 #
-# BASELINE=<another checkout, built>: its dptext runs too, in rotating triples (dptext, baseline,
-# identity), for measuring a change side by side.
+# BASELINE=<another checkout, built>: its dptext runs too, by its own scripts/dptext (its jar, Spark
+# classpath and log configuration), in rotating triples (dptext, baseline, identity), for measuring a
+# change side by side.
 # Environment: DPTEXT_DATA (default ~/.cache/dptext), FIXED_COST_WORK (default $DPTEXT_DATA/fixed-cost),
-# REBUILD=1 (rebuild the model artifact), BREAKDOWN=0, DPTEXT_JAVA_OPTS.
+# REBUILD=1 (rebuild the model artifact), BREAKDOWN=0, DPTEXT_JAVA_OPTS, DPTEXT_SKIP_BUILD, DPTEXT_MVN_ARGS.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -35,19 +39,19 @@ REVIEWS=${1:-5000}
 PAIRS=${2:-5}
 CACHE="${DPTEXT_DATA:-$HOME/.cache/dptext}"
 WORK="${FIXED_COST_WORK:-$CACHE/fixed-cost}"
+# shellcheck source-path=SCRIPTDIR source=lib/bench-build.sh
+source scripts/lib/bench-build.sh
+bench_build job
 JOB="$ROOT/spark-job/target"
 BENCH_JAR=$(ls "$ROOT"/benchmarks/target/dptext-benchmarks-*.jar 2>/dev/null | head -n 1 || true)
 [[ -f "$JOB/classpath-provided.txt" && -n "$BENCH_JAR" ]] \
-  || { echo "bench-fixed-cost: build first: ./mvnw -q -B -ntp -DskipTests package" >&2; exit 2; }
+  || { echo "bench-fixed-cost: not built (run it without DPTEXT_SKIP_BUILD=1)" >&2; exit 2; }
 [[ -f "$CACHE/imdb-reviews.jsonl" ]] || { echo "bench-fixed-cost: no $CACHE/imdb-reviews.jsonl; run scripts/fetch-data.sh" >&2; exit 2; }
-SPARK_CP=$(cat "$JOB/classpath-provided.txt")
-DPTEXT_CP="$(ls "$JOB"/dptext-spark-job-*-shaded.jar | head -n 1):$SPARK_CP"
-IDENTITY_CP="$BENCH_JAR:$SPARK_CP"
+IDENTITY_CP="$BENCH_JAR:$(cat "$JOB/classpath-provided.txt")"
 if [[ -n "${BASELINE:-}" ]]; then
   # Another build of dptext (e.g. an earlier commit's checkout, built with package) in the same pairs.
-  BASELINE_CP="$(ls "$BASELINE"/spark-job/target/dptext-spark-job-*-shaded.jar | head -n 1):$SPARK_CP"
+  [[ -x "$BASELINE/scripts/dptext" ]] || { echo "bench-fixed-cost: no $BASELINE/scripts/dptext" >&2; exit 2; }
 fi
-MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' "$ROOT/pom.xml")
 JAVA_OPTS=${DPTEXT_JAVA_OPTS:--Xmx4g}
 
 mkdir -p "$WORK"
@@ -66,22 +70,26 @@ if [[ ! -s "$MODEL" || "${REBUILD:-0}" == 1 ]]; then
   tail -n 1 "$WORK/build-model.out"
 fi
 
-# run NAME LOG_CONFIG EXTRA_JVM_OPTS: one cold JVM, launched as scripts/dptext launches the job (java,
-# the JVM options, Spark's module flags, the log configuration, the classpath, the main class); sets
-# WALL (JVM start to exit, seconds) and CPU (user + sys of the JVM, seconds).
+# run NAME LOG_CONFIG EXTRA_JVM_OPTS: one cold JVM — dptext (or the baseline) by scripts/dptext, the
+# identity job as scripts/dptext launches the job (java, the JVM options, Spark's module flags, the log
+# configuration, the classpath, the main class); sets WALL (JVM start to exit, seconds) and CPU (user +
+# sys of the JVM, seconds).
 run() {
-  local name=$1 log_config=$2 extra=$3 out="$WORK/out-$1" t0 t1 cmd
+  local name=$1 log_config=$2 extra=$3 out="$WORK/out-$1" t0 t1 cmd env=()
   rm -rf "$out"
-  # shellcheck disable=SC2206
-  cmd=(java $JAVA_OPTS $MODULE_OPTIONS $extra -Dlog4j2.configurationFile="$log_config")
   if [[ $name == dptext* || $name == baseline* ]]; then
-    cmd+=(-cp "$([[ $name == dptext* ]] && echo "$DPTEXT_CP" || echo "$BASELINE_CP")" dev.dptext.job.DpTextJob sanitize --input "$INPUT" --text-column review --id-column id
-      --model "$MODEL" --mechanism santext+ --epsilon 3 --key-file "$KEY" --output-format parquet --output "$out")
+    # scripts/dptext puts DPTEXT_JAVA_OPTS last, so this log configuration replaces its default.
+    env=(env "DPTEXT_JAVA_OPTS=$JAVA_OPTS $extra -Dlog4j2.configurationFile=$log_config")
+    cmd=("$([[ $name == dptext* ]] && echo "$ROOT" || echo "$BASELINE")/scripts/dptext" sanitize --input "$INPUT"
+      --text-column review --id-column id --model "$MODEL" --mechanism santext+ --epsilon 3 --key-file "$KEY"
+      --output-format parquet --output "$out")
   else
-    cmd+=(-cp "$IDENTITY_CP" dev.dptext.bench.IdentityJob "$INPUT" "$out")
+    # shellcheck disable=SC2206
+    cmd=(java $JAVA_OPTS $MODULE_OPTIONS $extra -Dlog4j2.configurationFile="$log_config"
+      -cp "$IDENTITY_CP" dev.dptext.bench.IdentityJob "$INPUT" "$out")
   fi
   t0=$(date +%s%N)
-  /usr/bin/time -f '%U %S' -o "$WORK/$name.time" "${cmd[@]}" > "$WORK/$name.out" 2> "$WORK/$name.err" \
+  /usr/bin/time -f '%U %S' -o "$WORK/$name.time" "${env[@]}" "${cmd[@]}" > "$WORK/$name.out" 2> "$WORK/$name.err" \
     || { echo "bench-fixed-cost: $name failed"; tail -n 20 "$WORK/$name.err"; exit 1; }
   t1=$(date +%s%N)
   if [[ $name != identity* ]] && ! grep -q "rows in / out      $(commas "$REVIEWS") / $(commas "$REVIEWS")" "$WORK/$name.out"; then

@@ -3,13 +3,16 @@
 #   1. build-model: GloVe 6B 100-d, top 74,000 words, neighbour tables for SanText and SanText+ w=0.9
 #   2. the sampler hot path on one thread, next to the O(|V|)-per-token reference algorithm
 #   3. the whole sanitize job over the 50,000 IMDb reviews, SanText+ ε=3 w=0.9 p=0.3, written to Delta
-# Usage: scripts/bench-foundation.sh   (DPTEXT_DATA overrides the cache dir, default ~/.cache/dptext)
+# Usage: scripts/bench-foundation.sh   (DPTEXT_DATA overrides the cache dir, default ~/.cache/dptext;
+# DPTEXT_SKIP_BUILD=1 and DPTEXT_MVN_ARGS as in scripts/lib/bench-build.sh)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 CACHE="${DPTEXT_DATA:-$HOME/.cache/dptext}"
-scripts/fetch-data.sh >&2
-./mvnw -q -B -DskipTests install
+# shellcheck source-path=SCRIPTDIR source=lib/bench-build.sh
+source scripts/lib/bench-build.sh
+bench_data
+bench_build job # the job for build-model and sanitize, the benchmarks module for the sampler
 MODEL="$CACHE/glove-6B-100d-74k.dptext"
 export DPTEXT_KEY="${DPTEXT_KEY:-$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')}"
 
@@ -24,10 +27,9 @@ else
 fi
 
 echo "== 2. sampler hot path"
-MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
-./mvnw -q -B dependency:build-classpath -pl benchmarks -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=provided >/dev/null
 mkdir -p target
-java $MODULE_OPTIONS -Xmx6g -cp "benchmarks/target/classes:udfs/target/classes:$(cat benchmarks/target/bench.cp)" \
+# shellcheck disable=SC2086
+java $MODULE_OPTIONS -Xmx6g -cp "$(bench_classpath)" \
   dev.dptext.bench.SamplerBenchmark "$MODEL" "$CACHE/imdb-reviews.jsonl" 3000000 2>&1 | grep -v -E "WARN|InstanceBuilder"
 
 echo "== 3. sanitize job: 50,000 IMDb reviews, SanText+ ε=3 w=0.9 p=0.3, Delta output"

@@ -7,8 +7,8 @@
 # (rounds × V × threads × builds). Each timed JVM holds the exclusive CPU lock; builds do not. Then the
 # two builds' tables are compared row by row and bound by bound.
 #   scripts/bench-model-build.sh [V list=25000,100000] [rounds=2] [old commit=00dfc31]
-# DPTEXT_MVN_ARGS passes extra arguments to Maven (e.g. -Dmaven.repo.local=...); results go to
-# BENCHMARKS.md by hand.
+# DPTEXT_MVN_ARGS passes extra arguments to Maven (e.g. -Dmaven.repo.local=...), for both builds;
+# DPTEXT_SKIP_BUILD=1 skips this build's (scripts/lib/bench-build.sh). Results go to BENCHMARKS.md by hand.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -17,20 +17,20 @@ VOCABS="${1:-25000,100000}"
 ROUNDS="${2:-2}"
 OLD="${3:-00dfc31}"
 LOCK="${DPTEXT_CPU_LOCK:-/tmp/dptext-cpu.lock}"
+# shellcheck disable=SC2206
 MVN_ARGS=(${DPTEXT_MVN_ARGS:-})
-scripts/fetch-data.sh >&2
-scripts/setup-native-blas.sh >&2
-# This build, in the reactor (no install: the local repository may be shared).
-./mvnw -q -B "${MVN_ARGS[@]}" -DskipTests package dependency:build-classpath -pl benchmarks -am \
-  -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=provided >/dev/null
+# shellcheck source-path=SCRIPTDIR source=lib/bench-build.sh
+source scripts/lib/bench-build.sh
+bench_data
+bench_native_blas
+bench_build benchmarks
 # The earlier build, from git archive (the repository is not touched).
 OLD_DIR="$ROOT/target/bench-old-$(git rev-parse --short "$OLD")"
 if [[ ! -d "$OLD_DIR/udfs/target/classes/dev" ]]; then
   rm -rf "$OLD_DIR" && mkdir -p "$OLD_DIR"
   git archive "$OLD" | tar -x -C "$OLD_DIR"
-  (cd "$OLD_DIR" && ./mvnw -q -B "${MVN_ARGS[@]}" -DskipTests package -pl udfs >/dev/null)
+  (cd "$OLD_DIR" && ./mvnw -q -B -ntp "${MVN_ARGS[@]}" -DskipTests package -pl udfs >/dev/null)
 fi
-MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
 DEPS="$(cat benchmarks/target/bench.cp)"
 DUMPS="$(mktemp -d)"
 trap 'rm -rf "$DUMPS"' EXIT
@@ -40,6 +40,7 @@ echo "== new: commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- udf
 run() { # <label> <udfs classes> <V> <threads> <repeats> [dump]
   local label="$1" classes="$2"; shift 2
   echo "== $label"
+  # shellcheck disable=SC2086 # MODULE_OPTIONS is a list of flags
   OPENBLAS_NUM_THREADS=1 flock -x "$LOCK" java $MODULE_OPTIONS -Xmx4g -cp "benchmarks/target/classes:$classes:$DEPS" \
     dev.dptext.bench.ModelBuildBenchmark "$CACHE/glove.6B.100d.txt" "$@" 2>&1 \
     | grep -E "^V=|^scores:"

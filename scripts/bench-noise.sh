@@ -7,6 +7,7 @@
 # chose on AVX-512 CPUs). Then the kernels alone, side by side in one JVM, at two batch sizes.
 # Results go to BENCHMARKS.md by hand. Run under the exclusive CPU lock:
 #   flock -x /tmp/dptext-cpu.lock scripts/bench-noise.sh [reviews=100] [vocabulary=100000] [rounds=2]
+# DPTEXT_SKIP_BUILD=1 and DPTEXT_MVN_ARGS as in scripts/lib/bench-build.sh.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -15,17 +16,16 @@ REVIEWS="${1:-100}"
 VOCAB="${2:-100000}"
 ROUNDS="${3:-2}"
 SPECS="${DPTEXT_BENCH_SPECS:-laplace:epsilon=6;laplace:epsilon=12;mahalanobis:epsilon=6,lambda=0.5;mahalanobis:epsilon=12,lambda=0.5;vickrey:epsilon=6,t=0.5;vickrey:epsilon=25,t=0.3}"
-scripts/fetch-data.sh >&2
-scripts/setup-native-blas.sh >&2
-# Build in the reactor (no install: the local repository is shared); the classpath file then names
-# the sibling module's fresh jar, not a stale snapshot.
-./mvnw -q -B -DskipTests package dependency:build-classpath -pl benchmarks -am \
-  -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=provided >/dev/null
-MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
-CP="benchmarks/target/classes:udfs/target/classes:$(cat benchmarks/target/bench.cp)"
+# shellcheck source-path=SCRIPTDIR source=lib/bench-build.sh
+source scripts/lib/bench-build.sh
+bench_data
+bench_native_blas
+bench_build benchmarks
+CP=$(bench_classpath)
 bench() { # <label> <java flags...>
   local label="$1"; shift
   echo "== $label"
+  # shellcheck disable=SC2086 # MODULE_OPTIONS is a list of flags
   OPENBLAS_NUM_THREADS=1 java $MODULE_OPTIONS "$@" -Xmx8g -cp "$CP" dev.dptext.bench.NoiseMechanismBenchmark \
     "$CACHE/glove.6B.100d.txt" "$CACHE/imdb-reviews.jsonl" "$VOCAB" "$REVIEWS" "$SPECS" 2>&1 | grep -v -E "WARN|InstanceBuilder"
 }
@@ -36,5 +36,6 @@ for ((round = 1; round <= ROUNDS; round++)); do
   bench "round $round: native OpenBLAS" -Ddptext.knn.backend=native
 done
 echo "== the kernels alone, one JVM, 4,000 Laplace-noised words (ε=10) per measurement"
+# shellcheck disable=SC2086
 OPENBLAS_NUM_THREADS=1 java $MODULE_OPTIONS -Xmx8g -cp "$CP" dev.dptext.bench.NearestWordsBenchmark \
   "$CACHE/glove.6B.100d.txt" "$VOCAB" 4000 10 250,1000 2>&1 | grep -v -E "WARN|InstanceBuilder"

@@ -5,15 +5,16 @@
 # Both over the first V GloVe words and IMDb tokens, alternating (numpy, dptext, numpy, dptext) in one
 # sitting so the ratio comes from one run. Needs 8·V² bytes for the matrix (7.7 GB at V = 31,000).
 # Usage: scripts/bench-santext-reference.sh [V]        (default 31000, the reference's IMDb vocabulary)
+# DPTEXT_SKIP_BUILD=1 and DPTEXT_MVN_ARGS as in scripts/lib/bench-build.sh.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 V="${1:-31000}"
 CACHE="${DPTEXT_DATA:-$HOME/.cache/dptext}"
-scripts/fetch-data.sh >&2
-# Build in the reactor (no install: the local repository may be shared); the job jar builds the model.
-./mvnw -q -B -DskipTests package dependency:build-classpath -Dmdep.outputFile=target/bench.cp \
-  -Dmdep.includeScope=provided >/dev/null
+# shellcheck source-path=SCRIPTDIR source=lib/bench-build.sh
+source scripts/lib/bench-build.sh
+bench_data
+bench_build job # the job's jar builds the model
 VENV="$ROOT/target/bench-venv"
 if [[ ! -x "$VENV/bin/python" ]]; then
   python3 -m venv "$VENV"
@@ -23,7 +24,6 @@ MODEL="$CACHE/glove-6B-100d-${V}.dptext"
 if [[ ! -s "$MODEL" ]]; then
   scripts/dptext build-model --model "$CACHE/glove.6B.100d.txt" --vocab-size "$V" --output "$MODEL" 2>&1 | grep -v WARN
 fi
-MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%F), V=$V"
 echo "== numpy $("$VENV/bin/python" -c 'import numpy; print(numpy.__version__)'), $("$VENV/bin/python" --version)"
@@ -32,6 +32,7 @@ for round in 1 2; do
   "$VENV/bin/python" benchmarks/python/santext_reference.py "$CACHE/glove.6B.100d.txt" "$CACHE/imdb-reviews.jsonl" \
     --vocab "$V" --epsilons 1,3 --tokens 5000
   echo "== round $round: dptext (one thread)"
-  java $MODULE_OPTIONS -Xmx6g -cp "benchmarks/target/classes:udfs/target/classes:$(cat benchmarks/target/bench.cp)" \
+  # shellcheck disable=SC2086
+  java $MODULE_OPTIONS -Xmx6g -cp "$(bench_classpath)" \
     dev.dptext.bench.SamplerBenchmark "$MODEL" "$CACHE/imdb-reviews.jsonl" 3000000 2>&1 | grep -v -E "WARN|InstanceBuilder"
 done

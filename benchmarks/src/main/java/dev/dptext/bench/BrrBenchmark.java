@@ -17,8 +17,9 @@ import java.util.Locale;
  * Prints tokens/s for the flip step, the search step and the whole mechanism at several ε; the search
  * three ways on the same flipped codes, answers checked equal: the plain scan, the scalar kernel
  * (bound + chunk index / pruned tiled {@code Long.bitCount} scan) and the kernel this JVM chooses
- * ({@link NearestCodes.Kernel#best()}: {@code -Ddptext.brr.kernel=…} forces one; compare vector widths
- * in separate JVMs, since C2's type profiles are shared between them).
+ * ({@link NearestCodes.Kernel#best()}: {@code -Ddptext.brr.kernel=scalar|vector} forces one; the vector
+ * kernel's width is fixed per JVM, {@code -Ddptext.knn.vectorBits=256|512}, so widths are compared in
+ * separate JVMs).
  *
  * <p>Usage: {@code BrrBenchmark <glove.txt> <reviews.jsonl> <vocab size> <reviews> [ε …]}.
  */

@@ -19,7 +19,7 @@ import dev.dptext.embedding.BinaryCodes;
  * <p>Per block: planeCount code planes (padded to a multiple of 8 with zero planes), then the 8 planes
  * of a, the plane of p and one zero plane (what a query's plane list is padded with to a multiple of 8).
  * The last block is padded with zero words, which the search skips by rank. This class names no Vector
- * API type: the kernels are in {@code HammingVectorKernels}, loaded only when the API is present.
+ * API type: the kernel is {@code HammingVectorKernel}, loaded only when the API is present.
  * Memory: the codes' plus 10 planes per block (3.3 MB for 100,000 words at 256 bits).
  */
 final class BitSlicedCodes {

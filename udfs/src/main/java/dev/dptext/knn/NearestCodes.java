@@ -23,7 +23,7 @@ import java.io.Serializable;
  * Laplace ε = 10: the flipped code is ~92 bits from its word, ~128 from the others) every code is
  * read and the scan is bound by scalar POPCNT throughput. When the Vector API is present the scan instead
  * runs over a bit-sliced copy of the codes ({@link BitSlicedCodes}, built on first use per JVM) and
- * computes 512 or 256 words' distances per vector operation with carry-save adders, adding only the
+ * computes 512 or 256 words' distances per vector operation (the JVM's vector width) with carry-save adders, adding only the
  * planes where the query has a 1 (or a 0, whichever are fewer) onto the words' precomputed weights; the
  * words it reports below the bound are then compared exactly in rank order, so the answer is the plain
  * scan's.
@@ -50,27 +50,25 @@ public final class NearestCodes implements Serializable {
    */
   private static final int MAX_CHUNK_RADIUS = 2;
 
-  /** Overrides the choice of the full scan's kernel in a JVM: {@code scalar}, {@code vector256} or {@code vector512}. */
+  /** Overrides the choice of the full scan's kernel in a JVM: {@code scalar} or {@code vector}. */
   public static final String KERNEL_PROPERTY = "dptext.brr.kernel";
 
   /**
-   * How the full scan computes distances. All give the same (exact) answers; public so that benchmarks
+   * How the full scan computes distances. Both give the same (exact) answers; public so that benchmarks
    * can compare them in one JVM, while the product takes {@link #best()} (or {@value #KERNEL_PROPERTY}).
+   * The vector kernel's width is not a kernel of its own: it is fixed per JVM by {@link VectorWidth}
+   * (the CPU's widest vectors, or {@code -Ddptext.knn.vectorBits=256|512}), as for the float kernels.
    */
   public enum Kernel {
     /** Four {@code Long.bitCount} per 256-bit word over the row-major codes (with head abandoning). */
-    SCALAR("scalar", 0),
-    /** Bit-sliced carry-save counting on 256-bit long vectors (AVX2). */
-    VECTOR_256("vector256", 256),
-    /** Bit-sliced carry-save counting on 512-bit long vectors (AVX-512). */
-    VECTOR_512("vector512", 512);
+    SCALAR("scalar"),
+    /** Bit-sliced carry-save counting on long vectors of this JVM's width (512 bits on AVX-512, else 256). */
+    VECTOR("vector");
 
     private final String key;
-    private final int vectorBits;
 
-    Kernel(String key, int vectorBits) {
+    Kernel(String key) {
       this.key = key;
-      this.vectorBits = vectorBits;
     }
 
     /** The name {@value #KERNEL_PROPERTY} takes. */
@@ -78,19 +76,21 @@ public final class NearestCodes implements Serializable {
       return key;
     }
 
-    /** Whether it can run in this JVM: the Vector API is present and compiles vectors this wide to hardware. */
+    /** Whether it can run in this JVM: the Vector API is present and compiles 256-bit long vectors to hardware. */
     public boolean available() {
-      return vectorBits == 0 || vectorBits <= vectorApiBits();
+      return this == SCALAR || vectorApiBits() >= 256;
     }
 
     /**
-     * The kernel of this JVM: the one named by {@value #KERNEL_PROPERTY} if set, else the 512-bit vector
-     * kernel where the JVM compiles 512-bit vectors (AVX-512), else the scalar one. Measured
-     * (BENCHMARKS.md, BRR issue 19, Intel Xeon): the 512-bit kernel, adding half the planes, runs the
-     * full scan ~6× as fast as the scalar one (~2.5× before the halving); the 256-bit kernel, on the same
-     * CPU restricted to AVX2 ({@code -XX:UseAVX=2}: no {@code vpternlogq}), was only ~1.1× before the
-     * halving — not enough to choose it unmeasured on AVX2-only CPUs (AMD EPYC, whose scalar POPCNT is
-     * cheaper), where {@code -Ddptext.brr.kernel=vector256} can be tried.
+     * The kernel of this JVM: the one named by {@value #KERNEL_PROPERTY} if set, else the vector kernel
+     * where it runs on 512-bit vectors (AVX-512, and the width not forced down to 256), else the scalar
+     * one. Measured (BENCHMARKS.md, BRR issue 19, Intel Xeon): the kernel on 512-bit vectors, adding half
+     * the planes, runs the full scan ~6× as fast as the scalar one (~2.5× before the halving); on 256-bit
+     * vectors, on the same CPU restricted to AVX2 ({@code -XX:UseAVX=2}: no {@code vpternlogq}), it was
+     * only ~1.1× before the halving — not enough to choose it unmeasured on AVX2-only CPUs (AMD EPYC,
+     * whose scalar POPCNT is cheaper), where {@code -Ddptext.brr.kernel=vector} can be tried. The rule
+     * follows the width the kernel would run at, not the CPU's, so that a JVM forced to 256 bits chooses
+     * as an AVX2 CPU would.
      */
     public static Kernel best() {
       String forced = System.getProperty(KERNEL_PROPERTY, "").trim();
@@ -99,26 +99,24 @@ public final class NearestCodes implements Serializable {
           if (k.key.equalsIgnoreCase(forced)) {
             if (!k.available()) {
               throw new IllegalStateException("-D" + KERNEL_PROPERTY + "=" + forced + ": needs "
-                  + "--add-modules=jdk.incubator.vector and a CPU and JVM with " + k.vectorBits + "-bit vectors");
+                  + "--add-modules=jdk.incubator.vector and a CPU and JVM with 256-bit vectors");
             }
             return k;
           }
         }
         throw new IllegalArgumentException("-D" + KERNEL_PROPERTY + "=" + forced
-            + " is not a kernel; use scalar, vector256 or vector512 (or leave it unset)");
+            + " is not a kernel; use scalar or vector (or leave it unset; -Ddptext.knn.vectorBits sets the width)");
       }
-      return vectorApiBits() >= 512 ? VECTOR_512 : SCALAR;
+      // Asks VectorWidth wherever the Vector API runs, so that a bad width property fails here by name.
+      int bits = vectorApiBits();
+      return bits >= 256 && VectorWidth.choose(bits) == 512 ? VECTOR : SCALAR;
     }
 
     BitSlicedCodes.Kernel vectorKernel() {
-      switch (this) {
-        case VECTOR_512:
-          return new HammingVectorKernels.Lanes8();
-        case VECTOR_256:
-          return new HammingVectorKernels.Lanes4();
-        default:
-          throw new IllegalStateException("not a vector kernel: " + this);
+      if (this != VECTOR) {
+        throw new IllegalStateException("not a vector kernel: " + this);
       }
+      return new HammingVectorKernel();
     }
   }
 
@@ -136,7 +134,7 @@ public final class NearestCodes implements Serializable {
       int bits = 0;
       if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
         try {
-          bits = HammingVectorKernels.preferredBits();
+          bits = VectorWidth.Hardware.longBits();
         } catch (LinkageError | RuntimeException e) {
           bits = 0;
         }
@@ -170,7 +168,7 @@ public final class NearestCodes implements Serializable {
 
   /**
    * The full scan's kernel in this JVM. The scalar one for codes longer than {@value
-   * BitSlicedCodes#MAX_BITS} bits (the vector kernels' counters have 9 bits).
+   * BitSlicedCodes#MAX_BITS} bits (the vector kernel's counters have 9 bits).
    */
   public Kernel kernel() {
     Kernel k = kernel;

@@ -6,49 +6,26 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The pure-Java kernels, on the (incubating) Vector API with 256-bit float vectors on AVX2 CPUs and
- * 512-bit ones on AVX-512 CPUs ({@value #BITS_PROPERTY} overrides the width, for benchmarks).
+ * 512-bit ones on AVX-512 CPUs (the width is {@link VectorWidth}'s, which a system property overrides).
  *
  * <p>This class is loaded only after {@link NearestWords} has checked that the module
  * {@code jdk.incubator.vector} is in the boot layer (the JVM was started with
  * {@code --add-modules=jdk.incubator.vector}, as Spark 4's launcher does) and that the JIT maps
- * 256-bit vectors to hardware; otherwise the search runs on BLAS with a scalar scan.
+ * 256-bit vectors to hardware ({@link VectorWidth.Hardware}); otherwise the search runs on BLAS with a
+ * scalar scan.
  */
 final class VectorKernels {
   private VectorKernels() {}
 
-  /** Overrides the vector width of these kernels in a JVM: {@code 256} or {@code 512}. */
-  static final String BITS_PROPERTY = "dptext.knn.vectorBits";
-
   /**
-   * The widest float vectors the CPU has, at most 512 bits; a static final so that the JIT compiles
-   * every vector operation for this one shape (a species read from an instance field would box).
+   * The widest float vectors the CPU has, at most 512 bits, unless {@link VectorWidth} is told otherwise; a
+   * static final so that the JIT compiles every vector operation for this one shape (a species read from
+   * an instance field would box).
    */
-  static final VectorSpecies<Float> S = species();
+  static final VectorSpecies<Float> S =
+      VectorWidth.choose(VectorWidth.Hardware.floatBits()) == 512 ? FloatVector.SPECIES_512 : FloatVector.SPECIES_256;
   /** Lanes of one vector. */
   static final int L = S.length();
-
-  private static VectorSpecies<Float> species() {
-    String forced = System.getProperty(BITS_PROPERTY, "").trim();
-    String bits = forced.isEmpty() ? (preferredBits() >= 512 ? "512" : "256") : forced;
-    if (bits.equals("512") && preferredBits() >= 512) {
-      return FloatVector.SPECIES_512;
-    }
-    if (!bits.equals("256")) {
-      throw new IllegalArgumentException("-D" + BITS_PROPERTY + "=" + forced + " is not a vector width of this "
-          + "CPU; use 256" + (preferredBits() >= 512 ? " or 512" : "") + " (or leave it unset)");
-    }
-    return FloatVector.SPECIES_256;
-  }
-
-  /** Whether 256-bit float vectors are compiled to hardware vectors on this JVM and CPU. */
-  static boolean supported() {
-    return preferredBits() >= 256;
-  }
-
-  /** The widest vectors this JVM compiles to hardware on this CPU (256 on AVX2, 512 on AVX-512). */
-  static int preferredBits() {
-    return FloatVector.SPECIES_PREFERRED.vectorBitSize();
-  }
 
   /**
    * The threshold scan of a BLAS score row, thirty-two scores per comparison: the row's maximum over
