@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * whose float rounding could differ between JVMs): every JVM builds the identical graph, so the same
  * key, ids and settings give the same output whatever the partitioning. The graph is not shipped: it is
  * built lazily, once per JVM and model (on the first search of an executor's broadcast sanitizer, or of
- * the path-distributed sanitizer that JVM caches), and shared by that JVM's tasks.
+ * the path-distributed sanitizer that JVM caches), and shared by that JVM's tasks and by every index of
+ * the same vectors (same SHA-256) in the JVM.
  *
  * <p><b>Search.</b> The graph search returns the {@link #efSearch} best candidates by float distance;
  * their distances are recomputed in double and they are ordered by (distance, rank), as exact search
@@ -53,29 +54,41 @@ public final class HnswNearestWords implements Serializable {
   /** One query in this many (by a hash of its bits) is also searched exactly, for the recall. */
   public static final int CHECK_ONE_IN = 64;
 
+  /**
+   * Graphs built in this JVM, by the SHA-256 of the vocabulary and vectors they index: sanitizers of one
+   * model with different settings (other broadcasts, other ε) share one graph. Soft references: a graph
+   * nothing uses any more goes when the heap needs the room, and is rebuilt, identically, if needed again.
+   */
+  private static final java.util.Map<String, java.lang.ref.SoftReference<LuceneGraph>> GRAPHS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   private final Embeddings embeddings;
   private final NearestWords exact;
   private final int efSearch;
+  private final String vectorsHash;
   private transient volatile LuceneGraph graph;
   private transient long buildMillis = -1;
 
-  /** An index with the default number of candidates per query. */
+  /** An index with the default number of candidates per query, its graph not shared. */
   public HnswNearestWords(NearestWords exact) {
-    this(exact, EF_SEARCH);
+    this(exact, EF_SEARCH, null);
   }
 
   /**
    * An index over the embeddings of {@code exact}, which also answers the sampled recall checks.
    *
    * @param efSearch candidates per query (≥ 1); more is slower and closer to exact
+   * @param vectorsHash the SHA-256 of the vocabulary and vectors ({@code DpTextModel.hash()}): indexes
+   *     with the same hash share one graph per JVM; null: this index builds its own
    */
-  public HnswNearestWords(NearestWords exact, int efSearch) {
+  public HnswNearestWords(NearestWords exact, int efSearch, String vectorsHash) {
     if (efSearch < 1) {
       throw new IllegalArgumentException("efSearch must be at least 1, got " + efSearch);
     }
     this.exact = exact;
     this.embeddings = exact.embeddings();
     this.efSearch = efSearch;
+    this.vectorsHash = vectorsHash;
   }
 
   /** Whether Lucene's HNSW classes are on this JVM's classpath (the job's shaded jar includes them). */
@@ -112,7 +125,10 @@ public final class HnswNearestWords implements Serializable {
     return exact;
   }
 
-  /** Builds the graph in this JVM now, if not yet built; returns the time its build took, in ms. */
+  /**
+   * Builds the graph in this JVM now, if not yet built (or takes the one this JVM built for the same
+   * vectors); returns the time its build took, in ms (0 when shared).
+   */
   public long build() {
     graph();
     return buildMillis;
@@ -121,16 +137,26 @@ public final class HnswNearestWords implements Serializable {
   private LuceneGraph graph() {
     LuceneGraph g = graph;
     if (g == null) {
-      synchronized (this) {
+      synchronized (vectorsHash == null ? this : HnswNearestWords.class) {
         g = graph;
+        if (g == null && vectorsHash != null) {
+          java.lang.ref.SoftReference<LuceneGraph> shared = GRAPHS.get(vectorsHash);
+          g = shared == null ? null : shared.get();
+          if (g != null) {
+            buildMillis = 0;
+          }
+        }
         if (g == null) {
           long start = System.nanoTime();
           g = new LuceneGraph(embeddings.rawVectors(), embeddings.size(), embeddings.dim());
           buildMillis = (System.nanoTime() - start) / 1_000_000;
           LOG.info("HNSW index over {} words built in this JVM in {} ms ({}, {} MB)", embeddings.size(), buildMillis,
               describe(), g.ramBytes() >> 20);
-          graph = g;
+          if (vectorsHash != null) {
+            GRAPHS.put(vectorsHash, new java.lang.ref.SoftReference<>(g));
+          }
         }
+        graph = g;
       }
     }
     return g;

@@ -157,7 +157,7 @@ public final class DpTextModel implements Serializable {
    */
   public synchronized HnswNearestWords hnswNearestWords() {
     if (hnsw == null) {
-      hnsw = new HnswNearestWords(nearestWords());
+      hnsw = new HnswNearestWords(nearestWords(), HnswNearestWords.EF_SEARCH, embeddingsHash);
     }
     return hnsw;
   }

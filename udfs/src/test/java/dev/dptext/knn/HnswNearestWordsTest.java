@@ -130,6 +130,9 @@ class HnswNearestWordsTest {
     ha.search(q, QUERIES, k, wa, new double[QUERIES * k], null);
     hb.search(q, QUERIES, k, wb, new double[QUERIES * k], null);
     assertArrayEquals(wa, wb);
+    // Indexes of the same vectors (same hash) share this JVM's graph: the second one builds nothing.
+    new HnswNearestWords(ha.exact(), 64, "test-shared").build();
+    assertEquals(0, new HnswNearestWords(hb.exact(), 32, "test-shared").build());
 
     NearestWordMechanism laplace = new LaplaceMechanism(a, ha.exact(), 10).withApproximateSearch(ha);
     NearestWordMechanism copy = roundTrip(laplace);

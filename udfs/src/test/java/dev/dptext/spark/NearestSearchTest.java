@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The nearestSearch setting: exact by default, hnsw accepted for the embedding-noise mechanisms only,
  * refused with the mechanism named and the fix for the others; through Spark, hnsw gives the same text
- * whatever the partitioning and however the model reaches the executors (two independently built graphs),
- * and counts its recall.
+ * whatever the partitioning and however the model reaches the executors, and counts its recall.
+ * (Independent builds of the graph are compared in {@code HnswNearestWordsTest}.)
  */
 class NearestSearchTest {
 
