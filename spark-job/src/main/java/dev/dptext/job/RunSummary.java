@@ -1,5 +1,8 @@
 package dev.dptext.job;
 
+import dev.dptext.knn.HnswNearestWords;
+import dev.dptext.knn.NearestSearch;
+import dev.dptext.knn.SearchTally;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.Settings;
@@ -44,6 +47,7 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     a.put("dptext.modelSha256", modelHash);
     a.put("dptext.wordFrequencies", frequencySource);
     a.put("dptext.idMode", options.get(Settings.ID_MODE));
+    a.put("dptext.nearestSearch", options.get(Settings.NEAREST_SEARCH));
     return a;
   }
 
@@ -77,6 +81,15 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     j.put("epsilon", m.epsilon());
     j.put("parameters", m.describe());
     j.put("modelSha256", modelHash);
+    j.put("nearestSearch", options.get(Settings.NEAREST_SEARCH));
+    if (approximate()) {
+      SearchTally t = counters.search();
+      j.put("nearestSearchIndex", HnswNearestWords.describeDefaults());
+      j.put("searchRecallQueries", t.queries);
+      if (t.queries > 0) {
+        j.put("searchRecall", t.recall());
+      }
+    }
     j.put("elapsedSeconds", seconds);
     j.put("workSeconds", workSeconds);
     if (workSeconds >= MIN_RATE_SECONDS) {
@@ -106,6 +119,11 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     s.append(String.format(Locale.ROOT, "  out of vocabulary  %,d (%.1f%%)%n", counters.outOfVocabulary(), pct(counters.outOfVocabulary(), tokens)));
     s.append(String.format(Locale.ROOT, "  mechanism          %s%n", m.describe()));
     s.append(String.format(Locale.ROOT, "  model              %s (sha256 %s)%n", options.get(Settings.MODEL), modelHash));
+    if (approximate()) {
+      s.append(String.format(Locale.ROOT, "  nearest words      %s, %s%n", options.get(Settings.NEAREST_SEARCH),
+          HnswNearestWords.describeDefaults()));
+      s.append(String.format(Locale.ROOT, "  search recall      %s%n", recall(counters.search())));
+    }
     if (m.definition().usesFrequencyRanks()) {
       s.append(String.format(Locale.ROOT, "  word frequencies   %s%n", frequencySource));
     }
@@ -118,6 +136,22 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
         : String.format(Locale.ROOT, "  throughput         not reported: %.1f s of sanitizing is too little work for a "
             + "rate (under %.0f s)", workSeconds, MIN_RATE_SECONDS));
     return s.toString();
+  }
+
+  /** Whether the run searched nearest words approximately (the recall is then reported). */
+  private boolean approximate() {
+    return options.nearestSearch() != NearestSearch.EXACT;
+  }
+
+  /** The recall line: recall@k against exact search on the run's sampled queries (counts only). */
+  static String recall(SearchTally t) {
+    if (t.queries == 0) {
+      return "not measured: no query fell in the sample (1 in " + HnswNearestWords.CHECK_ONE_IN
+          + " noisy vectors is also searched exactly)";
+    }
+    long k = t.wanted / t.queries;
+    return String.format(Locale.ROOT, "%.2f%% (recall@%d against exact search, on %,d of the run's noisy vectors: "
+        + "1 in %d, chosen by a hash of the vector)", 100.0 * t.recall(), k, t.queries, HnswNearestWords.CHECK_ONE_IN);
   }
 
   private static double pct(long a, long b) {

@@ -74,6 +74,7 @@ final class SettingOptions {
         }
       }
       options.mechanismSpec();
+      options.checkNearestSearch(); // e.g. hnsw with santext: a usage error, before anything is read
     } catch (IllegalArgumentException e) {
       throw new JobException(ExitCode.USAGE, e.getMessage());
     }

@@ -63,6 +63,26 @@ class NoiseMechanismJobTest {
     }
   }
 
+  /** nearestSearch=hnsw through the job: the summary names the index and prints its recall; SanText refuses it. */
+  @Test
+  void approximateSearchPrintsItsRecallAndSanTextRefusesIt() throws Exception {
+    String out = tmp.resolve("out-hnsw").toString();
+    String[] r = run("sanitize", "--input", "../data/sample/support-tickets.jsonl", "--output", out,
+        "--output-format", "parquet", "--id-column", "id", "--model", embeddings.toString(), "--key-file",
+        keyFile.toString(), "--mechanism", "vickrey", "--epsilon", "10", "--nearest-search", "hnsw");
+    assertEquals("0", r[0], r[1]);
+    assertTrue(r[1].contains("rows in / out      16 / 16"), r[1]);
+    assertTrue(r[1].contains("nearest words      hnsw, Lucene HNSW (M=16, beamWidth=100, efSearch="), r[1]);
+    assertTrue(java.util.regex.Pattern.compile("search recall      \\d+\\.\\d\\d% \\(recall@2 against exact search, on "
+        + "\\d+ of the run's noisy vectors").matcher(r[1]).find(), r[1]);
+    String json = Files.readString(Path.of(out, RunSummary.FILE_NAME));
+    assertTrue(json.contains("\"nearestSearch\":\"hnsw\"") && json.contains("\"searchRecall\""), json);
+    String[] refused = run("sanitize", "--input", "../data/sample/support-tickets.jsonl", "--output",
+        tmp.resolve("out-hnsw-santext").toString(), "--id-column", "id", "--model", embeddings.toString(),
+        "--key-file", keyFile.toString(), "--mechanism", "santext", "--nearest-search", "hnsw");
+    assertEquals("2", refused[0], refused[1]);
+  }
+
   @Test
   void privacyStatisticsTableShowsEveryMechanismAndEpsilon() throws Exception {
     Path table = tmp.resolve("stats.md");

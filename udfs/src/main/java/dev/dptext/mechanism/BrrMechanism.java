@@ -50,6 +50,12 @@ public final class BrrMechanism implements WordMechanism {
     }
 
     @Override
+    protected String approximateSearchObstacle() {
+      return "searches the Hamming-nearest binary code, exactly, with its own bit kernel; an embedding index "
+          + "does not apply to it";
+    }
+
+    @Override
     public WordMetric metric(MechanismSpec spec, DpTextModel model) {
       return WordMetric.hamming(model.binaryCodes(spec.get(BITS)));
     }

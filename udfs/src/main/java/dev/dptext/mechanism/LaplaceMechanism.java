@@ -41,6 +41,11 @@ public final class LaplaceMechanism extends NoisyEmbeddingMechanism {
     }
 
     @Override
+    public String approximateSearchRefusal() {
+      return null; // the nearest-word step is post-processing of the noisy vector
+    }
+
+    @Override
     public WordMetric metric(MechanismSpec spec, DpTextModel model) {
       return WordMetric.euclidean(model.embeddings());
     }

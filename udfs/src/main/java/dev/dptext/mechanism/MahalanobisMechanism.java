@@ -54,6 +54,11 @@ public final class MahalanobisMechanism extends NoisyEmbeddingMechanism {
     }
 
     @Override
+    public String approximateSearchRefusal() {
+      return null; // the nearest-word step is post-processing of the noisy vector
+    }
+
+    @Override
     public WordMetric metric(MechanismSpec spec, DpTextModel model) {
       return metricOf(model, spec.get(LAMBDA));
     }

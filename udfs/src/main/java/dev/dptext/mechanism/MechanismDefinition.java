@@ -147,6 +147,26 @@ public abstract class MechanismDefinition {
         + "one-file model from build-model");
   }
 
+  /**
+   * Why this mechanism refuses an approximate nearest-word index ({@code nearestSearch=hnsw}), with the
+   * fix; null when it accepts one. Only the embedding-noise mechanisms accept it: their nearest-word
+   * step is post-processing of the noisy vector, so an index changes utility, not the guarantee. SanText
+   * and SanText+ draw from exact probabilities over their candidate words (truncating those to an
+   * index's answers would change the distribution, hence the guarantee).
+   */
+  public String approximateSearchRefusal() {
+    return "nearestSearch=hnsw is refused for " + name() + ": it " + approximateSearchObstacle()
+        + ". An approximate index is only for the embedding-noise mechanisms (laplace, mahalanobis, vickrey, "
+        + "vickrey-topk), whose nearest-word step is post-processing. Use nearestSearch=exact (the default) with "
+        + name() + ", or one of those mechanisms";
+  }
+
+  /** What in this mechanism an approximate index would break (for {@link #approximateSearchRefusal}). */
+  protected String approximateSearchObstacle() {
+    return "samples its output from exact probabilities over its candidate words, and truncating them to an "
+        + "approximate index's answers would change that distribution, so the guarantee";
+  }
+
   /** The mechanism's own guarantee clause: ε, the metric and what it means. */
   protected abstract String guarantee(Rendering r);
 

@@ -1,5 +1,6 @@
 package dev.dptext.mechanism;
 
+import dev.dptext.knn.HnswNearestWords;
 import dev.dptext.random.RandomStream;
 
 /**
@@ -22,6 +23,13 @@ public interface NearestWordMechanism extends WordMechanism {
    * holding its input word's embedding, widened to double), in order.
    */
   void addNoise(double[] points, int count, RandomStream random);
+
+  /**
+   * This mechanism with its nearest-word step answered by {@code index} (approximate: post-processing of
+   * the noisy vector, so the guarantee is unchanged; outputs differ from exact search where the index
+   * misses a neighbour). Only on the broadcast path, where the mechanism holds the vectors.
+   */
+  NearestWordMechanism withApproximateSearch(HnswNearestWords index);
 
   /** Chooses the output among the k nearest words (nearest first) of one noisy vector. */
   int choose(int[] words, double[] distances, int offset, RandomStream random);

@@ -1,7 +1,9 @@
 package dev.dptext.mechanism;
 
 import dev.dptext.embedding.Embeddings;
+import dev.dptext.knn.HnswNearestWords;
 import dev.dptext.knn.NearestWords;
+import dev.dptext.knn.SearchTally;
 import dev.dptext.random.RandomStream;
 
 /**
@@ -11,7 +13,7 @@ import dev.dptext.random.RandomStream;
  * let the subclass choose among them (drawing any further randomness in order). The choice uses only
  * the noisy vector and the public embeddings, so it is post-processing: the guarantee is the noise's.
  */
-abstract class NoisyEmbeddingMechanism implements NearestWordMechanism {
+abstract class NoisyEmbeddingMechanism implements NearestWordMechanism, Cloneable {
   private static final long serialVersionUID = 1L;
 
   private final Embeddings embeddings;
@@ -19,6 +21,8 @@ abstract class NoisyEmbeddingMechanism implements NearestWordMechanism {
   private final EmbeddingNoise noise;
   private final int k;
   private final int dim;
+  /** The approximate index answering the search instead of {@link #nearest}, if chosen (set on a copy only). */
+  private HnswNearestWords approximate;
 
   /** Without vectors (the partitioned path): the search happens on shards, so only the steps work. */
   NoisyEmbeddingMechanism(int dim, EmbeddingNoise noise, int k) {
@@ -74,7 +78,34 @@ abstract class NoisyEmbeddingMechanism implements NearestWordMechanism {
   }
 
   @Override
+  public NearestWordMechanism withApproximateSearch(HnswNearestWords index) {
+    if (nearest == null) {
+      throw new IllegalStateException(name() + " was built for the partitioned path: its search runs on shards");
+    }
+    if (index.embeddings() != embeddings) {
+      throw new IllegalArgumentException("the approximate index was built for other embeddings");
+    }
+    try {
+      NoisyEmbeddingMechanism copy = (NoisyEmbeddingMechanism) clone();
+      copy.approximate = index;
+      return copy;
+    } catch (CloneNotSupportedException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** The approximate index in use, or null for exact search. */
+  HnswNearestWords approximateSearch() {
+    return approximate;
+  }
+
+  @Override
   public void sanitize(int[] words, int count, RandomStream random, int[] out) {
+    sanitize(words, count, random, out, null);
+  }
+
+  @Override
+  public void sanitize(int[] words, int count, RandomStream random, int[] out, SearchTally tally) {
     if (count == 0) {
       return;
     }
@@ -93,7 +124,11 @@ abstract class NoisyEmbeddingMechanism implements NearestWordMechanism {
     addNoise(points, count, random);
     int[] found = new int[count * k];
     double[] dist = new double[count * k];
-    nearest.search(points, count, k, found, dist);
+    if (approximate != null) {
+      approximate.search(points, count, k, found, dist, tally);
+    } else {
+      nearest.search(points, count, k, found, dist);
+    }
     for (int i = 0; i < count; i++) {
       out[i] = choose(found, dist, i * k, random);
     }

@@ -91,6 +91,11 @@ public final class VickreyMechanism extends NoisyEmbeddingMechanism {
     }
 
     @Override
+    public String approximateSearchRefusal() {
+      return null; // the nearest-word step is post-processing of the noisy vector
+    }
+
+    @Override
     public WordMetric metric(MechanismSpec spec, DpTextModel model) {
       return MahalanobisMechanism.metricOf(model, spec.get(MahalanobisMechanism.LAMBDA));
     }

@@ -1,5 +1,6 @@
 package dev.dptext.mechanism;
 
+import dev.dptext.knn.SearchTally;
 import dev.dptext.random.RandomStream;
 import java.io.Serializable;
 
@@ -29,6 +30,15 @@ public interface WordMechanism extends Serializable {
     for (int i = 0; i < count; i++) {
       out[i] = sanitize(words[i], random);
     }
+  }
+
+  /**
+   * As {@link #sanitize(int[], int, RandomStream, int[])}, counting in {@code tally} (may be null) how an
+   * approximate nearest-word search did against exact search on the queries it sampled; mechanisms
+   * without such a search ignore it. Never changes the outputs.
+   */
+  default void sanitize(int[] words, int count, RandomStream random, int[] out, SearchTally tally) {
+    sanitize(words, count, random, out);
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.dptext.model;
 import dev.dptext.embedding.BinaryCodes;
 import dev.dptext.embedding.EmbeddingCovariance;
 import dev.dptext.embedding.Embeddings;
+import dev.dptext.knn.HnswNearestWords;
 import dev.dptext.knn.NearestWords;
 import dev.dptext.knn.NeighbourSearch;
 import dev.dptext.knn.NeighbourTable;
@@ -38,6 +39,7 @@ public final class DpTextModel implements Serializable {
   private final String embeddingsHash;
   private EmbeddingCovariance covariance;
   private transient NearestWords nearestWords;
+  private transient HnswNearestWords hnsw;
   private final Map<Integer, BinaryCodes> binaryCodes = new ConcurrentHashMap<>();
 
   DpTextModel(
@@ -147,6 +149,17 @@ public final class DpTextModel implements Serializable {
       nearestWords = new NearestWords(embeddings);
     }
     return nearestWords;
+  }
+
+  /**
+   * The approximate (HNSW) nearest-word index over this vocabulary, one per model in this JVM. Its graph
+   * is built on its first search, in the JVM that searches (see {@link HnswNearestWords}).
+   */
+  public synchronized HnswNearestWords hnswNearestWords() {
+    if (hnsw == null) {
+      hnsw = new HnswNearestWords(nearestWords(), HnswNearestWords.EF_SEARCH, embeddingsHash);
+    }
+    return hnsw;
   }
 
   /**

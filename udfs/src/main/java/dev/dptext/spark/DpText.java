@@ -2,6 +2,7 @@ package dev.dptext.spark;
 
 import dev.dptext.config.Setting;
 import dev.dptext.config.ValueType;
+import dev.dptext.knn.NearestSearch;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.model.PartitionedModel;
@@ -194,6 +195,13 @@ public final class DpText {
       validate(df.schema(), inputColumn);
       PartitionedModel partitioned = modelInstance == null ? ModelLoader.partitioned(df.sparkSession(), o) : null;
       if (partitioned != null) {
+        if (o.nearestSearch() != NearestSearch.EXACT) {
+          throw new IllegalArgumentException("nearestSearch=" + o.get(Settings.NEAREST_SEARCH) + " is not available "
+              + "with the partitioned model " + o.get(Settings.MODEL) + " (" + Settings.MODEL_LAYOUT.confKey() + "="
+              + o.get(Settings.MODEL_LAYOUT) + "): its shards are searched exactly, and a per-shard index is not "
+              + "implemented. Use nearestSearch=exact, or " + Settings.MODEL_LAYOUT.confKey() + "=broadcast if every "
+              + "executor can hold the vectors");
+        }
         SecretKey k = key != null ? key : o.resolveKey();
         PartitionedSanitizer p = PartitionedSanitizer.of(df.sparkSession(), partitioned, o, k, partitioned.shards());
         return p.transform(df, inputColumn, outputColumn, o.idMode() == IdMode.COLUMN ? idColumn : null, counters);
@@ -209,6 +217,7 @@ public final class DpText {
 
     /** Checks the columns before anything is built, with errors that name them. */
     public void validate(StructType schema, String inputColumn) {
+      o.checkNearestSearch();
       StructField field = field(schema, inputColumn, "text column");
       if (!field.dataType().equals(DataTypes.StringType)) {
         throw new IllegalArgumentException(

@@ -1,6 +1,8 @@
 package dev.dptext.spark;
 
 import dev.dptext.config.Setting;
+import dev.dptext.knn.HnswNearestWords;
+import dev.dptext.knn.NearestSearch;
 import dev.dptext.mechanism.MechanismDefinition;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.mechanism.Mechanisms;
@@ -66,6 +68,7 @@ public final class DpTextOptions {
       }
     }
     o.mechanismSpec(); // the mechanism's parameters must fit together: check now, not at first use
+    o.checkNearestSearch();
     return o;
   }
 
@@ -127,6 +130,33 @@ public final class DpTextOptions {
     }
     return MechanismSpec.of(d.name(), given);
   }
+
+  public NearestSearch nearestSearch() {
+    return NearestSearch.parse(get(Settings.NEAREST_SEARCH));
+  }
+
+  /**
+   * Refuses an approximate nearest-word search where it does not apply: for a mechanism whose guarantee
+   * it would change (SanText, SanText+) or that has no embedding search (BRR), and without Lucene on the
+   * classpath. (The partitioned model layout refuses it where the layout is decided.)
+   */
+  public void checkNearestSearch() {
+    if (nearestSearch() == NearestSearch.EXACT) {
+      return;
+    }
+    String refusal = mechanismSpec().definition().approximateSearchRefusal();
+    if (refusal != null) {
+      throw new IllegalArgumentException(refusal);
+    }
+    if (!HnswNearestWords.available()) {
+      throw new IllegalArgumentException("nearestSearch=hnsw needs Apache Lucene's core jar on the classpath "
+          + "(org.apache.lucene:lucene-core:" + LUCENE_VERSION + "; the job's shaded jar includes it): add it to the "
+          + "application (--jars or --packages), or use nearestSearch=exact");
+    }
+  }
+
+  /** The Lucene release dptext is built and tested with (for the message above). */
+  static final String LUCENE_VERSION = "9.12.2";
 
   public IdMode idMode() {
     return IdMode.parse(get(Settings.ID_MODE));

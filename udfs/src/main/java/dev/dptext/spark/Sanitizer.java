@@ -1,5 +1,7 @@
 package dev.dptext.spark;
 
+import dev.dptext.knn.NearestSearch;
+import dev.dptext.mechanism.NearestWordMechanism;
 import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.random.RandomStream;
@@ -34,7 +36,12 @@ public final class Sanitizer implements Serializable {
 
   /** Builds the mechanism over {@code model} and the sanitizer of {@code o}'s settings, with {@code key}. */
   public static Sanitizer build(DpTextOptions o, DpTextModel model, SecretKey key) {
+    o.checkNearestSearch();
     WordMechanism mechanism = o.mechanismSpec().build(model);
+    if (o.nearestSearch() == NearestSearch.HNSW) {
+      // Only the embedding-noise mechanisms pass the check above, and they all search nearest words.
+      mechanism = ((NearestWordMechanism) mechanism).withApproximateSearch(model.hnswNearestWords());
+    }
     TextSanitizer text = new TextSanitizer(model.embeddings(), mechanism, o.oovPolicy(), o.get(Settings.OOV_PLACEHOLDER),
         o.casePolicy());
     if (o.oovPolicy() == OovPolicy.KEEP) {

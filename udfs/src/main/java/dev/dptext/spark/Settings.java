@@ -3,6 +3,7 @@ package dev.dptext.spark;
 import dev.dptext.config.Check;
 import dev.dptext.config.Setting;
 import dev.dptext.config.ValueType;
+import dev.dptext.knn.NearestSearch;
 import dev.dptext.mechanism.Mechanisms;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.model.EmbeddedDefault;
@@ -50,6 +51,14 @@ public final class Settings {
       .createWithDefault(ValueType.choice(ModelLayout.class, ModelLayout::parse), Check.any(), "auto");
 
   public static final Setting<String> MECHANISM = Mechanisms.MECHANISM;
+
+  public static final Setting<String> NEAREST_SEARCH = Setting.define("nearestSearch")
+      .doc("How laplace, mahalanobis, vickrey and vickrey-topk find the nearest words of the noisy vector: exact "
+          + "(the reference) or hnsw (approximate: Apache Lucene's HNSW graph, built once per executor JVM and "
+          + "model, deterministically; the guarantee is unchanged, the search being post-processing of the noise, "
+          + "but a neighbour the graph misses changes the output: the job's summary prints the recall against "
+          + "exact search). Refused for santext, santext+ and brr, and with a partitioned model.")
+      .createWithDefault(ValueType.choice(NearestSearch.class, NearestSearch::parse), Check.any(), "exact");
 
   public static final Setting<String> OOV = Setting.define("oov")
       .doc("Out-of-vocabulary tokens: random (a uniform word of the mechanism's output vocabulary), placeholder "
@@ -109,6 +118,7 @@ public final class Settings {
     all.add(MODEL_LAYOUT);
     all.add(MECHANISM);
     all.addAll(Mechanisms.parameters());
+    all.add(NEAREST_SEARCH);
     all.addAll(List.of(OOV, OOV_PLACEHOLDER, CASE_POLICY, ID_MODE, PURPOSE, KEY_FILE, KEY_ENV, DATABRICKS_SECRET,
         FRESH_RANDOMNESS, SECRET_KEY));
     return List.copyOf(all);

@@ -1,12 +1,14 @@
 package dev.dptext.spark;
 
+import dev.dptext.knn.SearchTally;
 import dev.dptext.text.TokenCounts;
 import java.io.Serializable;
 import org.apache.spark.SparkContext;
 import org.apache.spark.util.LongAccumulator;
 
 /**
- * Spark accumulators for token statistics (tokens, tokens changed, out-of-vocabulary tokens), summed
+ * Spark accumulators for token statistics (tokens, tokens changed, out-of-vocabulary tokens, and the
+ * approximate nearest-word search's recall checks), summed
  * over executors. Like all accumulators updated inside transformations, a recomputed partition may
  * count twice; row counts, which the job checks, are computed exactly by other means.
  */
@@ -16,17 +18,40 @@ public final class TokenAccumulators implements Serializable {
   private final LongAccumulator tokens;
   private final LongAccumulator changed;
   private final LongAccumulator oov;
+  private final LongAccumulator recallQueries;
+  private final LongAccumulator recallWanted;
+  private final LongAccumulator recallFound;
 
   public TokenAccumulators(SparkContext sc) {
     this.tokens = sc.longAccumulator("dptext tokens");
     this.changed = sc.longAccumulator("dptext tokens changed");
     this.oov = sc.longAccumulator("dptext tokens out of vocabulary");
+    this.recallQueries = sc.longAccumulator("dptext approximate search: queries checked");
+    this.recallWanted = sc.longAccumulator("dptext approximate search: neighbours wanted");
+    this.recallFound = sc.longAccumulator("dptext approximate search: neighbours found");
   }
 
   public void add(TokenCounts c) {
     tokens.add(c.tokens);
     changed.add(c.changed);
     oov.add(c.outOfVocabulary);
+    if (c.search.queries > 0) {
+      recallQueries.add(c.search.queries);
+      recallWanted.add(c.search.wanted);
+      recallFound.add(c.search.found);
+    }
+  }
+
+  /**
+   * The approximate nearest-word search's sampled checks against exact search, summed (all zero with
+   * exact search): {@link SearchTally#recall()} is its recall@k.
+   */
+  public SearchTally search() {
+    SearchTally t = new SearchTally();
+    t.queries = recallQueries.value();
+    t.wanted = recallWanted.value();
+    t.found = recallFound.value();
+    return t;
   }
 
   public long tokens() {

@@ -113,7 +113,7 @@ public final class TextSanitizer implements Serializable {
     // mechanisms search their nearest words with one matrix product), then assemble makes the OOV
     // draws in order.
     int[] outputs = new int[tokens.count()];
-    mechanism.sanitize(tokens.ranks(), tokens.count(), random, outputs);
+    mechanism.sanitize(tokens.ranks(), tokens.count(), random, outputs, counts == null ? null : counts.search);
     return assemble(tokens, outputs, random, counts);
   }
 

@@ -177,6 +177,14 @@ class PartitionedPathTest {
         spark, partitioned, DpTextOptions.defaults().with(MechanismSpec.of("brr", Map.of("epsilon", 1.0))),
         SecretKey.parse(KEY_HEX, "test"), 3));
     assertTrue(brr.getMessage().contains("modelLayout=broadcast"), brr.getMessage());
+    // No approximate index on shards: refused before anything runs, naming the ways out.
+    DpText.Builder approximate = DpText.sanitizer().model(partitionedPath).option("modelLayout", "partitioned")
+        .option("mechanism", "laplace").option("nearestSearch", "hnsw").key(SecretKey.parse(KEY_HEX, "test"))
+        .idColumn("id");
+    IllegalArgumentException hnsw = assertThrows(IllegalArgumentException.class,
+        () -> approximate.transform(input, "text", "text_dp"));
+    assertTrue(hnsw.getMessage().contains("nearestSearch=hnsw is not available with the partitioned model")
+        && hnsw.getMessage().contains("nearestSearch=exact"), hnsw.getMessage());
     // Loaded whole on request: the row function then gives the DataFrame path's text.
     DpText.Builder whole = DpText.sanitizer().model(partitionedPath).option("modelLayout", "broadcast")
         .key(SecretKey.parse(KEY_HEX, "test")).idColumn("id");

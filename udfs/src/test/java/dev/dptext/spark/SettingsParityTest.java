@@ -76,7 +76,7 @@ class SettingsParityTest {
         Map.entry("casePolicy", "restore"), Map.entry("idMode", "fresh"), Map.entry("purpose", "other"),
         Map.entry("keyFile", "/other"), Map.entry("keyEnv", "OTHER"), Map.entry("databricksSecret", "a/b"),
         Map.entry("freshRandomness", "true"), Map.entry("secretKey", "ffeeddccbbaa99887766554433221100"),
-        Map.entry("modelLayout", "partitioned")));
+        Map.entry("modelLayout", "partitioned"), Map.entry("nearestSearch", "hnsw")));
     assertEquals(Settings.ALL.stream().map(Setting::name).collect(Collectors.toSet()), other.keySet(),
         "give every setting a non-default value here");
     DpTextOptions defaults = DpTextOptions.defaults();

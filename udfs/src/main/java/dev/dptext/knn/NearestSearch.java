@@ -1,0 +1,25 @@
+package dev.dptext.knn;
+
+import java.util.Locale;
+
+/**
+ * How the embedding-noise mechanisms find the nearest words of a noisy vector: {@link #EXACT} (the
+ * reference, {@link NearestWords}) or {@link #HNSW} (an approximate graph index, {@link
+ * HnswNearestWords}). The search reads only the noisy vector and the public embeddings, so either keeps
+ * the guarantee; the approximate one changes which word comes out where it misses a neighbour.
+ */
+public enum NearestSearch {
+  /** Exact search: what brute force returns, ties to the lower rank. The default. */
+  EXACT,
+  /** Apache Lucene's HNSW graph, built once per JVM and model, candidates re-ranked exactly. */
+  HNSW;
+
+  public static NearestSearch parse(String name) {
+    String n = name.strip().toLowerCase(Locale.ROOT);
+    return switch (n) {
+      case "exact" -> EXACT;
+      case "hnsw", "approximate" -> HNSW;
+      default -> throw new IllegalArgumentException("Unknown nearest-word search '" + name + "'; use exact or hnsw");
+    };
+  }
+}
