@@ -129,9 +129,10 @@ public final class NeighbourSearch {
    *       arithmetic (norms, exact distances); 1e-9 more for good measure.
    * </ul>
    *
-   * So a target whose d̃² ≥ h has D² ≥ h − margin. This is NearestWords's bound made tight (it allows
-   * about eight times the product error and a √m-fold centring term): the row ends of long rows (4,096
-   * words for frequent words) are often closer together than that looser margin.
+   * So a target whose d̃² ≥ h has D² ≥ h − margin. Nothing here uses that the query is a vocabulary
+   * word: {@link NearestWords} certifies its noisy queries with this same margin. (An earlier, looser
+   * margin — about eight times the product error and a √m-fold centring term — left the row ends of
+   * long rows, 4,096 words for frequent words, uncertified: they are often closer together than that.)
    */
   static double roundingMargin(int dim, double queryNorm, double maxNorm) {
     double u = 0x1.0p-24;
