@@ -34,6 +34,12 @@ final class BuildModelCommand implements Callable<Integer>, SettingOptions.Comma
       description = "SanText+ sensitive fractions to precompute neighbour tables for (comma-separated). Default: ${DEFAULT-VALUE}.")
   List<Double> sensitiveFractions;
 
+  @Option(names = "--neighbour-tables", paramLabel = "stored|on-demand", defaultValue = "stored",
+      description = "Partitioned models only: stored (SanText's candidate tables built now for every word, an all-pairs "
+          + "search of |V|²·m: hours at millions of words) or on-demand (no tables stored; each SanText/SanText+ run "
+          + "computes the rows of the words its input uses, the same rows, for any w). Default: ${DEFAULT-VALUE}.")
+  String neighbourTables;
+
   @Override
   public List<Setting<?>> settings() {
     return BUILD_SETTINGS;
@@ -48,8 +54,18 @@ final class BuildModelCommand implements Callable<Integer>, SettingOptions.Comma
     long t0 = System.nanoTime();
     SparkSession spark = JobSession.get();
     DpTextOptions options = SettingOptions.read(spec, settings());
+    boolean onDemand = switch (neighbourTables) {
+      case "stored" -> false;
+      case "on-demand" -> true;
+      default -> throw new JobException(ExitCode.USAGE, "--neighbour-tables is stored or on-demand, not '"
+          + neighbourTables + "'");
+    };
     if (PartitionedBuild.chosen(spark, options)) {
-      return PartitionedBuild.run(spark, options, output, sensitiveFractions, t0);
+      return PartitionedBuild.run(spark, options, output, sensitiveFractions, onDemand, t0);
+    }
+    if (onDemand) {
+      throw new JobException(ExitCode.USAGE, "--neighbour-tables on-demand is for partitioned models (--model-layout "
+          + "partitioned); a one-file model is for vocabularies small enough to store its tables");
     }
     DpTextModel model = ModelOptions.load(spark, options);
     int n = model.embeddings().size();

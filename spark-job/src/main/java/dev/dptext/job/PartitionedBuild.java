@@ -48,7 +48,8 @@ final class PartitionedBuild {
     }
   }
 
-  static int run(SparkSession spark, DpTextOptions o, String output, List<Double> sensitiveFractions, long t0) {
+  static int run(SparkSession spark, DpTextOptions o, String output, List<Double> sensitiveFractions,
+      boolean tablesOnDemand, long t0) {
     String source = o.get(Settings.MODEL);
     PartitionedModel model;
     try {
@@ -62,16 +63,17 @@ final class PartitionedBuild {
               }
             }
             return tables;
-          }, 0, Map.of("source", source));
+          }, tablesOnDemand, 0, Map.of("source", source));
     } catch (EmbeddingFormatException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     } catch (IllegalArgumentException e) {
       throw new JobException(ExitCode.USAGE, e.getMessage());
     }
     System.out.printf(Locale.ROOT,
-        "dptext partitioned model written to %s: %,d words × %d dims, K=%d, %d shards, %d neighbour table(s), "
-            + "sha256 %s, %.1f s%n",
-        output, model.size(), model.dim(), model.rowLengths().k(), model.shards(), model.tables().size(),
+        "dptext partitioned model written to %s: %,d words × %d dims, K=%d, %d shards, %s, sha256 %s, %.1f s%n",
+        output, model.size(), model.dim(), model.rowLengths().k(), model.shards(),
+        model.tablesOnDemand() ? "neighbour tables on demand (computed by each run for the words it uses)"
+            : model.tables().size() + " neighbour table(s)",
         model.hash(), (System.nanoTime() - t0) / 1e9);
     return 0;
   }

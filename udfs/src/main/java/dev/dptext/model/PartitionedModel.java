@@ -31,7 +31,8 @@ import org.apache.spark.sql.SparkSession;
  *   manifest.properties        format, version, |V|, m, SHA-256 hash, K and row policy, tables, shards
  *   vectors/                   Parquet: rank int, word string, vector array&lt;float&gt;
  *   neighbours-&lt;t&gt;/            Parquet, one per target set [t, |V|): rank int, neighbours array&lt;int&gt;,
- *                              distances array&lt;double&gt; (exact, nearest first), bound double
+ *                              distances array&lt;double&gt; (exact, nearest first), bound double; absent
+ *                              when the tables are computed on demand (see {@link #tablesOnDemand()})
  *   covariance.bin             m, then Σ (m×m doubles, row-major), big-endian
  *   centre.bin                 m, then μ (m doubles), then R² (see {@link VocabularyCentre})
  * </pre>
@@ -56,13 +57,24 @@ public final class PartitionedModel implements java.io.Serializable {
   private final String hash;
   private final RowLengths rows;
   private final List<Integer> tables;
+  private final boolean tablesOnDemand;
   private final int shards;
   private final EmbeddingCovariance covariance;
   private final VocabularyCentre centre;
   private final Map<String, String> metadata;
 
+  /**
+   * @param tables the target starts whose candidate tables are stored
+   * @param tablesOnDemand whether candidate rows for any target start are computed when a run needs them
+   *     (then {@code tables} is empty)
+   */
   public PartitionedModel(String directory, int size, int dim, String hash, RowLengths rows, List<Integer> tables,
-      int shards, EmbeddingCovariance covariance, VocabularyCentre centre, Map<String, String> metadata) {
+      boolean tablesOnDemand, int shards, EmbeddingCovariance covariance, VocabularyCentre centre,
+      Map<String, String> metadata) {
+    if (tablesOnDemand && !tables.isEmpty()) {
+      throw new IllegalArgumentException("a model with tables on demand stores none; got " + tables);
+    }
+    this.tablesOnDemand = tablesOnDemand;
     this.centre = centre;
     this.directory = directory;
     this.size = size;
@@ -98,6 +110,23 @@ public final class PartitionedModel implements java.io.Serializable {
   /** The target starts whose candidate tables are stored. */
   public List<Integer> tables() {
     return tables;
+  }
+
+  /**
+   * Whether the candidate tables are computed on demand: the model stores none, and a SanText or SanText+
+   * run computes the rows of the words its input uses, for whichever target set its w gives, with the
+   * build's own blocked search over the shards the model was built with ({@code
+   * dev.dptext.partitioned.OnDemandRows}). The rows are the ones a full build would store, so the output
+   * is the same; what changes is the cost: |words used|·|V| per run instead of |V|² once. For
+   * vocabularies where the all-pairs build would take hours (millions of words).
+   */
+  public boolean tablesOnDemand() {
+    return tablesOnDemand;
+  }
+
+  /** Whether rows of the candidate table for {@code targetStart} are available: stored, or computed on demand. */
+  public boolean hasTable(int targetStart) {
+    return tablesOnDemand || tables.contains(targetStart);
   }
 
   /** The number of vocabulary shards the model was built with (the sanitize path's default). */
@@ -195,7 +224,8 @@ public final class PartitionedModel implements java.io.Serializable {
       }
       return new PartitionedModel(dir.toString(), Integer.parseInt(p.getProperty("size")), m, p.getProperty("hash"),
           new RowLengths(Integer.parseInt(p.getProperty("neighbours")), Boolean.parseBoolean(p.getProperty("tiered"))),
-          tables, Integer.parseInt(p.getProperty("shards")), cov, centre, meta);
+          tables, Boolean.parseBoolean(p.getProperty("tablesOnDemand", "false")),
+          Integer.parseInt(p.getProperty("shards")), cov, centre, meta);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the partitioned model at " + path, e);
     }
@@ -233,6 +263,7 @@ public final class PartitionedModel implements java.io.Serializable {
       p.setProperty("tiered", String.valueOf(rows.tiered()));
       p.setProperty("shards", String.valueOf(shards));
       p.setProperty("tables", String.join(",", tables.stream().map(String::valueOf).toList()));
+      p.setProperty("tablesOnDemand", String.valueOf(tablesOnDemand));
       metadata.forEach((k, v) -> p.setProperty("meta." + k, v));
       // Written last: a directory without a manifest is not a model, so a failed build is never read.
       try (OutputStream out = fs.create(new Path(dir, MANIFEST), true)) {
@@ -245,7 +276,8 @@ public final class PartitionedModel implements java.io.Serializable {
 
   /**
    * The whole model in the driver's memory, for the broadcast path: the vectors, the stored tables and
-   * the covariance, checked against the manifest's hash. Only for vocabularies small enough to
+   * the covariance, checked against the manifest's hash. (A model with tables on demand stores none:
+   * the broadcast model computes each table whole on first use, {@link DpTextModel#neighbours}.) Only for vocabularies small enough to
    * broadcast; the sanitize job decides by {@link #vectorBytes()}.
    */
   public DpTextModel toBroadcastModel(SparkSession spark) {

@@ -35,12 +35,29 @@ final class HeadRows implements Serializable {
 
   /** Reads the head's vectors and candidate rows (driver: bounded, see above) and builds their envelopes. */
   static HeadRows load(SparkSession spark, PartitionedModel model, ExponentialMechanism mechanism) {
-    return load(spark, model, mechanism, model.rowLengths().tiered() ? RowLengths.MIDDLE_WORDS : 0);
+    return load(spark, model, mechanism, defaultWords(model));
   }
 
   /** With the head cut at {@code words} (tests use a small cut so both kinds of words occur). */
   static HeadRows load(SparkSession spark, PartitionedModel model, ExponentialMechanism mechanism, int words) {
     int limit = Math.min(model.size(), words);
+    List<Row> rows = limit == 0 ? List.of() : spark.read().parquet(model.tablePath(mechanism.targetStart()))
+        .select("rank", "neighbours", "distances", "bound").filter("rank < " + limit).collectAsList();
+    return of(spark, model, mechanism, limit, rows);
+  }
+
+  /**
+   * The head of a model whose rows are computed on demand: {@code rows} are the head words' rows the run
+   * computed (those its input uses); a head word without one is never an input word of the run, so it
+   * needs no envelope, only its vector.
+   */
+  static HeadRows onDemand(SparkSession spark, PartitionedModel model, ExponentialMechanism mechanism, int words,
+      List<Row> rows) {
+    return of(spark, model, mechanism, Math.min(model.size(), words), rows);
+  }
+
+  private static HeadRows of(SparkSession spark, PartitionedModel model, ExponentialMechanism mechanism, int limit,
+      List<Row> rows) {
     int dim = model.dim();
     float[][] vectors = new float[limit][dim];
     CandidateEnvelope[] envelopes = new CandidateEnvelope[limit];
@@ -53,8 +70,6 @@ final class HeadRows implements Serializable {
           vectors[r.getInt(0)][d] = v.get(d);
         }
       }
-      List<Row> rows = spark.read().parquet(model.tablePath(mechanism.targetStart()))
-          .select("rank", "neighbours", "distances", "bound").filter("rank < " + limit).collectAsList();
       for (Row r : rows) {
         int[] ns = r.<Integer>getList(1).stream().mapToInt(Integer::intValue).toArray();
         double[] ds = r.<Double>getList(2).stream().mapToDouble(Double::doubleValue).toArray();
@@ -62,6 +77,11 @@ final class HeadRows implements Serializable {
       }
     }
     return new HeadRows(limit, dim, vectors, envelopes);
+  }
+
+  /** The head's size for a model: {@link RowLengths#MIDDLE_WORDS} with tiered rows, else none. */
+  static int defaultWords(PartitionedModel model) {
+    return model.rowLengths().tiered() ? RowLengths.MIDDLE_WORDS : 0;
   }
 
   /** The vector of a head word (shared: callers must not modify it), or null for a word past the head. */

@@ -93,6 +93,16 @@ public final class PartitionedModelBuilder {
    */
   public static PartitionedModel build(SparkSession spark, Dataset<Row> vectors, String output, RowLengths rows,
       java.util.function.IntFunction<List<Integer>> tables, int shards, Map<String, String> metadata) {
+    return build(spark, vectors, output, rows, tables, false, shards, metadata);
+  }
+
+  /**
+   * As above; with {@code tablesOnDemand} no candidate table is built or stored ({@code tables} is not
+   * called): SanText and SanText+ runs compute the rows of the words they use ({@link OnDemandRows}).
+   */
+  public static PartitionedModel build(SparkSession spark, Dataset<Row> vectors, String output, RowLengths rows,
+      java.util.function.IntFunction<List<Integer>> tables, boolean tablesOnDemand, int shards,
+      Map<String, String> metadata) {
     long started = System.nanoTime();
     String vectorsPath = output + "/vectors";
     vectors.select("rank", "word", "vector").write().mode(SaveMode.Overwrite).parquet(vectorsPath);
@@ -103,7 +113,7 @@ public final class PartitionedModelBuilder {
       throw new IllegalArgumentException("too many words: " + count);
     }
     int size = (int) count;
-    List<Integer> targetStarts = tables.apply(size);
+    List<Integer> targetStarts = tablesOnDemand ? List.of() : tables.apply(size);
     if (shards <= 0) {
       shards = defaultShards(size, dim, spark.sparkContext().defaultParallelism());
     }
@@ -126,11 +136,11 @@ public final class PartitionedModelBuilder {
         flatten(Shards.inOrder(shardRdd), s -> List.of(s.words).iterator()),
         flatten(Shards.inOrder(shardRdd), s -> List.of(s.vectors).iterator()));
     shardRdd.unpersist(false);
-    PartitionedModel model = new PartitionedModel(output, size, dim, hash, rows, targetStarts, shards, covariance,
-        centre, metadata);
+    PartitionedModel model = new PartitionedModel(output, size, dim, hash, rows, targetStarts, tablesOnDemand, shards,
+        covariance, centre, metadata);
     model.writeManifest(spark);
     LOG.info("partitioned model: {} words × {} dims, {} shards, tables {}, built in {} s", size, dim, shards,
-        targetStarts, String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9));
+        tablesOnDemand ? "on demand" : targetStarts, String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9));
     return model;
   }
 
@@ -150,56 +160,83 @@ public final class PartitionedModelBuilder {
   private static void writeTable(SparkSession spark, JavaRDD<VocabularyShard> shards, int targetStart, int size,
       int dim, double[] mean, double maxNorm, RowLengths rows, String path) {
     int shardCount = shards.getNumPartitions();
-    ByQueryShard byQuery = new ByQueryShard(shardCount, VocabularyShard.shardSize(size, shardCount), size,
-        targetStart);
-    RDD<Tuple2<VocabularyShard, VocabularyShard>> groups = shards.cartesian(shards).rdd()
-        .coalesce(shardCount, false, Option.apply(byQuery), null);
-    JavaRDD<Row> tableRows = groups.toJavaRDD().mapPartitions(pairs -> {
+    JavaRDD<Row> tableRows = searchRows(shards, shardCount, true, shards, targetStart, size, dim, mean, maxNorm, rows);
+    spark.createDataFrame(tableRows, TABLE_SCHEMA).write().mode(SaveMode.Overwrite).parquet(path);
+  }
+
+  /** A candidate table's rows, as stored and as {@link OnDemandRows} gives them. */
+  static final StructType TABLE_SCHEMA = new StructType()
+      .add("rank", DataTypes.IntegerType, false)
+      .add("neighbours", DataTypes.createArrayType(DataTypes.IntegerType, false), false)
+      .add("distances", DataTypes.createArrayType(DataTypes.DoubleType, false), false)
+      .add("bound", DataTypes.DoubleType, false);
+
+  /**
+   * The candidate rows of every query word against the target set [targetStart, |V|): one task per
+   * query block, which walks the target shards (see the class comment). The rows of a word do not
+   * depend on which other words share its query block (each query's candidates, bound and certificate
+   * are its own), so the build's rows and the rows {@link OnDemandRows} computes for a subset of words
+   * are the same, given the same target shards.
+   *
+   * @param queries one {@link QueryWords} per partition; {@code queryCount} partitions
+   * @param queriesAreShards whether the queries are {@code targets} themselves (empty shards are skipped)
+   */
+  static <Q extends QueryWords> JavaRDD<Row> searchRows(JavaRDD<Q> queries, int queryCount, boolean queriesAreShards,
+      JavaRDD<VocabularyShard> targets, int targetStart, int size, int dim, double[] mean, double maxNorm,
+      RowLengths rows) {
+    int shardCount = targets.getNumPartitions();
+    ByQueryShard byQuery = new ByQueryShard(queryCount, shardCount, VocabularyShard.shardSize(size, shardCount), size,
+        targetStart, queriesAreShards);
+    RDD<Tuple2<Q, VocabularyShard>> groups = queries.cartesian(targets).rdd()
+        .coalesce(queryCount, false, Option.apply(byQuery), null);
+    return groups.toJavaRDD().mapPartitions(pairs -> {
       QueryShardMerge merge = new QueryShardMerge(size - targetStart, targetStart, dim, mean, maxNorm, rows);
       while (pairs.hasNext()) {
-        merge.add(pairs.next());
+        Tuple2<Q, VocabularyShard> pair = pairs.next();
+        merge.add(pair._1(), pair._2());
       }
       return merge.rows(byQuery);
     });
-    StructType schema = new StructType()
-        .add("rank", DataTypes.IntegerType, false)
-        .add("neighbours", DataTypes.createArrayType(DataTypes.IntegerType, false), false)
-        .add("distances", DataTypes.createArrayType(DataTypes.DoubleType, false), false)
-        .add("bound", DataTypes.DoubleType, false);
-    spark.createDataFrame(tableRows, schema).write().mode(SaveMode.Overwrite).parquet(path);
   }
 
   /**
-   * Groups the partitions of {@code shards.cartesian(shards)} by query shard: group a holds the pairs
-   * (a, b), partition index a·S + b (as {@code CartesianRDD} numbers them), for every target shard b
-   * that {@link #searched} selects, in increasing b; an empty query shard's group is empty. The shard
-   * ranges are computed here as {@link Shards#load} lays them out, [s·n, min(|V|, (s+1)·n)), so the
-   * pairs that would find nothing are never computed, not even fetched.
+   * Groups the partitions of {@code queries.cartesian(targets)} by query block: group a holds the
+   * pairs (a, b), partition index a·S + b (as {@code CartesianRDD} numbers them, S target shards), for
+   * every target shard b that {@link #searched} selects, in increasing b; an empty query shard's group
+   * is empty. The shard ranges are computed here as {@link Shards#load} lays them out,
+   * [s·n, min(|V|, (s+1)·n)), so the pairs that would find nothing are never computed, not even fetched.
    */
   static final class ByQueryShard implements PartitionCoalescer, Serializable {
     private static final long serialVersionUID = 1L;
+    final int queries;
     final int shards;
     final int shardSize;
     final int size;
     final int targetStart;
+    final boolean queriesAreShards;
 
-    ByQueryShard(int shards, int shardSize, int size, int targetStart) {
+    ByQueryShard(int queries, int shards, int shardSize, int size, int targetStart, boolean queriesAreShards) {
+      this.queries = queries;
       this.shards = shards;
       this.shardSize = shardSize;
       this.size = size;
       this.targetStart = targetStart;
+      this.queriesAreShards = queriesAreShards;
     }
 
     int count(int shard) {
       return Math.max(0, Math.min(size, (shard + 1) * shardSize) - shard * shardSize);
     }
 
-    /** Whether query shard a is searched against target shard b: both non-empty, b meets [targetStart, |V|). */
+    /**
+     * Whether query block a is searched against target shard b: b is non-empty and meets
+     * [targetStart, |V|), and, when the query blocks are the shards, a is non-empty.
+     */
     boolean searched(int a, int b) {
-      return count(a) > 0 && count(b) > 0 && b * shardSize + count(b) > targetStart;
+      return (!queriesAreShards || count(a) > 0) && count(b) > 0 && b * shardSize + count(b) > targetStart;
     }
 
-    /** How many target blocks query shard a merges. */
+    /** How many target blocks query block a merges. */
     int blocks(int a) {
       int n = 0;
       for (int b = 0; b < shards; b++) {
@@ -211,12 +248,12 @@ public final class PartitionedModelBuilder {
     @Override
     public PartitionGroup[] coalesce(int maxPartitions, RDD<?> parent) {
       Partition[] pairs = parent.partitions();
-      if (pairs.length != shards * shards || maxPartitions != shards) {
-        throw new IllegalStateException("expected the " + shards + "² pairs of " + shards + " shards, got "
-            + pairs.length + " partitions into " + maxPartitions);
+      if (pairs.length != queries * shards || maxPartitions != queries) {
+        throw new IllegalStateException("expected the " + queries + " × " + shards + " pairs of query blocks and "
+            + "shards, got " + pairs.length + " partitions into " + maxPartitions);
       }
-      PartitionGroup[] groups = new PartitionGroup[shards];
-      for (int a = 0; a < shards; a++) {
+      PartitionGroup[] groups = new PartitionGroup[queries];
+      for (int a = 0; a < queries; a++) {
         groups[a] = new PartitionGroup(Option.empty());
         for (int b = 0; b < shards; b++) {
           if (searched(a, b)) {
@@ -229,9 +266,9 @@ public final class PartitionedModelBuilder {
   }
 
   /**
-   * The merged candidates of one query shard's words over the target blocks added so far: per word a
-   * {@link Candidates}. The shards themselves are referenced only while {@link #add} runs (the query
-   * shard's vectors are taken from each pair: if the shard is not in this executor's memory, each
+   * The merged candidates of one query block's words over the target blocks added so far: per word a
+   * {@link Candidates}. The blocks themselves are referenced only while {@link #add} runs (the query
+   * block's vectors are taken from each pair: if the block is not in this executor's memory, each
    * pair's copy of it is dropped with the pair).
    */
   private static final class QueryShardMerge {
@@ -242,7 +279,7 @@ public final class PartitionedModelBuilder {
     private final double maxNorm;
     private final RowLengths rows;
     private int queryIndex = -1;
-    private int queryLo;
+    private int[] queryRanks;
     private int[] keep;
     private Candidates[] merged;
     private int blocks;
@@ -256,24 +293,23 @@ public final class PartitionedModelBuilder {
       this.rows = rows;
     }
 
-    /** Searches the pair's target block for the query shard's words and folds the result in. */
-    void add(Tuple2<VocabularyShard, VocabularyShard> pair) {
-      VocabularyShard a = pair._1();
-      VocabularyShard b = pair._2();
+    /** Searches target shard b for query block a's words and folds the result in. */
+    void add(QueryWords a, VocabularyShard b) {
       if (queryIndex < 0) {
-        queryIndex = a.index;
-        queryLo = a.lo;
-        keep = new int[a.count];
-        for (int i = 0; i < a.count; i++) {
-          keep[i] = rows.forRank(a.lo + i, targets) + 1;
+        queryIndex = a.index();
+        queryRanks = new int[a.count()];
+        keep = new int[a.count()];
+        for (int i = 0; i < a.count(); i++) {
+          queryRanks[i] = a.rank(i);
+          keep[i] = rows.forRank(queryRanks[i], targets) + 1;
         }
-        merged = new Candidates[a.count];
-      } else if (a.index != queryIndex) {
-        throw new IllegalStateException("query shards " + queryIndex + " and " + a.index + " in one task");
+        merged = new Candidates[a.count()];
+      } else if (a.index() != queryIndex) {
+        throw new IllegalStateException("query blocks " + queryIndex + " and " + a.index() + " in one task");
       }
-      NeighbourSearch.BlockCandidates c = NeighbourSearch.searchBlock(a.vectors, a.count, b.vectors, b.lo,
+      NeighbourSearch.BlockCandidates c = NeighbourSearch.searchBlock(a.vectors(), a.count(), b.vectors, b.lo,
           b.count, Math.max(0, targetStart - b.lo), dim, mean, maxNorm, keep);
-      for (int i = 0; i < a.count; i++) {
+      for (int i = 0; i < a.count(); i++) {
         Candidates block = new Candidates(new TopK(c.words()[i], c.distances()[i]), c.restBound()[i], keep[i]);
         merged[i] = merged[i] == null ? block : Candidates.merge(merged[i], block);
       }
@@ -281,15 +317,15 @@ public final class PartitionedModelBuilder {
     }
 
     /**
-     * The query shard's final rows, in rank order, each word's candidates released as its row is
-     * made; fails unless every target block the coalescer assigned was merged.
+     * The query block's final rows, in its order, each word's candidates released as its row is made;
+     * fails unless every target block the coalescer assigned was merged.
      */
     Iterator<Row> rows(ByQueryShard plan) {
       if (queryIndex < 0) {
         return java.util.Collections.emptyIterator();
       }
       if (blocks != plan.blocks(queryIndex)) {
-        throw new IllegalStateException("query shard " + queryIndex + " merged " + blocks + " target blocks of "
+        throw new IllegalStateException("query block " + queryIndex + " merged " + blocks + " target blocks of "
             + plan.blocks(queryIndex));
       }
       return new Iterator<>() {
@@ -305,7 +341,7 @@ public final class PartitionedModelBuilder {
           if (!hasNext()) {
             throw new java.util.NoSuchElementException();
           }
-          Row row = merged[next].toRow(queryLo + next);
+          Row row = merged[next].toRow(queryRanks[next]);
           merged[next++] = null;
           return row;
         }

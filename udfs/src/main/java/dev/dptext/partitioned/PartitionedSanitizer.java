@@ -56,9 +56,10 @@ public final class PartitionedSanitizer {
   private final PartitionedModel model;
   private final Broadcast<JavaSerialized<Sanitizer>> sanitizer;
   /** SanText/SanText+: the frequent words' vectors and envelopes (null for the noise mechanisms). */
-  private final Broadcast<JavaSerialized<HeadRows>> head;
+  private Broadcast<JavaSerialized<HeadRows>> head; // per transform when the rows are computed on demand
   private final WordMechanism mechanism;
   private final int shards;
+  private final int headWords;
   private final AtomicInteger rounds = new AtomicInteger();
 
   /**
@@ -83,11 +84,13 @@ public final class PartitionedSanitizer {
     this.model = model;
     this.mechanism = m;
     this.shards = shards;
+    this.headWords = headWords < 0 ? HeadRows.defaultWords(model) : headWords;
     this.sanitizer = JavaSerialized.broadcast(spark.sparkContext(), sanitizer);
     HeadRows headRows = null;
-    if (m instanceof ExponentialMechanism e && model.tables().contains(e.targetStart())) {
-      headRows = headWords < 0 ? HeadRows.load(spark, model, e) : HeadRows.load(spark, model, e, headWords);
+    if (m instanceof ExponentialMechanism e && model.hasTable(e.targetStart()) && !model.tablesOnDemand()) {
+      headRows = HeadRows.load(spark, model, e, this.headWords);
     }
+    // With rows on demand the head is made by each transform, from the rows its input needs.
     this.head = headRows == null ? null : JavaSerialized.broadcast(spark.sparkContext(), headRows);
   }
 
@@ -162,12 +165,14 @@ public final class PartitionedSanitizer {
 
     boolean exponential = mechanism instanceof ExponentialMechanism;
     int tableStart = exponential ? ((ExponentialMechanism) mechanism).targetStart() : -1;
-    if (exponential && !model.tables().contains(tableStart)) {
+    if (exponential && !model.hasTable(tableStart)) {
       throw new IllegalStateException("the partitioned model has no candidate table for target start " + tableStart
-          + " (" + mechanism.name() + "); rebuild it with that table");
+          + " (" + mechanism.name() + "); rebuild it with that table, or with tables on demand");
     }
-    JavaRDD<VocabularyShard> shardRdd = Shards.load(spark, model.vectorsPath(),
-        exponential ? model.tablePath(tableStart) : null, tableStart, model.size(), model.dim(), shards);
+    JavaRDD<VocabularyShard> shardRdd = exponential && model.tablesOnDemand()
+        ? shardsWithRowsOnDemand(work, tableStart)
+        : Shards.load(spark, model.vectorsPath(), exponential ? model.tablePath(tableStart) : null, tableStart,
+            model.size(), model.dim(), shards);
     // The shards stay persisted for the session: the result is lazy and every action on it reads them.
     // Round 1: every row fetches its input words' vectors (and candidate rows).
     // SanText/SanText+ rows skip the head words, whose vectors and envelopes are broadcast.
@@ -200,6 +205,28 @@ public final class PartitionedSanitizer {
       return RowFactory.create(values);
     });
     return spark.createDataFrame(out, outSchema);
+  }
+
+  /**
+   * The shards with the candidate rows of every vocabulary word the rows use, computed now
+   * ({@link OnDemandRows}) over the model's own shard layout; sets this run's broadcast head from the
+   * head words' rows among them.
+   */
+  private JavaRDD<VocabularyShard> shardsWithRowsOnDemand(JavaPairRDD<Long, RowWork> work, int tableStart) {
+    JavaRDD<VocabularyShard> vectors = Shards.load(spark, model.vectorsPath(), null, -1, model.size(), model.dim(),
+        shards);
+    JavaRDD<VocabularyShard> targets = shards == model.shards() ? vectors
+        : Shards.load(spark, model.vectorsPath(), null, -1, model.size(), model.dim(), model.shards());
+    JavaRDD<Integer> used = work.values().flatMap(w -> Arrays.stream(w.ranks).boxed().iterator()).distinct();
+    JavaRDD<Row> rows = OnDemandRows.compute(spark, model, targets, used, tableStart);
+    if (targets != vectors) {
+      targets.unpersist(false); // the rows are computed and persisted
+    }
+    int limit = Math.min(model.size(), headWords);
+    List<Row> headRows = rows.filter(r -> r.getInt(0) < limit).collect();
+    head = JavaSerialized.broadcast(spark.sparkContext(),
+        HeadRows.onDemand(spark, model, (ExponentialMechanism) mechanism, headWords, headRows));
+    return Shards.withTable(vectors, rows, tableStart, model.size());
   }
 
   /** Only rows that have vocabulary tokens take part in the rounds. */

@@ -47,6 +47,28 @@ final class Shards {
     return built;
   }
 
+  /**
+   * The same shards with candidate rows attached: {@code table}'s rows (rank, neighbours, distances,
+   * bound) go to the shard holding their rank; words without a row keep none (on demand, only the words
+   * a run uses have rows). The shards' words and vectors are shared with {@code shards}, whose cached
+   * objects are left as they are. Persisted.
+   */
+  static JavaRDD<VocabularyShard> withTable(JavaRDD<VocabularyShard> shards, JavaRDD<Row> table, int tableStart,
+      int size) {
+    int count = shards.getNumPartitions();
+    int shardSize = VocabularyShard.shardSize(size, count);
+    JavaPairRDD<Integer, Row> rows = table
+        .mapToPair(r -> new Tuple2<>(VocabularyShard.shardOf(r.getInt(0), shardSize), r))
+        .partitionBy(new HashPartitioner(count));
+    JavaRDD<VocabularyShard> attached = shards.zipPartitions(rows.values(), (shardIt, rowIt) -> {
+      VocabularyShard shard = shardIt.next().withoutTable();
+      attachTable(shard, tableStart, rowIt);
+      return Collections.singletonList(shard).iterator();
+    });
+    attached.persist(StorageLevel.MEMORY_AND_DISK());
+    return attached;
+  }
+
   private static VocabularyShard shard(int index, int lo, int hi, int dim, Iterator<Tuple2<Integer, Row>> rows) {
     int n = Math.max(0, hi - lo);
     String[] words = new String[n];

@@ -2,7 +2,6 @@ package dev.dptext.partitioned;
 
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NearestWords;
-import java.io.Serializable;
 
 /**
  * One contiguous rank range [lo, lo + count) of a partitioned model, held by one Spark partition of a
@@ -11,7 +10,7 @@ import java.io.Serializable;
  * {@link PartitionedSanitizer} ask: a word's vector, a word's candidate row, and the exact k nearest
  * words of a noisy vector within the shard, by (distance, rank).
  */
-final class VocabularyShard implements Serializable {
+final class VocabularyShard implements QueryWords {
   private static final long serialVersionUID = 1L;
 
   final int index;
@@ -34,6 +33,34 @@ final class VocabularyShard implements Serializable {
     this.dim = dim;
     this.words = words;
     this.vectors = vectors;
+  }
+
+  /**
+   * This shard's words and vectors (shared, not copied) without a candidate table, to attach one to
+   * ({@link Shards#withTable}) while the original, cached, stays as it is.
+   */
+  VocabularyShard withoutTable() {
+    return new VocabularyShard(index, lo, words, vectors, dim);
+  }
+
+  @Override
+  public int index() {
+    return index;
+  }
+
+  @Override
+  public int count() {
+    return count;
+  }
+
+  @Override
+  public int rank(int i) {
+    return lo + i;
+  }
+
+  @Override
+  public float[] vectors() {
+    return vectors;
   }
 
   boolean contains(int rank) {

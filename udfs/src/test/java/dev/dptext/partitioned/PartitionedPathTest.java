@@ -52,6 +52,7 @@ class PartitionedPathTest {
   static PartitionedModel partitioned;
   static String partitionedPath;
   static DpTextModel broadcast;
+  static PartitionedModel onDemand;
   static Dataset<Row> input;
 
   @BeforeAll
@@ -85,6 +86,11 @@ class PartitionedPathTest {
         partitionedPath, RowLengths.tiered(16),
         v -> List.of(0, SanTextPlus.sensitiveStart(v, W)), 3, Map.of("source", "test"));
     broadcast = partitioned.toBroadcastModel(spark);
+    Dataset<Row> vectorFrame = spark.createDataFrame(vectorRows, vectorSchema);
+    onDemand = PartitionedModelBuilder.build(spark, vectorFrame, dir.resolve("on-demand").toString(),
+        RowLengths.tiered(16), v -> {
+          throw new AssertionError("a model with tables on demand asks for no table list");
+        }, true, 3, Map.of("source", "test"));
 
     List<Row> rows = new ArrayList<>();
     String[] texts = {
@@ -162,6 +168,58 @@ class PartitionedPathTest {
         assertTrue(p.rounds() >= 2, spec.describe() + " ran " + p.rounds() + " rounds");
       }
       assertArrayEquals(input.schema().fieldNames(), Arrays.copyOf(out.schema().fieldNames(), 2));
+    }
+  }
+
+  /**
+   * Tables on demand: the model stores none; the rows a run computes for the words it uses are the
+   * stored rows bit for bit (neighbours, distances, bound), so SanText and SanText+ give the broadcast
+   * path's text, also when the run spreads the vectors over a different number of shards than the
+   * model was built with.
+   */
+  @Test
+  void rowsOnDemandAreTheStoredRowsAndGiveTheSameText() {
+    PartitionedModel reopened = PartitionedModel.open(spark, onDemand.directory());
+    assertTrue(reopened.tablesOnDemand() && reopened.tables().isEmpty() && reopened.hasTable(123));
+    assertFalse(Files.exists(Path.of(onDemand.directory(), "neighbours-0")), "no table is stored");
+    assertEquals(partitioned.hash(), reopened.hash());
+
+    // Rows for a subset of words (head, middle and tail ranks, not aligned with shards or kernel groups).
+    List<Integer> used = new ArrayList<>();
+    for (int r = 0; r < embeddings.size(); r += (r < 100 ? 1 : 7)) {
+      used.add(r);
+    }
+    used.add(embeddings.size() - 1);
+    org.apache.spark.api.java.JavaRDD<VocabularyShard> targets = Shards.load(spark, reopened.vectorsPath(), null, -1,
+        reopened.size(), reopened.dim(), reopened.shards());
+    for (int t : partitioned.tables()) {
+      Map<Integer, Row> stored = new java.util.HashMap<>();
+      spark.read().parquet(partitioned.tablePath(t)).collectAsList().forEach(r -> stored.put(r.getInt(0), r));
+      List<Row> computed = OnDemandRows.compute(spark, reopened,
+          targets, org.apache.spark.api.java.JavaSparkContext.fromSparkContext(spark.sparkContext())
+              .parallelize(used, 3), t).collect();
+      assertEquals(used.size(), computed.size());
+      for (Row r : computed) {
+        Row s = stored.get(r.getInt(0));
+        String msg = "rank " + r.getInt(0) + ", targets from " + t;
+        assertEquals(s.getList(1), r.getList(1), msg + ": neighbours");
+        assertEquals(s.getList(2), r.getList(2), msg + ": distances");
+        assertEquals(s.getDouble(3), r.getDouble(3), 0.0, msg + ": bound");
+      }
+    }
+    targets.unpersist(false);
+
+    SecretKey key = SecretKey.parse(KEY_HEX, "test");
+    for (MechanismSpec spec : List.of(MechanismSpec.of("santext", Map.of("epsilon", 3.0)),
+        MechanismSpec.of("santext+", Map.of("epsilon", 3.0, "w", W, "p", 0.3)))) {
+      List<String> expected = byId(DpText.sanitizer().model(broadcast).mechanism(spec).key(key).idColumn("id")
+          .transform(input, "text", "text_dp"));
+      for (int shards : new int[] {3, 2}) {
+        PartitionedSanitizer p = PartitionedSanitizer.of(spark, reopened, DpTextOptions.defaults().with(spec), key,
+            shards, 300);
+        assertEquals(expected, byId(p.transform(input, "text", "text_dp", "id")),
+            spec.describe() + ", tables on demand, " + shards + " shards");
+      }
     }
   }
 
