@@ -4,10 +4,13 @@
 #      341,479 words (tables for SanText and SanText+ w=0.9): wall time and peak memory.
 #   2. sanitize the first $REVIEWS IMDb reviews with SanText+ (ε=3, w=0.9, p=0.3) and Laplace (ε=10) on
 #      both layouts of the same model ($MECHANISMS, $LAYOUTS choose): tokens/s per core and peak memory.
-#   3. SYNTHETIC vocabularies (SyntheticModel: GloVe vectors mixed, mapped to 300 d, perturbed; seeded) of
-#      $SYNTHETIC words (default "1000000 2000000") without candidate tables, and Laplace on
-#      $SYNTHETIC_LAYOUTS (default partitioned) over the first $SYNTHETIC_REVIEWS reviews (the search
-#      costs 2·V·m flops a token: 1.2 GFLOP at 2M × 300 d).
+#   3. SYNTHETIC vocabularies of $SYNTHETIC words (default "1000000 2000000"): SyntheticEmbeddings writes a
+#      GloVe-format text file (GloVe's own words and vectors mixed, mapped to 300 d, perturbed; then
+#      syn<rank> words; seeded), build-model --model-layout partitioned --neighbour-tables on-demand
+#      builds the model from it (timed, peak memory), and $SYNTHETIC_MECHANISMS (default Laplace and
+#      SanText+) run on $SYNTHETIC_LAYOUTS (default partitioned) over the first $SYNTHETIC_REVIEWS reviews
+#      (Laplace's search costs 2·V·m flops a token: 1.2 GFLOP at 2M × 300 d; SanText+ computes the
+#      candidate rows of the distinct words used, 2·V·m flops each).
 # Usage: scripts/bench-scale.sh [sizes...]   e.g. scripts/bench-scale.sh 25000 100000 ("none": synthetic only)
 #   REVIEWS=2000 SYNTHETIC="" DPTEXT_DATA=~/.cache/dptext DPTEXT_JAVA_OPTS=-Xmx8g
 #
@@ -28,6 +31,7 @@ SIZES=("${@:-25000 100000 341479}")
 SYNTHETIC="${SYNTHETIC-1000000 2000000}"
 SYNTHETIC_REVIEWS="${SYNTHETIC_REVIEWS:-100}"
 SYNTHETIC_LAYOUTS="${SYNTHETIC_LAYOUTS:-partitioned}"
+SYNTHETIC_MECHANISMS="${SYNTHETIC_MECHANISMS:-laplace santext+}"
 MECHANISMS="${MECHANISMS:-santext+ laplace}"
 LAYOUTS="${LAYOUTS:-broadcast partitioned}"
 RUNNER="${RUNNER:-local}"
@@ -88,7 +92,7 @@ measure() {
     return 0
   fi
   [[ -n ${sampler:-} ]] && { kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true; }
-  grep -E "written to|throughput|tokens  |elapsed|synthetic model|built in" "$log.out" "$log" | sed "s/^[^:]*:/  /" || true
+  grep -E "written to|throughput|tokens  |out of vocabulary|elapsed|built in|rows on demand|rounds" "$log.out" "$log" | sed "s/^[^:]*:/  /" || true
   wall=$(grep 'Elapsed (wall clock)' "$log.time" | awk '{print $NF}')
   if [[ $RUNNER == cluster ]]; then
     local driver executor
@@ -144,18 +148,24 @@ if [[ -n "$SYNTHETIC" ]]; then
     -Dmdep.includeScope=provided >/dev/null
   MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
   for V in $SYNTHETIC; do
+    FILE="$WORK/synthetic-300d-$V.txt"
     MODEL="$WORK/synthetic-300d-$V"
     echo "== SYNTHETIC 300-d, V = $V (seed 16)"
-    if [[ ! -s "$MODEL/manifest.properties" ]]; then
-      rm -rf "$MODEL"
-      # Local mode whatever RUNNER: the generator is a benchmark tool, not the product's build.
-      /usr/bin/time -v java $DPTEXT_JAVA_OPTS $MODULE_OPTIONS \
-        -cp "benchmarks/target/classes:udfs/target/classes:$(cat benchmarks/target/bench.cp)" \
-        dev.dptext.bench.SyntheticModel "$CACHE/glove.6B.100d.txt" "$V" 300 16 "$MODEL" none 2>&1 \
-        | grep -E "synthetic model|Elapsed|Maximum resident" | sed "s/^/  /"
+    if [[ ! -s "$FILE" ]]; then
+      /usr/bin/time -v java -Xmx6g -cp "benchmarks/target/classes:udfs/target/classes:$(cat benchmarks/target/bench.cp)" \
+        dev.dptext.bench.SyntheticEmbeddings "$CACHE/glove.6B.100d.txt" "$V" 300 16 "$FILE" 2>&1 \
+        | grep -E "synthetic embeddings|Elapsed" | sed "s/^/  /"
     fi
-    for layout in $SYNTHETIC_LAYOUTS; do
-      sanitize "$MODEL" "$layout" laplace "$SYNTHETIC_INPUT" --epsilon 10
+    if [[ ! -s "$MODEL/manifest.properties" || "${REBUILD:-0}" == 1 ]]; then
+      rm -rf "$MODEL"
+      measure "build-model partitioned, tables on demand, V=$V" build-model --model "$FILE" \
+        --model-layout partitioned --neighbour-tables on-demand --output "$MODEL"
+    fi
+    for mechanism in $SYNTHETIC_MECHANISMS; do
+      for layout in $SYNTHETIC_LAYOUTS; do
+        # shellcheck disable=SC2046
+        sanitize "$MODEL" "$layout" "$mechanism" "$SYNTHETIC_INPUT" $(mechanism_args "$mechanism")
+      done
     done
   done
 fi

@@ -241,9 +241,13 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     TokenAccumulators counters = new TokenAccumulators(spark.sparkContext());
     builder.countTokens(counters);
     Dataset<Row> result;
+    long workStart;
     try {
       awaitPrepared(prepared);
       LOG.debug("phase: model prepared");
+      // Sanitizing starts here: the broadcast path's transform is lazy, but the partitioned path's runs
+      // its rounds (and computes on-demand candidate rows) before returning.
+      workStart = System.nanoTime();
       result = builder.transform(in, text, out);
     } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
@@ -255,7 +259,6 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     inPlaceRun.note().ifPresent(n -> audit.put(InPlace.PROPERTY, n));
     TableWriter.Result written;
     LOG.info("phase: writing {} rows", counts.rows() - counts.rejected());
-    long workStart = System.nanoTime();
     try (ProgressReporter progress = ProgressReporter.start(spark, counters, progressInterval)) {
       written = TableWriter.write(result, inPlaceRun.target(target), inPlaceRun.commit(audit));
     } catch (TableWriter.AlreadyCommitted e) {

@@ -7,6 +7,7 @@ import java.util.List;
 import org.apache.spark.HashPartitioner;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
@@ -45,11 +46,12 @@ final class OnDemandRows {
 
   /**
    * The rows (rank, neighbours, distances, bound) of table {@code targetStart} for the distinct ranks
-   * {@code used}, persisted and computed (an action runs here).
+   * {@code used}, as a cached DataFrame like a stored table's (Spark's columnar cache: a head of long
+   * rows collects to the driver in its binary form, not as Java-serialized Row objects), computed here.
    *
    * @param targets the model's vectors in its own shard layout ({@link PartitionedModel#shards()} shards)
    */
-  static JavaRDD<Row> compute(SparkSession spark, PartitionedModel model, JavaRDD<VocabularyShard> targets,
+  static Dataset<Row> compute(SparkSession spark, PartitionedModel model, JavaRDD<VocabularyShard> targets,
       JavaRDD<Integer> used, int targetStart) {
     if (targets.getNumPartitions() != model.shards()) {
       throw new IllegalArgumentException("on-demand rows are searched over the model's own " + model.shards()
@@ -72,7 +74,7 @@ final class OnDemandRows {
     long words = vectors.count();
     if (words == 0) {
       vectors.unpersist(false);
-      return spark.createDataFrame(List.of(), PartitionedModelBuilder.TABLE_SCHEMA).javaRDD();
+      return spark.createDataFrame(List.of(), PartitionedModelBuilder.TABLE_SCHEMA);
     }
     int parallelism = targets.context().defaultParallelism();
     int blocks = (int) Math.max(parallelism, (4L * words * dim + PartitionedModelBuilder.SHARD_BYTES - 1)
@@ -94,10 +96,9 @@ final class OnDemandRows {
     double[] mean = model.centre() != null ? model.centre().mean()
         : PartitionedModelBuilder.mean(targets.map(PartitionedModelBuilder::vectorSum).collect(), dim, size);
     double maxNorm = targets.map(s -> PartitionedModelBuilder.maxCentredNorm(s, mean)).reduce(Math::max);
-    // Through a DataFrame, so the rows are the ones read back from a stored table (arrays as Seq).
-    JavaRDD<Row> rows = spark.createDataFrame(PartitionedModelBuilder.searchRows(queries, queries.getNumPartitions(),
+    Dataset<Row> rows = spark.createDataFrame(PartitionedModelBuilder.searchRows(queries, queries.getNumPartitions(),
         false, targets, targetStart, size, dim, mean, maxNorm, model.rowLengths()), PartitionedModelBuilder.TABLE_SCHEMA)
-        .javaRDD().persist(StorageLevel.MEMORY_AND_DISK());
+        .persist(StorageLevel.MEMORY_AND_DISK());
     long computed = rows.count();
     queries.unpersist(false);
     vectors.unpersist(false);

@@ -218,15 +218,14 @@ public final class PartitionedSanitizer {
     JavaRDD<VocabularyShard> targets = shards == model.shards() ? vectors
         : Shards.load(spark, model.vectorsPath(), null, -1, model.size(), model.dim(), model.shards());
     JavaRDD<Integer> used = work.values().flatMap(w -> Arrays.stream(w.ranks).boxed().iterator()).distinct();
-    JavaRDD<Row> rows = OnDemandRows.compute(spark, model, targets, used, tableStart);
+    Dataset<Row> rows = OnDemandRows.compute(spark, model, targets, used, tableStart);
     if (targets != vectors) {
       targets.unpersist(false); // the rows are computed and persisted
     }
-    int limit = Math.min(model.size(), headWords);
-    List<Row> headRows = rows.filter(r -> r.getInt(0) < limit).collect();
+    List<Row> headRows = rows.filter(org.apache.spark.sql.functions.col("rank").lt(headWords)).collectAsList();
     head = JavaSerialized.broadcast(spark.sparkContext(),
         HeadRows.onDemand(spark, model, (ExponentialMechanism) mechanism, headWords, headRows));
-    return Shards.withTable(vectors, rows, tableStart, model.size());
+    return Shards.withTable(vectors, rows.javaRDD(), tableStart, model.size());
   }
 
   /** Only rows that have vocabulary tokens take part in the rounds. */

@@ -197,7 +197,7 @@ class PartitionedPathTest {
       spark.read().parquet(partitioned.tablePath(t)).collectAsList().forEach(r -> stored.put(r.getInt(0), r));
       List<Row> computed = OnDemandRows.compute(spark, reopened,
           targets, org.apache.spark.api.java.JavaSparkContext.fromSparkContext(spark.sparkContext())
-              .parallelize(used, 3), t).collect();
+              .parallelize(used, 3), t).collectAsList();
       assertEquals(used.size(), computed.size());
       for (Row r : computed) {
         Row s = stored.get(r.getInt(0));
