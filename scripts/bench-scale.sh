@@ -20,10 +20,12 @@
 #   heap $EXECUTOR_MEMORY, default 4g; the driver in client mode, heap $DRIVER_MEMORY, default 2g): every
 #   step runs with the same heaps whatever V, and a sampler reads each JVM's VmHWM (the kernel's peak
 #   resident set) every 0.5 s: "driver peak" is SparkSubmit's, "executor peak" the larger of the two
-#   executors'. Build the shaded jar first (./mvnw -B -ntp -DskipTests package).
+#   executors'.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
+# shellcheck source=lib/bench-build.sh
+source scripts/lib/bench-build.sh
 CACHE="${DPTEXT_DATA:-$HOME/.cache/dptext}"
 WORK="${SCALE_WORK:-$CACHE/scale}"
 REVIEWS="${REVIEWS:-2000}"
@@ -43,6 +45,8 @@ KEY_FILE=$(mktemp)
 chmod 600 "$KEY_FILE"
 od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > "$KEY_FILE"
 trap 'rm -f "$KEY_FILE"; [[ $RUNNER == cluster ]] && scripts/cluster/cluster.sh stop >/dev/null 2>&1 || true' EXIT
+bench_data
+bench_build job   # the job's shaded jar and the benchmarks' classpath (DPTEXT_SKIP_BUILD=1: already built)
 CORES=$(nproc)
 echo "== machine: $CORES cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), runner $RUNNER"
 if [[ $RUNNER == cluster ]]; then
@@ -144,15 +148,12 @@ done
 if [[ -n "$SYNTHETIC" ]]; then
   SYNTHETIC_INPUT="$WORK/imdb-$SYNTHETIC_REVIEWS.jsonl"
   head -n "$SYNTHETIC_REVIEWS" "$CACHE/imdb-reviews.jsonl" > "$SYNTHETIC_INPUT"
-  ./mvnw -q -B -o dependency:build-classpath -pl benchmarks -Dmdep.outputFile=target/bench.cp \
-    -Dmdep.includeScope=provided >/dev/null
-  MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' pom.xml)
   for V in $SYNTHETIC; do
     FILE="$WORK/synthetic-300d-$V.txt"
     MODEL="$WORK/synthetic-300d-$V"
     echo "== SYNTHETIC 300-d, V = $V (seed 16)"
     if [[ ! -s "$FILE" ]]; then
-      /usr/bin/time -v java -Xmx6g -cp "benchmarks/target/classes:udfs/target/classes:$(cat benchmarks/target/bench.cp)" \
+      /usr/bin/time -v java -Xmx6g -cp "$(bench_classpath)" \
         dev.dptext.bench.SyntheticEmbeddings "$CACHE/glove.6B.100d.txt" "$V" 300 16 "$FILE" 2>&1 \
         | grep -E "synthetic embeddings|Elapsed" | sed "s/^/  /"
     fi

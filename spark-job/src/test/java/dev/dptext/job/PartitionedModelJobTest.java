@@ -1,6 +1,7 @@
 package dev.dptext.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -51,5 +52,30 @@ class PartitionedModelJobTest {
       outputs[i] = String.join("\n", rows);
     }
     assertEquals(outputs[1], outputs[0], "the partitioned path's text is the broadcast path's");
+
+    // No tables stored: the run computes its words' rows, the same rows, hence the same text.
+    String lean = tmp.resolve("model-on-demand").toString();
+    String[] leanBuilt = NoiseMechanismJobTest.run("build-model", "--model", embeddings.toString(), "--neighbours",
+        "16", "--model-layout", "partitioned", "--neighbour-tables", "on-demand", "--output", lean);
+    assertEquals("0", leanBuilt[0], leanBuilt[1]);
+    assertTrue(leanBuilt[1].contains("neighbour tables on demand"), leanBuilt[1]);
+    assertFalse(Files.exists(Path.of(lean, "neighbours-0")));
+    String out = tmp.resolve("out-on-demand").toString();
+    String[] r = NoiseMechanismJobTest.run("sanitize", "--input", "../data/sample/support-tickets.jsonl",
+        "--output", out, "--output-format", "parquet", "--id-column", "id", "--model", lean,
+        "--model-layout", "partitioned", "--mechanism", "santext+", "--epsilon", "3", "--key-file", keyFile.toString());
+    assertEquals("0", r[0], r[1]);
+    assertEquals(outputs[1], spark.read().parquet(out).orderBy("id").select("text").collectAsList().stream()
+        .map(row -> row.isNullAt(0) ? "<null>" : row.getString(0)).collect(Collectors.joining("\n")),
+        "tables on demand give the stored tables' text");
+
+    java.io.StringWriter err = new java.io.StringWriter();
+    picocli.CommandLine cli = DpTextJob.commandLine();
+    cli.setErr(new java.io.PrintWriter(err, true));
+    int refused = DpTextJob.execute(cli, "build-model", "--model", embeddings.toString(), "--model-layout",
+        "broadcast", "--neighbour-tables", "on-demand", "--output", tmp.resolve("refused").toString());
+    assertEquals(ExitCode.USAGE.code, refused, err.toString());
+    assertTrue(err.toString().contains("--neighbour-tables on-demand is for partitioned models"), err.toString());
+    assertFalse(Files.exists(tmp.resolve("refused")));
   }
 }
