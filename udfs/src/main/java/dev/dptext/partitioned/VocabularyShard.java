@@ -24,7 +24,6 @@ final class VocabularyShard implements QueryWords {
   int[][] neighbours;
   double[][] distances;
   double[] bounds;
-  private transient NearestWords nearest;
 
   VocabularyShard(int index, int lo, String[] words, float[] vectors, int dim) {
     this.index = index;
@@ -80,10 +79,12 @@ final class VocabularyShard implements QueryWords {
    * distances are the same doubles as over the whole vocabulary (same vectors, same arithmetic), and
    * whose local order is the global order shifted by {@link #lo}.
    */
-  synchronized TopK[] nearest(double[] queries, int n, int k) {
-    if (nearest == null) {
-      nearest = new NearestWords(new Embeddings(words, vectors, dim));
-    }
+  TopK[] nearest(double[] queries, int n, int k) {
+    // Built per call and dropped after: the index holds the kernel's own copy of the shard's vectors
+    // (centred, augmented), as large as the shard. Kept on the cached shard it doubled each executor's
+    // memory (2M × 300 d: a further 1.2 GB per executor of two), while each shard is searched once per
+    // run (one task holds every query of the run for that shard).
+    NearestWords nearest = new NearestWords(new Embeddings(words, vectors, dim));
     int kk = Math.min(k, count);
     int[] found = new int[n * kk];
     double[] dist = new double[n * kk];

@@ -8,6 +8,10 @@
  * one Parquet candidate table per target set (SanText: all words; SanText+: the sensitive words) with
  * each row's exact distances and outside bound, and the covariance. {@link PartitionedModelBuilder}
  * computes it over Spark partitions (blocked all-pairs search); the driver never holds the vectors.
+ * A model built with its tables on demand stores none: each SanText/SanText+ run computes the rows of
+ * the words its input uses ({@link OnDemandRows}) with the same search over the model's own shards,
+ * which gives the stored rows bit for bit, at 2·D·|V|·m flops for D distinct words instead of
+ * 2·|V|²·m.
  *
  * <h2>Why the output is the broadcast path's, byte for byte</h2>
  *
