@@ -87,7 +87,8 @@ measure() {
   if [[ $RUNNER == cluster ]]; then
     peak_sampler "$samples" & sampler=$!
   fi
-  local start=$SECONDS
+  local start=$SECONDS load_before
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   job_command "$@"
   if ! /usr/bin/time -v -o "$log.time" "${JOB[@]}" > "$log.out" 2> "$log"; then
     [[ -n ${sampler:-} ]] && kill "$sampler" 2>/dev/null
@@ -102,9 +103,9 @@ measure() {
     local driver executor
     driver=$(awk '$1 == "driver" && $3 > m {m = $3} END {printf "%.0f", m / 1024}' "$samples")
     executor=$(awk '$1 == "executor" && $3 > m {m = $3} END {printf "%.0f", m / 1024}' "$samples")
-    echo "$label: wall $wall, driver peak $driver MiB, executor peak $executor MiB (heaps $DRIVER_MEMORY / $EXECUTOR_MEMORY)"
+    echo "$label: wall $wall, driver peak $driver MiB, executor peak $executor MiB (heaps $DRIVER_MEMORY / $EXECUTOR_MEMORY), load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
   else
-    echo "$label: wall $wall, peak RSS $(grep 'Maximum resident set size' "$log.time" | awk '{printf "%.0f", $NF/1024}') MiB (one JVM)"
+    echo "$label: wall $wall, peak RSS $(grep 'Maximum resident set size' "$log.time" | awk '{printf "%.0f", $NF/1024}') MiB (one JVM), load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)"
   fi
   rm -f "$log" "$log.out" "$log.time" "$samples"
 }

@@ -307,13 +307,14 @@ public final class NeighbourSearch {
     int[][] words = new int[qn][];
     double[][] distances = new double[qn][];
     double[] rest = new double[qn];
+    int bruteForced = 0;
     if (targetsInSet <= 0) {
       for (int i = 0; i < qn; i++) {
         words[i] = new int[0];
         distances[i] = new double[0];
         rest[i] = Double.POSITIVE_INFINITY;
       }
-      return new BlockCandidates(words, distances, rest);
+      return new BlockCandidates(words, distances, rest, 0);
     }
     // Local ids: target row j of the block is offered as j (rows before targetFrom are not in the kernel).
     ScoreKernel kernel = NearestWords.kernel(backend, NearestWords.augmented(targets, targetFrom, tn, dim, mean),
@@ -336,6 +337,7 @@ public final class NeighbourSearch {
             roundingMargin(dim, Math.sqrt(qNorm2), maxNorm), distance);
         if (!r.certified) {
           r = bruteForce(targetFrom, tn, keep[i], distance);
+          bruteForced++;
         }
         int kept = Math.min(keep[i], r.ids.length);
         words[i] = new int[kept];
@@ -346,13 +348,14 @@ public final class NeighbourSearch {
         rest[i] = r.rest;
       }
     }
-    return new BlockCandidates(words, distances, rest);
+    return new BlockCandidates(words, distances, rest, bruteForced);
   }
 
   /**
    * Per query of a block: its nearest target words (ranks, nearest first by (distance, rank)), their
    * exact distances, and a lower bound on the distance to every target word of the block not listed
-   * among the candidates considered.
+   * among the candidates considered; and how many queries were not certified by the float kernel and were
+   * searched again by brute force in double.
    */
-  public record BlockCandidates(int[][] words, double[][] distances, double[] restBound) {}
+  public record BlockCandidates(int[][] words, double[][] distances, double[] restBound, int bruteForced) {}
 }

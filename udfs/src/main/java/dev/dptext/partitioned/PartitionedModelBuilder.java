@@ -283,6 +283,8 @@ public final class PartitionedModelBuilder {
     private int[] keep;
     private Candidates[] merged;
     private int blocks;
+    private long bruteForced;
+    private final long started = System.nanoTime();
 
     QueryShardMerge(int targets, int targetStart, int dim, double[] mean, double maxNorm, RowLengths rows) {
       this.targets = targets;
@@ -314,6 +316,7 @@ public final class PartitionedModelBuilder {
         merged[i] = merged[i] == null ? block : Candidates.merge(merged[i], block);
       }
       blocks++;
+      bruteForced += c.bruteForced();
     }
 
     /**
@@ -328,6 +331,9 @@ public final class PartitionedModelBuilder {
         throw new IllegalStateException("query block " + queryIndex + " merged " + blocks + " target blocks of "
             + plan.blocks(queryIndex));
       }
+      LOG.info("candidate search, query block {}: {} words × {} target blocks, {} word-blocks re-searched by brute "
+          + "force (not certified by the float kernel), {} s", queryIndex, merged.length, blocks, bruteForced,
+          String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9));
       return new Iterator<>() {
         int next = 0;
 

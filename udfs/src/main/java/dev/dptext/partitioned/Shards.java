@@ -25,9 +25,11 @@ final class Shards {
       int size, int dim, int shards) {
     int shardSize = VocabularyShard.shardSize(size, shards);
     HashPartitioner byShard = new HashPartitioner(shards);
-    JavaPairRDD<Integer, Row> vectors = spark.read().parquet(vectorsPath).select("rank", "word", "vector")
+    // Each row becomes a primitive float[] before the shuffle: shuffling the Rows themselves serialized
+    // every coordinate as a boxed Float (1M × 300 d: 25 s to shuffle, 23 s to read back, on one machine).
+    JavaPairRDD<Integer, WordVector> vectors = spark.read().parquet(vectorsPath).select("rank", "word", "vector")
         .javaRDD()
-        .mapToPair(r -> new Tuple2<>(VocabularyShard.shardOf(r.getInt(0), shardSize), r))
+        .mapToPair(r -> new Tuple2<>(VocabularyShard.shardOf(r.getInt(0), shardSize), WordVector.of(r, dim)))
         .partitionBy(byShard);
     JavaRDD<VocabularyShard> built = vectors.mapPartitionsWithIndex(
         (s, it) -> Collections.singletonList(shard(s, s * shardSize, Math.min(size, (s + 1) * shardSize), dim, it))
@@ -69,18 +71,31 @@ final class Shards {
     return attached;
   }
 
-  private static VocabularyShard shard(int index, int lo, int hi, int dim, Iterator<Tuple2<Integer, Row>> rows) {
+  /** One word of the vectors' Parquet: its rank, spelling and vector. */
+  record WordVector(int rank, String word, float[] vector) implements java.io.Serializable {
+    static WordVector of(Row r, int dim) {
+      List<Float> v = r.getList(2);
+      if (v.size() != dim) {
+        throw new IllegalStateException("the partitioned model's vector for rank " + r.getInt(0) + " has " + v.size()
+            + " dimensions, not " + dim);
+      }
+      float[] out = new float[dim];
+      for (int d = 0; d < dim; d++) {
+        out[d] = v.get(d);
+      }
+      return new WordVector(r.getInt(0), r.getString(1), out);
+    }
+  }
+
+  private static VocabularyShard shard(int index, int lo, int hi, int dim, Iterator<Tuple2<Integer, WordVector>> rows) {
     int n = Math.max(0, hi - lo);
     String[] words = new String[n];
     float[] vectors = new float[n * dim];
     while (rows.hasNext()) {
-      Row r = rows.next()._2();
-      int local = r.getInt(0) - lo;
-      words[local] = r.getString(1);
-      List<Float> v = r.getList(2);
-      for (int d = 0; d < dim; d++) {
-        vectors[local * dim + d] = v.get(d);
-      }
+      WordVector w = rows.next()._2();
+      int local = w.rank() - lo;
+      words[local] = w.word();
+      System.arraycopy(w.vector(), 0, vectors, local * dim, dim);
     }
     for (int i = 0; i < n; i++) {
       if (words[i] == null) {
