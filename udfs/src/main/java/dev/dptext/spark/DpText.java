@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -286,7 +285,7 @@ public final class DpText {
       }
       SanitizerSource source = o.modelDistribution() == ModelDistribution.PATH
           ? pathSanitizer(spark, this)
-          : SanitizerSource.broadcast(broadcast(spark, this));
+          : broadcast(spark, this);
       UserDefinedFunction udf =
           functions.udf(new SanitizeFunction(source, counters), DataTypes.StringType).withName(SQL_FUNCTION);
       return o.idMode() == IdMode.FRESH ? udf.asNondeterministic() : udf;
@@ -308,28 +307,58 @@ public final class DpText {
     return PathSanitizer.prepare(spark.sparkContext().hadoopConfiguration(), b.o, key);
   }
 
-  private static final Map<BroadcastKey, Broadcast<JavaSerialized<Sanitizer>>> BROADCASTS =
-      new ConcurrentHashMap<>();
+  private static final Map<BroadcastKey, SanitizerSource> BROADCASTS = new ConcurrentHashMap<>();
 
   /**
-   * Builds the model, mechanism and sanitizer on the driver and broadcasts them, once per
-   * configuration and Spark context.
+   * Builds the model, mechanism and sanitizer on the driver and hands them to the tasks, once per
+   * configuration and Spark context: as a broadcast, or, in local mode, as the driver's own object
+   * ({@link LocalSanitizers}: a local task would get that object from the broadcast too, and the
+   * broadcast's serialization is then work nothing reads). Fresh randomness is never shared and
+   * always broadcast (a Spark broadcast nothing refers to is cleaned up by Spark).
    */
-  static Broadcast<JavaSerialized<Sanitizer>> broadcast(SparkSession spark, Builder b) {
+  static SanitizerSource broadcast(SparkSession spark, Builder b) {
     DpTextOptions o = b.o;
     SecretKey key = b.key != null ? b.key : o.resolveKey();
     if (o.idMode() == IdMode.FRESH || key.isFresh()) {
       LOG.warn("dptext runs with fresh randomness: re-runs and retried tasks give different output");
     }
     if (o.idMode() == IdMode.FRESH) {
-      return build(spark, o, b.modelInstance, key);
+      return hand(spark, build(spark, o, b.modelInstance, key), false);
     }
-    // Equal configurations share one broadcast: the options compare every setting; the key compares by
+    // Equal configurations share one sanitizer: the options compare every setting; the key compares by
     // content, in memory only.
-    BroadcastKey cacheKey = new BroadcastKey(spark.sparkContext().applicationId(), o,
+    String application = spark.sparkContext().applicationId();
+    BroadcastKey cacheKey = new BroadcastKey(application, o,
         b.modelInstance == null ? 0 : System.identityHashCode(b.modelInstance), key);
-    return BROADCASTS.compute(cacheKey, (k, existing) ->
-        existing != null && existing.isValid() ? existing : build(spark, o, b.modelInstance, key));
+    // A JVM has one active Spark context: the entries of other applications belong to stopped ones.
+    BROADCASTS.entrySet().removeIf(e -> !e.getKey().application().equals(application) && release(e.getValue()));
+    boolean local = spark.sparkContext().isLocal();
+    return BROADCASTS.compute(cacheKey, (k, existing) -> existing != null && valid(existing) ? existing
+        : hand(spark, build(spark, o, b.modelInstance, key), local));
+  }
+
+  /** The sanitizer as its tasks will find it: the driver's object in local mode, else a broadcast. */
+  private static SanitizerSource hand(SparkSession spark, Sanitizer s, boolean local) {
+    if (local) {
+      SanitizerSource source = LocalSanitizers.hold(s);
+      LOG.debug("sanitizer handed to local tasks (no broadcast)");
+      return source;
+    }
+    SanitizerSource source = SanitizerSource.broadcast(JavaSerialized.broadcast(spark.sparkContext(), s));
+    LOG.debug("sanitizer broadcast");
+    return source;
+  }
+
+  private static boolean valid(SanitizerSource source) {
+    return !(source instanceof SanitizerSource.Broadcasted b) || b.handle().isValid();
+  }
+
+  /** Lets go of a cached sanitizer of a stopped context; always true (for {@code removeIf}). */
+  private static boolean release(SanitizerSource source) {
+    if (source instanceof SanitizerSource.Local l) {
+      LocalSanitizers.release(l);
+    }
+    return true;
   }
 
   private record BroadcastKey(String application, DpTextOptions options, int modelIdentity, SecretKey key) {
@@ -339,16 +368,13 @@ public final class DpText {
     }
   }
 
-  private static Broadcast<JavaSerialized<Sanitizer>> build(SparkSession spark, DpTextOptions o, DpTextModel instance,
-      SecretKey key) {
+  private static Sanitizer build(SparkSession spark, DpTextOptions o, DpTextModel instance, SecretKey key) {
     DpTextModel model = instance != null
         ? instance
         : ModelLoader.load(spark, o.get(Settings.MODEL), o.get(Settings.VOCAB_SIZE), o.get(Settings.NEIGHBOURS));
     LOG.debug("model ready: {} words", model.embeddings().size());
     Sanitizer s = Sanitizer.build(o, model, key);
     LOG.debug("sanitizer built");
-    Broadcast<JavaSerialized<Sanitizer>> b = JavaSerialized.broadcast(spark.sparkContext(), s);
-    LOG.debug("sanitizer broadcast");
-    return b;
+    return s;
   }
 }

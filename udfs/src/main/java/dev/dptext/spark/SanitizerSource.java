@@ -6,7 +6,8 @@ import org.apache.spark.broadcast.Broadcast;
 /**
  * Where a task finds its {@link Sanitizer}: what {@link SanitizeFunction} carries into the task
  * closure. Either a broadcast handle, or a {@link PathSanitizer} recipe that each executor JVM builds
- * once ({@link ModelDistribution}).
+ * once ({@link ModelDistribution}), or, in local mode, the number of the driver's own sanitizer
+ * ({@link LocalSanitizers}).
  */
 interface SanitizerSource extends Serializable {
   Sanitizer get();
@@ -26,6 +27,22 @@ interface SanitizerSource extends Serializable {
     @Override
     public String toString() {
       return "broadcast sanitizer " + handle.id();
+    }
+  }
+
+  /**
+   * In local mode: the driver's sanitizer, found in this JVM by number ({@link LocalSanitizers}). Holds
+   * only the number, so the closure stays small and carries no key.
+   */
+  record Local(long id) implements SanitizerSource {
+    @Override
+    public Sanitizer get() {
+      return LocalSanitizers.get(id);
+    }
+
+    @Override
+    public String toString() {
+      return "local sanitizer " + id;
     }
   }
 }
