@@ -307,7 +307,7 @@ public final class DpText {
     return PathSanitizer.prepare(spark.sparkContext().hadoopConfiguration(), b.o, key);
   }
 
-  private static final Map<BroadcastKey, SanitizerSource> BROADCASTS = new ConcurrentHashMap<>();
+  private static final Map<BroadcastKey, Cached> BROADCASTS = new ConcurrentHashMap<>();
 
   /**
    * Builds the model, mechanism and sanitizer on the driver and hands them to the tasks, once per
@@ -331,10 +331,39 @@ public final class DpText {
     BroadcastKey cacheKey = new BroadcastKey(application, o,
         b.modelInstance == null ? 0 : System.identityHashCode(b.modelInstance), key);
     // A JVM has one active Spark context: the entries of other applications belong to stopped ones.
-    BROADCASTS.entrySet().removeIf(e -> !e.getKey().application().equals(application) && release(e.getValue()));
+    BROADCASTS.keySet().removeIf(k -> !k.application().equals(application));
     boolean local = spark.sparkContext().isLocal();
-    return BROADCASTS.compute(cacheKey, (k, existing) -> existing != null && valid(existing) ? existing
-        : hand(spark, build(spark, o, b.modelInstance, key), local));
+    SanitizerSource[] source = new SanitizerSource[1]; // held strongly from here: a cached one can be collected
+    BROADCASTS.compute(cacheKey, (k, existing) -> {
+      SanitizerSource cached = existing == null ? null : existing.source();
+      source[0] = cached != null ? cached : hand(spark, build(spark, o, b.modelInstance, key), local);
+      return cached != null ? existing : new Cached(source[0]);
+    });
+    return source[0];
+  }
+
+  /**
+   * A cache entry. A broadcast handle is held as it is (it is small; Spark's block manager keeps the
+   * value, spilling it to disk under memory pressure); a local source, which holds the sanitizer itself,
+   * softly — kept for reuse until memory runs short, never longer than a plan refers to it.
+   */
+  private static final class Cached {
+    private final SanitizerSource broadcast;
+    private final java.lang.ref.SoftReference<SanitizerSource> local;
+
+    Cached(SanitizerSource source) {
+      boolean isLocal = source instanceof SanitizerSource.Local;
+      this.broadcast = isLocal ? null : source;
+      this.local = isLocal ? new java.lang.ref.SoftReference<>(source) : null;
+    }
+
+    /** The source, or null if it can no longer be used (a destroyed broadcast, a collected sanitizer). */
+    SanitizerSource source() {
+      if (broadcast != null) {
+        return broadcast instanceof SanitizerSource.Broadcasted b && !b.handle().isValid() ? null : broadcast;
+      }
+      return local.get();
+    }
   }
 
   /** The sanitizer as its tasks will find it: the driver's object in local mode, else a broadcast. */
@@ -347,18 +376,6 @@ public final class DpText {
     SanitizerSource source = SanitizerSource.broadcast(JavaSerialized.broadcast(spark.sparkContext(), s));
     LOG.debug("sanitizer broadcast");
     return source;
-  }
-
-  private static boolean valid(SanitizerSource source) {
-    return !(source instanceof SanitizerSource.Broadcasted b) || b.handle().isValid();
-  }
-
-  /** Lets go of a cached sanitizer of a stopped context; always true (for {@code removeIf}). */
-  private static boolean release(SanitizerSource source) {
-    if (source instanceof SanitizerSource.Local l) {
-      LocalSanitizers.release(l);
-    }
-    return true;
   }
 
   private record BroadcastKey(String application, DpTextOptions options, int modelIdentity, SecretKey key) {

@@ -31,13 +31,28 @@ interface SanitizerSource extends Serializable {
   }
 
   /**
-   * In local mode: the driver's sanitizer, found in this JVM by number ({@link LocalSanitizers}). Holds
-   * only the number, so the closure stays small and carries no key.
+   * In local mode: the driver's sanitizer, found in this JVM by number ({@link LocalSanitizers}). The
+   * driver's instance holds the sanitizer (a transient field: a task's copy, made by serializing the
+   * closure, carries only the number and looks it up), so the closure stays small and carries no key.
    */
-  record Local(long id) implements SanitizerSource {
+  final class Local implements SanitizerSource {
+    private static final long serialVersionUID = 1L;
+
+    private final long id;
+    private final transient Sanitizer held;
+
+    Local(long id, Sanitizer held) {
+      this.id = id;
+      this.held = held;
+    }
+
+    long id() {
+      return id;
+    }
+
     @Override
     public Sanitizer get() {
-      return LocalSanitizers.get(id);
+      return held != null ? held : LocalSanitizers.get(id);
     }
 
     @Override
