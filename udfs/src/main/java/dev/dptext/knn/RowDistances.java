@@ -45,4 +45,9 @@ public final class RowDistances {
       int outOffset) {
     distances(embeddings, x, ys, yOffset, count, out, outOffset, NearestWords.vectorApi());
   }
+
+  /** Which path {@link #distances(Embeddings, int, int[], int, int, double[], int)} takes in this JVM (for benchmarks' labels). */
+  public static String path() {
+    return NearestWords.vectorApi() ? "Vector API, 4 words × 4 lanes" : "scalar (no jdk.incubator.vector)";
+  }
 }
