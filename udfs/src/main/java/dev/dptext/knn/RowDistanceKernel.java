@@ -17,9 +17,11 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <p>The vector loop is a method of its own ({@link #group}), small and called once per four words:
  * in a cold JVM the Vector API runs boxed (one object per operation) until C2 has compiled the loop,
- * and a small, often-called method reaches C2 sooner and compiles faster than the whole row loop
- * (measured on a 25,000-word table in a fresh JVM: 0.55–0.74 s against 0.68–0.90 s, the scalar loop
- * 0.93–1.12 s; warm, 0.3 s against 0.7–1.1 s).
+ * and a small, often-called method reaches C2 sooner and compiles faster than the whole row loop (in
+ * a fresh JVM, 8.9 M random 100-d distances took 0.55–0.74 s this way against 0.68–0.90 s with the
+ * loop inline). That warm-up is most of what the kernel costs in a small run: warm, the table build
+ * is about twice as fast as on the scalar path, cold the gain is smaller (BENCHMARKS.md, "Fixed cost
+ * of a run"; scripts/bench-sampler-build.sh).
  */
 final class RowDistanceKernel {
   private RowDistanceKernel() {}

@@ -7,7 +7,8 @@ import dev.dptext.embedding.Embeddings;
  * doubles bit for bit, computed four words at a time on the Vector API when it is usable.
  *
  * <p>Why: the SanText/SanText+ sampler computes every table entry's distance when a model is loaded
- * (8.9 M at 25,000 words), which is seconds of CPU on the critical path of a small run. The scalar
+ * (8.9 M at 25,000 words): a second or more of CPU in every run, which in a small run competes with
+ * Spark's reading of the input for the cores. The scalar
  * {@link Embeddings#squaredDistance} is bound by its per-coordinate conversions and loads, not by
  * arithmetic; the vector kernel ({@code RowDistanceKernel}) keeps the same four accumulators in the four
  * lanes of a 256-bit double vector, subtracts, multiplies and adds as separate roundings (no fused

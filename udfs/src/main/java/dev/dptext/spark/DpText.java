@@ -256,7 +256,8 @@ public final class DpText {
     /**
      * Builds the model, mechanism and broadcast now rather than at {@link #transform}: a job can do
      * this on another thread while Spark reads its input, and {@link #transform} then reuses it (one
-     * broadcast per configuration and Spark context). Not for fresh randomness, which never shares.
+     * sanitizer per configuration and Spark context, broadcast, or in local mode handed to the tasks as
+     * the driver's object: {@link #sanitizerSource}). Not for fresh randomness, which never shares.
      */
     public void prepare(SparkSession spark) {
       if (o.idMode() == IdMode.FRESH) {
@@ -266,7 +267,7 @@ public final class DpText {
         return; // the partitioned path broadcasts words only, at transform
       }
       if (o.modelDistribution() == ModelDistribution.BROADCAST) {
-        broadcast(spark, this);
+        sanitizerSource(spark, this);
       }
     }
 
@@ -285,7 +286,7 @@ public final class DpText {
       }
       SanitizerSource source = o.modelDistribution() == ModelDistribution.PATH
           ? pathSanitizer(spark, this)
-          : broadcast(spark, this);
+          : sanitizerSource(spark, this);
       UserDefinedFunction udf =
           functions.udf(new SanitizeFunction(source, counters), DataTypes.StringType).withName(SQL_FUNCTION);
       return o.idMode() == IdMode.FRESH ? udf.asNondeterministic() : udf;
@@ -307,7 +308,7 @@ public final class DpText {
     return PathSanitizer.prepare(spark.sparkContext().hadoopConfiguration(), b.o, key);
   }
 
-  private static final Map<BroadcastKey, Cached> BROADCASTS = new ConcurrentHashMap<>();
+  private static final Map<BroadcastKey, Cached> SANITIZERS = new ConcurrentHashMap<>();
 
   /**
    * Builds the model, mechanism and sanitizer on the driver and hands them to the tasks, once per
@@ -316,7 +317,7 @@ public final class DpText {
    * broadcast's serialization is then work nothing reads). Fresh randomness is never shared and
    * always broadcast (a Spark broadcast nothing refers to is cleaned up by Spark).
    */
-  static SanitizerSource broadcast(SparkSession spark, Builder b) {
+  static SanitizerSource sanitizerSource(SparkSession spark, Builder b) {
     DpTextOptions o = b.o;
     SecretKey key = b.key != null ? b.key : o.resolveKey();
     if (o.idMode() == IdMode.FRESH || key.isFresh()) {
@@ -331,10 +332,10 @@ public final class DpText {
     BroadcastKey cacheKey = new BroadcastKey(application, o,
         b.modelInstance == null ? 0 : System.identityHashCode(b.modelInstance), key);
     // A JVM has one active Spark context: the entries of other applications belong to stopped ones.
-    BROADCASTS.keySet().removeIf(k -> !k.application().equals(application));
+    SANITIZERS.keySet().removeIf(k -> !k.application().equals(application));
     boolean local = spark.sparkContext().isLocal();
     SanitizerSource[] source = new SanitizerSource[1]; // held strongly from here: a cached one can be collected
-    BROADCASTS.compute(cacheKey, (k, existing) -> {
+    SANITIZERS.compute(cacheKey, (k, existing) -> {
       SanitizerSource cached = existing == null ? null : existing.source();
       source[0] = cached != null ? cached : hand(spark, build(spark, o, b.modelInstance, key), local);
       return cached != null ? existing : new Cached(source[0]);
@@ -345,7 +346,7 @@ public final class DpText {
   /**
    * A cache entry. A broadcast handle is held as it is (it is small; Spark's block manager keeps the
    * value, spilling it to disk under memory pressure); a local source, which holds the sanitizer itself,
-   * softly — kept for reuse until memory runs short, never longer than a plan refers to it.
+   * softly: kept for reuse until memory runs short (while a plan refers to it, it stays in any case).
    */
   private static final class Cached {
     private final SanitizerSource broadcast;

@@ -53,9 +53,9 @@ class ModelDistributionTest {
     Path model = dir.resolve("model.txt.gz");
     Files.copy(FIXTURE, model);
     var spark = SharedSpark.get();
-    SanitizerSource source = DpText.broadcast(spark, builder(model));
+    SanitizerSource source = DpText.sanitizerSource(spark, builder(model));
     assertTrue(source instanceof SanitizerSource.Local, source.toString());
-    assertSame(source, DpText.broadcast(spark, builder(model)), "equal configurations share one sanitizer");
+    assertSame(source, DpText.sanitizerSource(spark, builder(model)), "equal configurations share one sanitizer");
     java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
     try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
       out.writeObject(source);
