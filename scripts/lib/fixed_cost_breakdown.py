@@ -138,7 +138,8 @@ def main():
     print("Model preparation (its own thread, from 'key resolved'):")
     start = first(d, "phase: key resolved")
     for label, text in [("model loaded", "model ready"), ("sampler built", "sanitizer built"),
-                        ("broadcast", "sanitizer broadcast")]:
+                        ("broadcast", "sanitizer broadcast"),
+                        ("handed to local tasks", "sanitizer handed to local tasks")]:
         t = first(d, text)
         if t is not None and start is not None:
             print(f"- {label}: at {t / 1000:.2f} s, {(t - start) / 1000:.2f} s after the key")

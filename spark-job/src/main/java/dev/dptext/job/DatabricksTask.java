@@ -46,7 +46,7 @@ public final class DatabricksTask {
     SparkSession.builder().getOrCreate();
     StringWriter errors = new StringWriter();
     PrintWriter err = new PrintWriter(new TeeWriter(new PrintWriter(System.err, true), errors), true);
-    CommandLine cli = DpTextJob.commandLine();
+    CommandLine cli = DpTextJob.commandLine(args);
     cli.setErr(err);
     int code = DpTextJob.execute(cli, args);
     err.flush();

@@ -62,4 +62,23 @@ class CommandLineParityTest {
       assertTrue(out.toString().contains(command), "--help misses " + command + ":\n" + out);
     }
   }
+
+  /**
+   * A run builds only the command it names (start-up time), with the same options as in the full
+   * command line; anything else (help, version, a typo) gets every command.
+   */
+  @Test
+  void aRunBuildsOnlyItsCommand() {
+    CommandLine sanitize = DpTextJob.commandLine("sanitize", "--input", "x");
+    assertEquals(java.util.Set.of("sanitize"), sanitize.getSubcommands().keySet());
+    var full = DpTextJob.commandLine().getSubcommands().get("sanitize").getCommandSpec();
+    var alone = sanitize.getSubcommands().get("sanitize").getCommandSpec();
+    assertEquals(full.options().stream().map(OptionSpec::longestName).toList(),
+        alone.options().stream().map(OptionSpec::longestName).toList());
+    for (String[] other : new String[][] {{}, {"--help"}, {"--version"}, {"sanitise"}}) {
+      assertEquals(DpTextJob.COMMANDS.size(), DpTextJob.commandLine(other).getSubcommands().size(), String.join(" ", other));
+    }
+    assertEquals(List.of("sanitize", "build-model", "privacy-stats", "calibrate", "evaluate", "tune"),
+        List.copyOf(DpTextJob.commandLine().getSubcommands().keySet()), "the help lists the commands in this order");
+  }
 }

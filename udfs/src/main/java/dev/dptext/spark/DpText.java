@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -257,7 +256,8 @@ public final class DpText {
     /**
      * Builds the model, mechanism and broadcast now rather than at {@link #transform}: a job can do
      * this on another thread while Spark reads its input, and {@link #transform} then reuses it (one
-     * broadcast per configuration and Spark context). Not for fresh randomness, which never shares.
+     * sanitizer per configuration and Spark context, broadcast, or in local mode handed to the tasks as
+     * the driver's object: {@link #sanitizerSource}). Not for fresh randomness, which never shares.
      */
     public void prepare(SparkSession spark) {
       if (o.idMode() == IdMode.FRESH) {
@@ -267,7 +267,7 @@ public final class DpText {
         return; // the partitioned path broadcasts words only, at transform
       }
       if (o.modelDistribution() == ModelDistribution.BROADCAST) {
-        broadcast(spark, this);
+        sanitizerSource(spark, this);
       }
     }
 
@@ -286,7 +286,7 @@ public final class DpText {
       }
       SanitizerSource source = o.modelDistribution() == ModelDistribution.PATH
           ? pathSanitizer(spark, this)
-          : SanitizerSource.broadcast(broadcast(spark, this));
+          : sanitizerSource(spark, this);
       UserDefinedFunction udf =
           functions.udf(new SanitizeFunction(source, counters), DataTypes.StringType).withName(SQL_FUNCTION);
       return o.idMode() == IdMode.FRESH ? udf.asNondeterministic() : udf;
@@ -308,28 +308,75 @@ public final class DpText {
     return PathSanitizer.prepare(spark.sparkContext().hadoopConfiguration(), b.o, key);
   }
 
-  private static final Map<BroadcastKey, Broadcast<JavaSerialized<Sanitizer>>> BROADCASTS =
-      new ConcurrentHashMap<>();
+  private static final Map<BroadcastKey, Cached> SANITIZERS = new ConcurrentHashMap<>();
 
   /**
-   * Builds the model, mechanism and sanitizer on the driver and broadcasts them, once per
-   * configuration and Spark context.
+   * Builds the model, mechanism and sanitizer on the driver and hands them to the tasks, once per
+   * configuration and Spark context: as a broadcast, or, in local mode, as the driver's own object
+   * ({@link LocalSanitizers}: a local task would get that object from the broadcast too, and the
+   * broadcast's serialization is then work nothing reads). Fresh randomness is never shared and
+   * always broadcast (a Spark broadcast nothing refers to is cleaned up by Spark).
    */
-  static Broadcast<JavaSerialized<Sanitizer>> broadcast(SparkSession spark, Builder b) {
+  static SanitizerSource sanitizerSource(SparkSession spark, Builder b) {
     DpTextOptions o = b.o;
     SecretKey key = b.key != null ? b.key : o.resolveKey();
     if (o.idMode() == IdMode.FRESH || key.isFresh()) {
       LOG.warn("dptext runs with fresh randomness: re-runs and retried tasks give different output");
     }
     if (o.idMode() == IdMode.FRESH) {
-      return build(spark, o, b.modelInstance, key);
+      return hand(spark, build(spark, o, b.modelInstance, key), false);
     }
-    // Equal configurations share one broadcast: the options compare every setting; the key compares by
+    // Equal configurations share one sanitizer: the options compare every setting; the key compares by
     // content, in memory only.
-    BroadcastKey cacheKey = new BroadcastKey(spark.sparkContext().applicationId(), o,
+    String application = spark.sparkContext().applicationId();
+    BroadcastKey cacheKey = new BroadcastKey(application, o,
         b.modelInstance == null ? 0 : System.identityHashCode(b.modelInstance), key);
-    return BROADCASTS.compute(cacheKey, (k, existing) ->
-        existing != null && existing.isValid() ? existing : build(spark, o, b.modelInstance, key));
+    // A JVM has one active Spark context: the entries of other applications belong to stopped ones.
+    SANITIZERS.keySet().removeIf(k -> !k.application().equals(application));
+    boolean local = spark.sparkContext().isLocal();
+    SanitizerSource[] source = new SanitizerSource[1]; // held strongly from here: a cached one can be collected
+    SANITIZERS.compute(cacheKey, (k, existing) -> {
+      SanitizerSource cached = existing == null ? null : existing.source();
+      source[0] = cached != null ? cached : hand(spark, build(spark, o, b.modelInstance, key), local);
+      return cached != null ? existing : new Cached(source[0]);
+    });
+    return source[0];
+  }
+
+  /**
+   * A cache entry. A broadcast handle is held as it is (it is small; Spark's block manager keeps the
+   * value, spilling it to disk under memory pressure); a local source, which holds the sanitizer itself,
+   * softly: kept for reuse until memory runs short (while a plan refers to it, it stays in any case).
+   */
+  private static final class Cached {
+    private final SanitizerSource broadcast;
+    private final java.lang.ref.SoftReference<SanitizerSource> local;
+
+    Cached(SanitizerSource source) {
+      boolean isLocal = source instanceof SanitizerSource.Local;
+      this.broadcast = isLocal ? null : source;
+      this.local = isLocal ? new java.lang.ref.SoftReference<>(source) : null;
+    }
+
+    /** The source, or null if it can no longer be used (a destroyed broadcast, a collected sanitizer). */
+    SanitizerSource source() {
+      if (broadcast != null) {
+        return broadcast instanceof SanitizerSource.Broadcasted b && !b.handle().isValid() ? null : broadcast;
+      }
+      return local.get();
+    }
+  }
+
+  /** The sanitizer as its tasks will find it: the driver's object in local mode, else a broadcast. */
+  private static SanitizerSource hand(SparkSession spark, Sanitizer s, boolean local) {
+    if (local) {
+      SanitizerSource source = LocalSanitizers.hold(s);
+      LOG.debug("sanitizer handed to local tasks (no broadcast)");
+      return source;
+    }
+    SanitizerSource source = SanitizerSource.broadcast(JavaSerialized.broadcast(spark.sparkContext(), s));
+    LOG.debug("sanitizer broadcast");
+    return source;
   }
 
   private record BroadcastKey(String application, DpTextOptions options, int modelIdentity, SecretKey key) {
@@ -339,16 +386,13 @@ public final class DpText {
     }
   }
 
-  private static Broadcast<JavaSerialized<Sanitizer>> build(SparkSession spark, DpTextOptions o, DpTextModel instance,
-      SecretKey key) {
+  private static Sanitizer build(SparkSession spark, DpTextOptions o, DpTextModel instance, SecretKey key) {
     DpTextModel model = instance != null
         ? instance
         : ModelLoader.load(spark, o.get(Settings.MODEL), o.get(Settings.VOCAB_SIZE), o.get(Settings.NEIGHBOURS));
     LOG.debug("model ready: {} words", model.embeddings().size());
     Sanitizer s = Sanitizer.build(o, model, key);
     LOG.debug("sanitizer built");
-    Broadcast<JavaSerialized<Sanitizer>> b = JavaSerialized.broadcast(spark.sparkContext(), s);
-    LOG.debug("sanitizer broadcast");
-    return b;
+    return s;
   }
 }

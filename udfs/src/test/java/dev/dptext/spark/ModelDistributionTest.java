@@ -2,6 +2,7 @@ package dev.dptext.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,6 +40,36 @@ class ModelDistributionTest {
     assertFalse(df.queryExecution().toString().contains(DpTextSparkTest.KEY_HEX));
     assertEquals(broadcast, outputs(df));
     assertTrue(broadcast.stream().filter(t -> !t.equals("<null>") && !t.isBlank()).count() > 100);
+  }
+
+  /**
+   * In local mode the tasks get the driver's own sanitizer by number (no broadcast to serialize): equal
+   * configurations share it, a task's copy of the source (serialized, as in a closure) carries only
+   * the number and finds the same object, and a number not held fails loudly. (The output's equality
+   * with an independently built sanitizer is {@link #pathModeGivesTheBroadcastOutput}.)
+   */
+  @Test
+  void localModeHandsTasksTheDriversSanitizer(@TempDir Path dir) throws Exception {
+    Path model = dir.resolve("model.txt.gz");
+    Files.copy(FIXTURE, model);
+    var spark = SharedSpark.get();
+    SanitizerSource source = DpText.sanitizerSource(spark, builder(model));
+    assertTrue(source instanceof SanitizerSource.Local, source.toString());
+    assertSame(source, DpText.sanitizerSource(spark, builder(model)), "equal configurations share one sanitizer");
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+      out.writeObject(source);
+    }
+    assertTrue(bytes.size() < 200, "the closure carries a number, not the sanitizer: " + bytes.size() + " bytes");
+    SanitizerSource copy;
+    try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(
+        new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+      copy = (SanitizerSource) in.readObject();
+    }
+    assertSame(source.get(), copy.get());
+    SanitizerSource unknown = new SanitizerSource.Local(-1, null); // a task's copy of a number never held
+    IllegalStateException e = assertThrows(IllegalStateException.class, unknown::get);
+    assertTrue(e.getMessage().contains("not held"), e.getMessage());
   }
 
   @Test
