@@ -140,7 +140,8 @@ public final class PartitionedModelBuilder {
         covariance, centre, metadata);
     model.writeManifest(spark);
     LOG.info("partitioned model: {} words × {} dims, {} shards, tables {}, built in {} s", size, dim, shards,
-        tablesOnDemand ? "on demand" : targetStarts, String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9));
+        tablesOnDemand ? "on demand" : targetStarts,
+        String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9));
     return model;
   }
 
