@@ -34,7 +34,7 @@ import scala.Tuple2;
  * model with stored tables (tested).
  *
  * <p>Cost per run: one job to find the distinct words (from the rows' shuffled work, not the input),
- * one to fetch their vectors from the shards and sort them into blocks, one search task per block
+ * one to fetch their vectors from the shards and deal them into blocks, one search task per block
  * reading every target shard. Memory per task: a query block (at most {@link
  * PartitionedModelBuilder#SHARD_BYTES} of vectors), one target shard at a time and the block's
  * candidates, as in the build.
@@ -79,19 +79,20 @@ final class OnDemandRows {
     int parallelism = targets.context().defaultParallelism();
     int blocks = (int) Math.max(parallelism, (4L * words * dim + PartitionedModelBuilder.SHARD_BYTES - 1)
         / PartitionedModelBuilder.SHARD_BYTES);
-    JavaRDD<QueryBlock> queries = vectors.sortByKey(true, blocks).mapPartitionsWithIndex((index, it) -> {
-      List<Integer> ranks = new ArrayList<>();
-      List<float[]> vs = new ArrayList<>();
-      it.forEachRemaining(t -> {
-        ranks.add(t._1());
-        vs.add(t._2());
-      });
-      float[] flat = new float[ranks.size() * dim];
-      for (int i = 0; i < vs.size(); i++) {
-        System.arraycopy(vs.get(i), 0, flat, i * dim, dim);
+    // Ranks dealt round-robin (rank mod blocks): the frequent words, whose rows are the long ones, are
+    // spread over every block instead of filling the first (a block's words need not be contiguous).
+    JavaPairRDD<Integer, float[]> dealt = vectors.partitionBy(new HashPartitioner(blocks));
+    JavaRDD<QueryBlock> queries = dealt.mapPartitionsWithIndex((index, it) -> {
+      java.util.TreeMap<Integer, float[]> byRank = new java.util.TreeMap<>();
+      it.forEachRemaining(t -> byRank.put(t._1(), t._2()));
+      int[] ranks = new int[byRank.size()];
+      float[] flat = new float[byRank.size() * dim];
+      int i = 0;
+      for (var e : byRank.entrySet()) {
+        ranks[i] = e.getKey();
+        System.arraycopy(e.getValue(), 0, flat, i++ * dim, dim);
       }
-      return Collections.singletonList(new QueryBlock(index, ranks.stream().mapToInt(Integer::intValue).toArray(),
-          flat)).iterator();
+      return Collections.singletonList(new QueryBlock(index, ranks, flat)).iterator();
     }, true).persist(StorageLevel.MEMORY_AND_DISK());
     double[] mean = model.centre() != null ? model.centre().mean()
         : PartitionedModelBuilder.mean(targets.map(PartitionedModelBuilder::vectorSum).collect(), dim, size);
