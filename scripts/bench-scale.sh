@@ -12,7 +12,7 @@
 #      (Laplace's search costs 2·V·m flops a token: 1.2 GFLOP at 2M × 300 d; SanText+ computes the
 #      candidate rows of the distinct words used, 2·V·m flops each).
 # Usage: scripts/bench-scale.sh [sizes...]   e.g. scripts/bench-scale.sh 25000 100000 ("none": synthetic only)
-#   REVIEWS=2000 SYNTHETIC="" DPTEXT_DATA=~/.cache/dptext DPTEXT_JAVA_OPTS=-Xmx8g
+#   REVIEWS=2000 SYNTHETIC="" MECHANISMS="" (builds only) DPTEXT_DATA=~/.cache/dptext DPTEXT_JAVA_OPTS=-Xmx8g
 #
 # RUNNER=local (default): master local[*], driver and executors one JVM; "peak" is that JVM's
 #   maximum resident set (/usr/bin/time -v).
@@ -34,7 +34,7 @@ SYNTHETIC="${SYNTHETIC-1000000 2000000}"
 SYNTHETIC_REVIEWS="${SYNTHETIC_REVIEWS:-100}"
 SYNTHETIC_LAYOUTS="${SYNTHETIC_LAYOUTS:-partitioned}"
 SYNTHETIC_MECHANISMS="${SYNTHETIC_MECHANISMS:-laplace santext+}"
-MECHANISMS="${MECHANISMS:-santext+ laplace}"
+MECHANISMS="${MECHANISMS-santext+ laplace}"   # empty: the real-GloVe builds only, no sanitize runs
 LAYOUTS="${LAYOUTS:-broadcast partitioned}"
 RUNNER="${RUNNER:-local}"
 DRIVER_MEMORY="${DRIVER_MEMORY:-2g}"
