@@ -275,6 +275,16 @@ final class InputTable {
   }
 
   /**
+   * The rows to sanitize, as {@link #accepted}, but read through {@code guard}: a rejected record
+   * fails the task that reads it instead of being left out, and the rows are counted as they pass.
+   * For a run whose separate {@link #count} pass is folded into the write ({@link InputGuard}).
+   */
+  Dataset<Row> acceptedCheckedBy(InputGuard guard) {
+    Dataset<Row> ok = all.where(guard.passes(malformed(), nullId()));
+    return hasCorruptColumn ? ok.drop(CORRUPT) : ok;
+  }
+
+  /**
    * Every input row, with the counts of {@link #count} (rows, rows sanitized, malformed records, rows
    * with a null id) observed under {@code name} ({@link Dataset#observe}): a stream reports them per
    * micro-batch in its progress ({@code StreamingQueryProgress.observedMetrics}).

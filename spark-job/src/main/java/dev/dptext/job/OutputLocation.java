@@ -99,6 +99,33 @@ final class OutputLocation {
     }
   }
 
+  /**
+   * Removes what a failed first write left at {@code path} when none of it holds a file: Spark's
+   * {@code _temporary} and Delta's {@code _delta_log} directories, then the directory itself. Anything
+   * holding a file is left as it is (it is not this run's, or not empty).
+   */
+  static void removeEmptyLeftovers(SparkSession spark, String path) {
+    try {
+      Path p = new Path(path);
+      FileSystem fs = p.getFileSystem(spark.sparkContext().hadoopConfiguration());
+      if (!fs.exists(p) || !fs.getFileStatus(p).isDirectory()) {
+        return;
+      }
+      for (FileStatus f : fs.listStatus(p)) {
+        String name = f.getPath().getName();
+        if (f.isDirectory() && (name.equals("_temporary") || name.equals("_delta_log"))
+            && !fs.listFiles(f.getPath(), true).hasNext()) {
+          fs.delete(f.getPath(), true); // directories only: no file is in it
+        }
+      }
+      if (fs.listStatus(p).length == 0) {
+        fs.delete(p, false);
+      }
+    } catch (IOException e) {
+      // Best effort: a leftover directory without data is not a table, and a retry writes over it.
+    }
+  }
+
   /** Whether a table or data is there (a run in {@code errorifexists} mode must not write). */
   boolean holdsData() {
     return kind == Kind.DELTA_TABLE || kind == Kind.FILES;

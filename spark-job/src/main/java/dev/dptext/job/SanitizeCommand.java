@@ -172,8 +172,9 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       System.out.println("dptext: " + inPlaceRun.finished().get());
       return 0;
     }
-    if (!inPlaceRun.active()) {
-      OutputLocation.inspect(spark, output).checkWritable(target);
+    OutputLocation outputBefore = inPlaceRun.active() ? null : OutputLocation.inspect(spark, output);
+    if (outputBefore != null) {
+      outputBefore.checkWritable(target);
     }
     if (rejects != null) {
       checkRejectsPath(spark);
@@ -219,21 +220,35 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     } catch (IllegalArgumentException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
-    InputTable.Counts counts = input.count();
-    LOG.debug("phase: input counted");
-    if (counts.rejected() > 0 && corruptPolicy == InputTable.OnCorrupt.FAIL) {
-      throw InputTable.failure(counts, this.input, format, readOptions);
-    }
+    // The input check (malformed records, null ids) and the rows-in count: a pass of its own before
+    // anything is written or, where a rejected record cannot leave anything written, the write's own
+    // read of the input (InputGuard), which saves a whole pass over it.
+    int spreadTo = spreadTarget(spark, input.accepted());
+    InputGuard guard = checkRidesTheWrite(spark, corruptPolicy, outputBefore, target, builder.options(), spreadTo)
+        ? new InputGuard(spark.sparkContext()) : null;
+    InputTable.Counts counts = null;
     long rejected = 0;
-    if (counts.rejected() > 0) {
-      TableWriter.write(input.rejected(), new TableWriter.Target(rejects, outputFormat, WriteMode.OVERWRITE, null,
-          List.of(), null, null), TableWriter.Commit.of(Map.of()));
-      rejected = OutputFormat.read(spark, rejects, outputFormat).count();
-      org.slf4j.LoggerFactory.getLogger(SanitizeCommand.class).warn(
-          "{} rejected record(s) ({} malformed, {} with a null id) written, unsanitized, to {}",
-          rejected, counts.malformed(), counts.nullIds(), rejects);
+    Dataset<Row> accepted;
+    if (guard != null) {
+      accepted = input.acceptedCheckedBy(guard);
+      LOG.debug("phase: input to be checked as the write reads it");
+    } else {
+      counts = input.count();
+      LOG.debug("phase: input counted");
+      if (counts.rejected() > 0 && corruptPolicy == InputTable.OnCorrupt.FAIL) {
+        throw InputTable.failure(counts, this.input, format, readOptions);
+      }
+      if (counts.rejected() > 0) {
+        TableWriter.write(input.rejected(), new TableWriter.Target(rejects, outputFormat, WriteMode.OVERWRITE, null,
+            List.of(), null, null), TableWriter.Commit.of(Map.of()));
+        rejected = OutputFormat.read(spark, rejects, outputFormat).count();
+        org.slf4j.LoggerFactory.getLogger(SanitizeCommand.class).warn(
+            "{} rejected record(s) ({} malformed, {} with a null id) written, unsanitized, to {}",
+            rejected, counts.malformed(), counts.nullIds(), rejects);
+      }
+      accepted = input.accepted();
     }
-    Dataset<Row> in = spread(spark, input.accepted());
+    Dataset<Row> in = spreadTo > 0 ? accepted.repartition(spreadTo) : accepted;
     DpTextModel model = privateCorpusModel(spark, options, in, text);
     if (model != null) {
       builder.model(model);
@@ -258,21 +273,31 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
         RunSummary.audit(builder.options(), builder.guarantee(), hash, frequencies));
     inPlaceRun.note().ifPresent(n -> audit.put(InPlace.PROPERTY, n));
     TableWriter.Result written;
-    LOG.info("phase: writing {} rows", counts.rows() - counts.rejected());
+    if (counts != null) {
+      LOG.info("phase: writing {} rows", counts.rows() - counts.rejected());
+    } else {
+      LOG.info("phase: writing (the input is checked and counted as it is read)");
+    }
     try (ProgressReporter progress = ProgressReporter.start(spark, counters, progressInterval)) {
       written = TableWriter.write(result, inPlaceRun.target(target), inPlaceRun.commit(audit));
     } catch (TableWriter.AlreadyCommitted e) {
       System.out.println("dptext: " + e.getMessage());
       return 0;
     } catch (Exception e) { // Spark's task failures are SparkExceptions, checked, thrown undeclared
-      java.util.Optional<JobException> tooLarge = outOfMemory(e, counts.longestText());
+      if (guard != null && InputGuard.rejectedIn(e)) {
+        throw rejectedByTheWrite(spark, input, format, readOptions, outputBefore, e);
+      }
+      InputTable.Counts known = counts;
+      InputTable read = input;
+      java.util.Optional<JobException> tooLarge = outOfMemory(e,
+          () -> known != null ? known.longestText() : read.count().longestText());
       if (tooLarge.isPresent()) {
         throw tooLarge.get();
       }
       throw e;
     }
     LOG.info("phase: committed table version {}", written.version());
-    long rowsIn = counts.rows();
+    long rowsIn = guard != null ? guard.rowsIn() : counts.rows();
     long rowsOut = written.rowsWritten();
     boolean intact = rowsOut + rejected == rowsIn;
     inPlaceRun.finish(intact); // a purge swaps the new table in only when every row is there
@@ -301,7 +326,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
    * of heap: each text is sanitized whole (its tokens and the mechanism's draws are held together),
    * so the fix is more memory per task or shorter texts.
    */
-  static java.util.Optional<JobException> outOfMemory(Throwable e, long longestText) {
+  static java.util.Optional<JobException> outOfMemory(Throwable e, java.util.function.LongSupplier longestText) {
     for (Throwable c = e; c != null; c = c.getCause()) {
       // A task's failure reaches the driver as a SparkException that names the error in its message
       // (the executor's OutOfMemoryError object itself is not always its cause).
@@ -310,7 +335,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
             "Sanitizing ran out of memory; nothing was committed. Each text is sanitized whole in one task, and "
                 + "the longest text of this input has %,d characters. Give each executor more memory "
                 + "(spark.executor.memory; locally DPTEXT_JAVA_OPTS=-Xmx…; README 'Large records' has measured "
-                + "sizes), or split the longest texts into several rows", longestText)));
+                + "sizes), or split the longest texts into several rows", longestText.getAsLong())));
       }
     }
     return java.util.Optional.empty();
@@ -332,16 +357,61 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
    * row, and a single input file smaller than a split is one partition.
    */
   Dataset<Row> spread(SparkSession spark, Dataset<Row> in) {
+    int to = spreadTarget(spark, in);
+    return to > 0 ? in.repartition(to) : in;
+  }
+
+  /** The partitions {@link #spread} repartitions {@code in} to, or 0 when it keeps the read's own. */
+  int spreadTarget(SparkSession spark, Dataset<Row> in) {
     if (partitions < 0) {
       throw new JobException(ExitCode.USAGE, "--partitions must be ≥ 0 (0 = automatic), got " + partitions);
     }
     if (partitions > 0) {
-      return in.repartition(partitions);
+      return partitions;
     }
     // Three tasks per core: with one task per core a core that finishes early idles (3 partitions on 2
     // cores take as long as 4); the shuffle costs far less than sanitizing.
     int target = 3 * spark.sparkContext().defaultParallelism();
-    return in.rdd().getNumPartitions() < target ? in.repartition(target) : in;
+    return in.rdd().getNumPartitions() < target ? target : 0;
+  }
+
+  /**
+   * Whether the input check can ride the write ({@link InputGuard}) instead of a pass of its own: only
+   * where a rejected record can neither leave anything written nor lose what is there. The input is
+   * spread by a shuffle ({@code spreadTo > 0}: the check runs in its map stage, which ends before any
+   * task writes); the write is one Delta commit (a failed run commits nothing) or Parquet to a path
+   * holding no data (a Parquet overwrite deletes the old files before its job runs, so it keeps the
+   * pass); and nothing else needs the counts or reads the input first — rejects to write, corpus
+   * frequencies, the partitioned path's rounds, an in-place swap, or MERGE (which reads its source
+   * twice).
+   */
+  private boolean checkRidesTheWrite(SparkSession spark, InputTable.OnCorrupt policy, OutputLocation outputBefore,
+      TableWriter.Target target, DpTextOptions options, int spreadTo) {
+    if (spreadTo == 0 || policy != InputTable.OnCorrupt.FAIL || outputBefore == null // in place
+        || target.mode() == WriteMode.MERGE
+        || !frequencySource.strip().equalsIgnoreCase("embeddings")
+        || dev.dptext.spark.ModelLoader.partitioned(spark, options) != null) {
+      return false;
+    }
+    return target.delta() || !outputBefore.holdsData();
+  }
+
+  /**
+   * The failure for a write the input check stopped: the input is counted now (the pass the check
+   * replaced) so that the message says what was rejected, as it would have before any writing; a
+   * directory the failed write created at a path that was absent is removed if nothing is in it.
+   */
+  private JobException rejectedByTheWrite(SparkSession spark, InputTable input, DataFormat format,
+      Map<String, String> readOptions, OutputLocation before, Exception e) {
+    if (before != null && before.kind == OutputLocation.Kind.ABSENT) {
+      OutputLocation.removeEmptyLeftovers(spark, output);
+    }
+    InputTable.Counts counts = input.count();
+    if (counts.rejected() == 0) {
+      throw new IllegalStateException("The write stopped on a rejected record, but a count of the input finds none "
+          + "(did the input change during the run?)", e);
+    }
+    return InputTable.failure(counts, this.input, format, readOptions);
   }
 
   /**

@@ -131,7 +131,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
             batchId);
         return;
       } catch (Exception e) { // Spark's task failures are SparkExceptions, checked, thrown undeclared
-        Optional<JobException> tooLarge = SanitizeCommand.outOfMemory(e, counts.longestText());
+        Optional<JobException> tooLarge = SanitizeCommand.outOfMemory(e, counts::longestText);
         if (tooLarge.isPresent()) {
           throw tooLarge.get();
         }

@@ -1,0 +1,148 @@
+package dev.dptext.job;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.spark.SparkContext;
+import org.apache.spark.TaskContext;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.api.java.UDF2;
+import org.apache.spark.sql.expressions.UserDefinedFunction;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.util.AccumulatorV2;
+
+/**
+ * The input check of a run carried out by the write's own read of the input, instead of a separate
+ * counting pass before it: a filter that passes every sanitizable row, fails the task that reads a
+ * rejected one (a malformed record, or text with a null id), and counts the rows it passes.
+ *
+ * <p>It is used only where a failed check cannot leave anything written ({@link SanitizeCommand}
+ * decides): the check runs in the map stage of the shuffle that spreads the input over the cores, and
+ * Spark starts the stage that sanitizes and writes only after every map task has finished, so a
+ * rejected record fails the run before any file is written. The failure carries a constant message
+ * (never a record's content); the run then counts the input to report what was rejected, as the
+ * separate pass would have.
+ *
+ * <p>The row count is exact although it is taken inside a transformation: it is kept per partition of
+ * the map stage and a partition's count replaces, not adds to, the count of an earlier attempt, so a
+ * map task re-run after a lost shuffle file (the same rows again) is not counted twice, and a failed
+ * attempt's count is never merged (Spark merges accumulators of successful tasks only).
+ */
+final class InputGuard {
+  /** The message of the failure a rejected row causes; constant, so no record content can reach it. */
+  static final String REJECTED = "dptext input check: a malformed record, or a row with text and a null id";
+
+  private final RowsPerPartition rows = new RowsPerPartition();
+  private final UserDefinedFunction check;
+
+  InputGuard(SparkContext sc) {
+    sc.register(rows, "dptext rows in (checked in the write)");
+    RowsPerPartition counter = rows;
+    UDF2<Boolean, Boolean, Boolean> body = (malformed, nullId) -> {
+      if (Boolean.TRUE.equals(malformed) || Boolean.TRUE.equals(nullId)) {
+        throw new Rejected();
+      }
+      counter.addRow();
+      return Boolean.TRUE;
+    };
+    // Nondeterministic: the optimizer must neither move the check past another filter (a row that
+    // --where removes must not be counted) nor evaluate it twice.
+    this.check = functions.udf(body, DataTypes.BooleanType).asNondeterministic().withName("dptext_input_check");
+  }
+
+  /** The filter: true for a row to sanitize; fails the task for a rejected row. */
+  Column passes(Column malformed, Column nullId) {
+    return check.apply(malformed, nullId);
+  }
+
+  /** The rows that passed, once the write has run. */
+  long rowsIn() {
+    return rows.value();
+  }
+
+  /** Whether {@code e} (a failed write, as Spark reports it) was caused by a rejected row. */
+  static boolean rejectedIn(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      // A task's failure reaches the driver as a SparkException naming the cause in its message; the
+      // cause object itself is not always attached.
+      if (c instanceof Rejected || String.valueOf(c.getMessage()).contains(REJECTED)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Thrown in a task for a row that cannot be sanitized. */
+  static final class Rejected extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Rejected() {
+      super(REJECTED, null, false, false);
+    }
+  }
+
+  /**
+   * Rows per partition of the stage that runs the check: a task counts its own partition, the driver
+   * keeps the last successful count of each.
+   */
+  static final class RowsPerPartition extends AccumulatorV2<Long, Long> {
+    private static final long serialVersionUID = 1L;
+
+    private final Map<Integer, Long> byPartition = new HashMap<>();
+    private int partition = -1;
+    private long rows;
+
+    void addRow() {
+      add(1L);
+    }
+
+    /** {@code n} rows of {@code partition} (a task adds to its own partition only). */
+    void addRows(int partition, long n) {
+      if (this.partition >= 0 && this.partition != partition) {
+        throw new IllegalStateException("a task counts one partition: " + this.partition + ", then " + partition);
+      }
+      this.partition = partition;
+      rows += n;
+    }
+
+    @Override
+    public boolean isZero() {
+      return byPartition.isEmpty() && partition < 0 && rows == 0;
+    }
+
+    @Override
+    public AccumulatorV2<Long, Long> copy() {
+      RowsPerPartition c = new RowsPerPartition();
+      c.byPartition.putAll(byPartition);
+      c.partition = partition;
+      c.rows = rows;
+      return c;
+    }
+
+    @Override
+    public void reset() {
+      byPartition.clear();
+      partition = -1;
+      rows = 0;
+    }
+
+    @Override
+    public void add(Long v) {
+      addRows(partition >= 0 ? partition : TaskContext.getPartitionId(), v);
+    }
+
+    @Override
+    public void merge(AccumulatorV2<Long, Long> other) {
+      RowsPerPartition o = (RowsPerPartition) other;
+      byPartition.putAll(o.byPartition);
+      if (o.partition >= 0) {
+        byPartition.put(o.partition, o.rows);
+      }
+    }
+
+    @Override
+    public Long value() {
+      return byPartition.values().stream().mapToLong(Long::longValue).sum() + (partition >= 0 ? rows : 0);
+    }
+  }
+}
