@@ -27,6 +27,9 @@
 # breakdown of where dptext's extra seconds go (scripts/lib/fixed_cost_breakdown.py). The
 # instrumented runs log more than the timed ones and are not in the medians.
 #
+# The launcher's class-data archive (scripts/dptext) is primed by one untimed run; IDENTITY_CDS=1 gives
+# the identity job an archive of its own too (the same JVM feature, like for like).
+#
 # BASELINE=<another checkout, built>: its dptext runs too, by its own scripts/dptext (its jar, Spark
 # classpath and log configuration), in rotating triples (dptext, baseline, identity), for measuring a
 # change side by side.
@@ -85,7 +88,7 @@ run() {
       --output-format parquet --output "$out")
   else
     # shellcheck disable=SC2206
-    cmd=(java $JAVA_OPTS $MODULE_OPTIONS $extra -Dlog4j2.configurationFile="$log_config"
+    cmd=(java $JAVA_OPTS $MODULE_OPTIONS $extra ${IDENTITY_CDS_OPTS:-} -Dlog4j2.configurationFile="$log_config"
       -cp "$IDENTITY_CP" dev.dptext.bench.IdentityJob "$INPUT" "$out")
   fi
   t0=$(date +%s%N)
@@ -100,13 +103,27 @@ run() {
 }
 
 commas() { echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
+
+# scripts/dptext keeps a class-data archive of its build (JDK AppCDS), saved by the first `sanitize` of a
+# build: one untimed run first, so that every timed run is what a user's second and later runs are (a
+# baseline checkout whose launcher does the same gets its archive here too).
+for side in dptext ${BASELINE:+baseline}; do
+  run "$side-prime" "$ROOT/conf/log4j2.properties" ""
+done
+# IDENTITY_CDS=1: the identity job gets the same JVM feature (its own archive, from one untimed run), for
+# comparing like with like.
+if [[ "${IDENTITY_CDS:-0}" == 1 ]]; then
+  rm -f "$WORK/identity.jsa"
+  IDENTITY_CDS_OPTS="-Xlog:cds*=off -XX:ArchiveClassesAtExit=$WORK/identity.jsa" run identity-prime "$ROOT/conf/log4j2.properties" ""
+  IDENTITY_CDS_OPTS="-XX:SharedArchiveFile=$WORK/identity.jsa"
+fi
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 echo "== bench-fixed-cost: $REVIEWS reviews ($(wc -c < "$INPUT") bytes), $PAIRS $([[ -n "${BASELINE:-}" ]] && echo "triples (dptext, baseline, identity)" || echo pairs); $(date -u +%FT%TZ)," \
   "commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), flags:" \
   "$(grep -m1 flags /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx|fma)' | tr '\n' ' ')"
-echo "== java: $(java -version 2>&1 | head -n 1); JVM options: $JAVA_OPTS + Spark's module flags; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== java: $(java -version 2>&1 | head -n 1); JVM options: $JAVA_OPTS + Spark's module flags; identity job's class-data archive: $([[ -n "${IDENTITY_CDS_OPTS:-}" ]] && echo yes || echo no); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 SIDES=(dptext identity)
 if [[ -n "${BASELINE:-}" ]]; then

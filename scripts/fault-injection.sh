@@ -23,6 +23,9 @@ JOB="$ROOT/spark-job/target"
 CP="$(ls "$JOB"/dptext-spark-job-*-shaded.jar | head -n 1):$(cat "$JOB/classpath-provided.txt")"
 MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' "$ROOT/pom.xml")
 WORK=$(mktemp -d /tmp/dptext-fault.XXXXXX)
+# scripts/dptext must exec java so that the PID killed below is the JVM; the run that saves a class-data
+# archive does not (it renames the archive after the JVM exits), so the archive is left out here.
+export DPTEXT_CDS=0
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
