@@ -7,7 +7,7 @@
 #   ./mvnw -q -DskipTests package && scripts/fault-injection.sh      # ~10-15 min on 2 cores
 #
 # Kill points, found from the job's own log lines (INFO, dev.dptext):
-#   before-write  at "phase: writing"            (model built, input counted, nothing written)
+#   before-write  at "phase: writing"            (model built, nothing written)
 #   mid-write     2 s after "phase: writing"     (tasks writing files, nothing committed)
 #   after-commit  at "phase: committed"          (the commit landed, the summary not yet written)
 # Scenarios: a new table (errorifexists; after-commit is left out: a re-run is then refused with exit

@@ -49,6 +49,8 @@ def classes(path, main_class):
             src = m.group(3)
             if src.startswith("jrt:") or src == "shared objects file":
                 key = "JDK"
+            elif src.startswith("shared objects file"):
+                key = "from the class-data archive (scripts/dptext's AppCDS)"
             elif not (src.startswith("file:") and src.endswith(".jar")):
                 key = "generated at run time (lambdas, reflection, Janino)"
             elif "dptext-spark-job" in src:
@@ -94,7 +96,8 @@ def main():
         ("output checked", "phase: output checked"),
         ("options read, key resolved", "phase: key resolved"),
         ("input schema read (reader set-up, inference job)", "phase: input schema read"),
-        ("input counted", "phase: input counted"),
+        ("input counted (a pass of its own, when the check cannot ride the write)", "phase: input counted"),
+        ("accepted rows planned (the check rides the write)", "phase: input to be checked as the write reads it"),
         ("model prepared (wait)", "phase: model prepared"),
         ("write planned", "phase: writing"),
         ("written and rows counted", "phase: committed"),
