@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
  * {@code evaluate} and {@code tune}. Run it with spark-submit (the shaded jar)
  * or locally with {@code scripts/dptext}. Exit codes: see {@link ExitCode}.
  */
-@Command(name = "dptext", mixinStandardHelpOptions = true, version = "dptext 0.1.0",
+@Command(name = "dptext", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "Differentially private text sanitization on Spark.")
 public final class DpTextJob implements Runnable {
 

@@ -28,7 +28,7 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
   static final String FILE_NAME = "_dptext_summary.json";
 
   /** The job's version, recorded with every output so an auditor can tell what produced it. */
-  static final String VERSION = "0.1.0";
+  static final String VERSION = Version.VALUE;
 
   /**
    * What produced a table: mechanism, parameters, the guarantee, the model and the job version.

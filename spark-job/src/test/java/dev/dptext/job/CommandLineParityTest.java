@@ -81,4 +81,19 @@ class CommandLineParityTest {
     assertEquals(List.of("sanitize", "build-model", "privacy-stats", "calibrate", "evaluate", "tune"),
         List.copyOf(DpTextJob.commandLine().getSubcommands().keySet()), "the help lists the commands in this order");
   }
+
+  @Test
+  void theVersionIsThePomsEverywhere() throws Exception {
+    String pom = java.nio.file.Files.readString(java.nio.file.Path.of("..", "pom.xml"));
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+        "<artifactId>dptext-parent</artifactId>\\s*<version>([^<]+)</version>").matcher(pom);
+    assertTrue(m.find(), "the parent pom's version");
+    assertEquals(m.group(1), Version.VALUE);
+    assertEquals(Version.VALUE, RunSummary.VERSION);
+    java.io.StringWriter printed = new java.io.StringWriter();
+    CommandLine cli = DpTextJob.commandLine("--version");
+    cli.setOut(new java.io.PrintWriter(printed));
+    cli.execute("--version");
+    assertEquals("dptext " + m.group(1), printed.toString().strip());
+  }
 }

@@ -157,7 +157,8 @@ public final class TextSanitizer implements Serializable {
         while (j < n && Tokenizer.isSpace(text.codePointAt(j))) {
           j += Character.charCount(text.codePointAt(j));
         }
-        pieces.add(text.substring(i, j));
+        // (One space, the usual separator, without a new string each time.)
+        pieces.add(j == i + 1 && text.charAt(i) == ' ' ? " " : text.substring(i, j));
       } else {
         while (j < n && !Tokenizer.isSpace(text.codePointAt(j))) {
           j += Character.charCount(text.codePointAt(j));

@@ -71,6 +71,16 @@ public final class Tokenizer {
 
   /** Tokenizes one run of non-whitespace characters (a "word" in the everyday sense). */
   public List<Token> tokenize(String run) {
+    if (isAsciiLettersAndDigits(run)) {
+      // Most runs are one plain word: a single atom, with nothing to merge or split (what the general
+      // rules below give for it, without building the atom list).
+      return List.of(new Token(run, rank(run)));
+    }
+    return tokenizeAtoms(run);
+  }
+
+  /** The rules above, for any run (the general path; {@link #tokenize} skips it for plain words). */
+  List<Token> tokenizeAtoms(String run) {
     List<String> atoms = atoms(run);
     List<Token> out = new ArrayList<>(atoms.size());
     int i = 0;
@@ -121,6 +131,17 @@ public final class Tokenizer {
       i++;
     }
     return out;
+  }
+
+  private static boolean isAsciiLettersAndDigits(String run) {
+    int n = run.length();
+    for (int i = 0; i < n; i++) {
+      char c = run.charAt(i);
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) {
+        return false;
+      }
+    }
+    return n > 0;
   }
 
   private static List<String> atoms(String run) {

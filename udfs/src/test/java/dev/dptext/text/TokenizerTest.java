@@ -228,4 +228,27 @@ class TokenizerTest {
       assertEquals(sample, rebuilt.toString(), "tokens " + tokens);
     }
   }
+
+  @Test
+  void plainWordsTakeTheShortPathAndGetWhatTheGeneralRulesGive() {
+    Random random = new Random(19);
+    String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    List<String> runs = new ArrayList<>(List.of("the", "The", "THE", "hello", "Apple", "apple", "2", "35", "x"));
+    for (int t = 0; t < 2000; t++) {
+      StringBuilder b = new StringBuilder();
+      for (int k = 1 + random.nextInt(12); k > 0; k--) {
+        b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+      runs.add(b.toString());
+    }
+    for (String run : runs) {
+      assertEquals(tokenizer.tokenizeAtoms(run), tokenizer.tokenize(run), run);
+      assertEquals(1, tokenizer.tokenize(run).size(), run);
+    }
+    // Runs with anything else still take the general rules.
+    for (String run : List.of("don't", "well-known", "café", "hello,", "3.5", "东京", "naïve")) {
+      assertEquals(tokenizer.tokenizeAtoms(run), tokenizer.tokenize(run), run);
+    }
+    assertEquals(r("apple"), tokenizer.tokenize("APPLE").get(0).rank(), "lower case is looked up on the short path too");
+  }
 }
