@@ -104,6 +104,8 @@ run() {
 
 commas() { echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
 
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+
 # scripts/dptext keeps a class-data archive of its build (JDK AppCDS), saved by the first `sanitize` of a
 # build: one untimed run first, so that every timed run is what a user's second and later runs are (a
 # baseline checkout whose launcher does the same gets its archive here too).
@@ -117,7 +119,6 @@ if [[ "${IDENTITY_CDS:-0}" == 1 ]]; then
   IDENTITY_CDS_OPTS="-Xlog:cds*=off -XX:ArchiveClassesAtExit=$WORK/identity.jsa" run identity-prime "$ROOT/conf/log4j2.properties" ""
   IDENTITY_CDS_OPTS="-XX:SharedArchiveFile=$WORK/identity.jsa"
 fi
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 echo "== bench-fixed-cost: $REVIEWS reviews ($(wc -c < "$INPUT") bytes), $PAIRS $([[ -n "${BASELINE:-}" ]] && echo "triples (dptext, baseline, identity)" || echo pairs); $(date -u +%FT%TZ)," \
   "commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"

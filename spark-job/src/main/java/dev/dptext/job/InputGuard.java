@@ -60,18 +60,6 @@ final class InputGuard {
     return rows.value();
   }
 
-  /** Whether {@code e} (a failed write, as Spark reports it) was caused by a rejected row. */
-  static boolean rejectedIn(Throwable e) {
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      // A task's failure reaches the driver as a SparkException naming the cause in its message; the
-      // cause object itself is not always attached.
-      if (c instanceof Rejected || String.valueOf(c.getMessage()).contains(REJECTED)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   /** Thrown in a task for a row that cannot be sanitized. */
   static final class Rejected extends RuntimeException {
     private static final long serialVersionUID = 1L;

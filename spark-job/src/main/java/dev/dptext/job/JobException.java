@@ -22,4 +22,18 @@ final class JobException extends RuntimeException {
     int nl = s.indexOf('\n');
     return nl < 0 ? s : s.substring(0, nl);
   }
+
+  /**
+   * Whether a task failed with {@code type}: a task's failure reaches the driver as a SparkException
+   * that names the error in its message, and the error object itself is not always attached as a cause,
+   * so each cause's class and message are checked.
+   */
+  static boolean taskFailedWith(Throwable e, Class<? extends Throwable> type, String message) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (type.isInstance(c) || String.valueOf(c.getMessage()).contains(message)) {
+        return true;
+      }
+    }
+    return false;
+  }
 }

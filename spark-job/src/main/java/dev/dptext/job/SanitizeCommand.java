@@ -284,7 +284,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       System.out.println("dptext: " + e.getMessage());
       return 0;
     } catch (Exception e) { // Spark's task failures are SparkExceptions, checked, thrown undeclared
-      if (guard != null && InputGuard.rejectedIn(e)) {
+      if (guard != null && JobException.taskFailedWith(e, InputGuard.Rejected.class, InputGuard.REJECTED)) {
         throw rejectedByTheWrite(spark, input, format, readOptions, outputBefore, e);
       }
       InputTable.Counts known = counts;
@@ -327,18 +327,14 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
    * so the fix is more memory per task or shorter texts.
    */
   static java.util.Optional<JobException> outOfMemory(Throwable e, java.util.function.LongSupplier longestText) {
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      // A task's failure reaches the driver as a SparkException that names the error in its message
-      // (the executor's OutOfMemoryError object itself is not always its cause).
-      if (c instanceof OutOfMemoryError || String.valueOf(c.getMessage()).contains("java.lang.OutOfMemoryError")) {
-        return java.util.Optional.of(new JobException(ExitCode.INPUT, String.format(java.util.Locale.ROOT,
-            "Sanitizing ran out of memory; nothing was committed. Each text is sanitized whole in one task, and "
-                + "the longest text of this input has %,d characters. Give each executor more memory "
-                + "(spark.executor.memory; locally DPTEXT_JAVA_OPTS=-Xmx…; README 'Large records' has measured "
-                + "sizes), or split the longest texts into several rows", longestText.getAsLong())));
-      }
+    if (!JobException.taskFailedWith(e, OutOfMemoryError.class, "java.lang.OutOfMemoryError")) {
+      return java.util.Optional.empty();
     }
-    return java.util.Optional.empty();
+    return java.util.Optional.of(new JobException(ExitCode.INPUT, String.format(java.util.Locale.ROOT,
+        "Sanitizing ran out of memory; nothing was committed. Each text is sanitized whole in one task, and "
+            + "the longest text of this input has %,d characters. Give each executor more memory "
+            + "(spark.executor.memory; locally DPTEXT_JAVA_OPTS=-Xmx…; README 'Large records' has measured "
+            + "sizes), or split the longest texts into several rows", longestText.getAsLong())));
   }
 
   /** The rejects table holds raw records: it must be neither the input nor the output. */
