@@ -1,0 +1,36 @@
+package dev.dptext.spark;
+
+import dev.dptext.classic.Classic;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The Hadoop configuration with which the driver program reaches files (model artifacts, key files,
+ * output directories to check).
+ *
+ * <p>On a classic session: the application's own ({@code SparkContext.hadoopConfiguration()}, with its
+ * {@code spark.hadoop.*} settings and credentials). On a Spark Connect client there is no
+ * {@code SparkContext}: the configuration is the client's defaults plus the session's
+ * {@code spark.hadoop.*} settings, so a path is reached from the client's machine. That holds for local
+ * and cloud paths with the client's credentials and Databricks volumes mounted at {@code /Volumes}; a
+ * table addressed by name needs no file access at all.
+ */
+public final class HadoopConf {
+  private static final String PREFIX = "spark.hadoop.";
+
+  private HadoopConf() {}
+
+  public static Configuration of(SparkSession spark) {
+    if (Classic.is(spark)) {
+      return Classic.context(spark, "the application's Hadoop configuration", "").hadoopConfiguration();
+    }
+    Configuration conf = new Configuration();
+    for (Map.Entry<String, String> e : scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()).entrySet()) {
+      if (e.getKey().startsWith(PREFIX)) {
+        conf.set(e.getKey().substring(PREFIX.length()), e.getValue());
+      }
+    }
+    return conf;
+  }
+}
