@@ -45,7 +45,7 @@ final class InPlaceSwap {
     this.spark = spark;
     try {
       Path p = new Path(path);
-      this.fs = p.getFileSystem(spark.sparkContext().hadoopConfiguration());
+      this.fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
       this.table = fs.makeQualified(p);
     } catch (IOException e) {
       throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + JobException.firstLine(e.getMessage()));

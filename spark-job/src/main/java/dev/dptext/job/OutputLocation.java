@@ -64,7 +64,7 @@ final class OutputLocation {
   static OutputLocation inspect(SparkSession spark, String path) {
     try {
       Path p = new Path(path);
-      FileSystem fs = p.getFileSystem(spark.sparkContext().hadoopConfiguration());
+      FileSystem fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
       if (!fs.exists(p)) {
         return new OutputLocation(path, Kind.ABSENT, List.of());
       }
@@ -107,7 +107,7 @@ final class OutputLocation {
   static void removeEmptyLeftovers(SparkSession spark, String path) {
     try {
       Path p = new Path(path);
-      FileSystem fs = p.getFileSystem(spark.sparkContext().hadoopConfiguration());
+      FileSystem fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
       if (!fs.exists(p) || !fs.getFileStatus(p).isDirectory()) {
         return;
       }
@@ -174,7 +174,7 @@ final class OutputLocation {
   static String qualified(SparkSession spark, String path) {
     try {
       Path p = new Path(path);
-      return p.getFileSystem(spark.sparkContext().hadoopConfiguration()).makeQualified(p).toString()
+      return p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark)).makeQualified(p).toString()
           .replaceAll("/+$", "");
     } catch (IOException e) {
       throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + JobException.firstLine(e.getMessage()));

@@ -41,7 +41,7 @@ final class PartitionedBuild {
     }
     try {
       Path p = new Path(source);
-      long bytes = p.getFileSystem(spark.sparkContext().hadoopConfiguration()).getFileStatus(p).getLen();
+      long bytes = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark)).getFileStatus(p).getLen();
       return layout.partitioned(bytes / 2);
     } catch (IOException e) {
       return false; // the broadcast loader reports a missing file with its own message

@@ -341,6 +341,6 @@ public final class PartitionedModel implements java.io.Serializable {
   }
 
   private static Configuration conf(SparkSession spark) {
-    return spark.sparkContext().hadoopConfiguration();
+    return dev.dptext.spark.HadoopConf.of(spark);
   }
 }

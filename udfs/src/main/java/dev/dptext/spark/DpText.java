@@ -305,7 +305,7 @@ public final class DpText {
     if (b.o.idMode() == IdMode.FRESH || key.isFresh()) {
       LOG.warn("dptext runs with fresh randomness: re-runs and retried tasks give different output");
     }
-    return PathSanitizer.prepare(spark.sparkContext().hadoopConfiguration(), b.o, key);
+    return PathSanitizer.prepare(HadoopConf.of(spark), b.o, key);
   }
 
   private static final Map<BroadcastKey, Cached> SANITIZERS = new ConcurrentHashMap<>();

@@ -52,7 +52,7 @@ public final class ModelLoader {
       }
       return CACHE.computeIfAbsent(cacheKey, k -> PartitionedModel.open(spark, source).toBroadcastModel(spark));
     }
-    return CACHE.computeIfAbsent(cacheKey, k -> loadUncached(spark.sparkContext().hadoopConfiguration(), source, vocabularySize, neighbours));
+    return CACHE.computeIfAbsent(cacheKey, k -> loadUncached(HadoopConf.of(spark), source, vocabularySize, neighbours));
   }
 
   static DpTextModel loadUncached(Configuration conf, String source, int vocabularySize, int neighbours) {
@@ -180,7 +180,7 @@ public final class ModelLoader {
   public static void save(SparkSession spark, DpTextModel model, String target) {
     Path path = new Path(target);
     try {
-      FileSystem fs = path.getFileSystem(spark.sparkContext().hadoopConfiguration());
+      FileSystem fs = path.getFileSystem(HadoopConf.of(spark));
       try (OutputStream out = fs.create(path, true)) {
         ModelArtifact.write(model, out);
       }
