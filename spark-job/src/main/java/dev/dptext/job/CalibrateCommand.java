@@ -1,8 +1,8 @@
 package dev.dptext.job;
 
 import dev.dptext.mechanism.MechanismSpec;
-import dev.dptext.model.DpTextModel;
 import dev.dptext.config.Setting;
+import dev.dptext.evaluation.EvaluationModel;
 import dev.dptext.evaluation.PrivacyRatio;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.Settings;
@@ -89,7 +89,7 @@ final class CalibrateCommand implements Callable<Integer>, SettingOptions.Comman
     }
     SparkSession spark = JobSession.get();
     DpTextOptions options = SettingOptions.read(spec, settings());
-    DpTextModel model = ModelOptions.load(spark, options);
+    EvaluationModel model = EvaluationModels.load(spark, options);
     modelName = options.get(Settings.MODEL);
     if (samplePairs > 0) {
       return sampled(spark, model, a, b);
@@ -100,7 +100,7 @@ final class CalibrateCommand implements Callable<Integer>, SettingOptions.Comman
     double pdB = average ? pb.average() : pb.maximum();
     double epsilonB = PrivacyRatio.matchingEpsilon(epsilonA, pdA, pdB);
     String agg = average ? "avg" : "max";
-    System.out.printf(Locale.ROOT, "vocabulary: %,d words (%s)%n", model.embeddings().size(), modelName);
+    System.out.printf(Locale.ROOT, "vocabulary: %,d words (%s)%n", model.model().embeddings().size(), modelName);
     System.out.printf(Locale.ROOT, "A: %s — %s metric, P_d^avg = %.6g, P_d^max = %.6g%n", a.describe(), pa.metric(), pa.average(), pa.maximum());
     System.out.printf(Locale.ROOT, "B: %s — %s metric, P_d^avg = %.6g, P_d^max = %.6g%n", b.name(), pb.metric(), pb.average(), pb.maximum());
     System.out.printf(Locale.ROOT, "privacy ratio R = P_dA/P_dB (%s) = %.6g%n", agg, pdA / pdB);
@@ -108,7 +108,7 @@ final class CalibrateCommand implements Callable<Integer>, SettingOptions.Comman
     return 0;
   }
 
-  private int sampled(SparkSession spark, DpTextModel model, MechanismSpec a, MechanismSpec b) {
+  private int sampled(SparkSession spark, EvaluationModel model, MechanismSpec a, MechanismSpec b) {
     long start = System.nanoTime();
     PrivacyRatio.Estimate ea = PrivacyRatio.sampled(spark, model, a, samplePairs, seed);
     PrivacyRatio.Estimate eb = PrivacyRatio.sampled(spark, model, b, samplePairs, seed + 1);
@@ -119,7 +119,7 @@ final class CalibrateCommand implements Callable<Integer>, SettingOptions.Comman
     double z = PrivacyRatio.zScore(confidence);
     String level = new java.math.BigDecimal(Double.toString(100 * confidence)).stripTrailingZeros().toPlainString() + "%";
     System.out.printf(Locale.ROOT, "vocabulary: %,d words (%s); sampled: %,d uniform ordered pairs per metric, "
-        + "seeds %d and %d%n", model.embeddings().size(), modelName, samplePairs, seed, seed + 1);
+        + "seeds %d and %d%n", model.model().embeddings().size(), modelName, samplePairs, seed, seed + 1);
     print("A", a.describe(), ea, z, level);
     print("B", b.name(), eb, z, level);
     System.out.printf(Locale.ROOT, "privacy ratio R = P_dA/P_dB (avg) ≈ %.6g ± %.3g (%s interval [%.6g, %.6g])%n",

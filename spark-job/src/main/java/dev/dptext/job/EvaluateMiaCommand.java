@@ -72,6 +72,7 @@ final class EvaluateMiaCommand implements Callable<Integer>, SettingOptions.Comm
   public Integer call() throws Exception {
     long start = System.nanoTime();
     SparkSession spark = JobSession.get();
+    EvaluationModels.requireClassicForMia(spark);
     DpTextOptions options = SettingOptions.read(spec, settings()).with(Settings.ID_MODE, "column");
     DpTextModel model = ModelOptions.load(spark, options);
     List<MechanismSpec> specs = new ArrayList<>();

@@ -82,6 +82,7 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
     }
     long start = System.nanoTime();
     SparkSession spark = JobSession.get();
+    EvaluationModels.requireClassicForUtility(spark);
     DpTextOptions options = SettingOptions.read(spec, settings());
     DpTextModel model = ModelOptions.load(spark, options);
     List<MechanismSpec> specs = new ArrayList<>();

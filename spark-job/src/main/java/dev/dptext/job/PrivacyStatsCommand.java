@@ -3,6 +3,7 @@ package dev.dptext.job;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.config.Setting;
+import dev.dptext.evaluation.EvaluationModel;
 import dev.dptext.evaluation.PrivacyStatistics;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.Settings;
@@ -62,7 +63,8 @@ final class PrivacyStatsCommand implements Callable<Integer>, SettingOptions.Com
   public Integer call() throws Exception {
     SparkSession spark = JobSession.get();
     DpTextOptions options = SettingOptions.read(spec, settings());
-    DpTextModel model = ModelOptions.load(spark, options);
+    EvaluationModel evaluationModel = EvaluationModels.load(spark, options);
+    DpTextModel model = evaluationModel.model();
     List<MechanismSpec> specs = new ArrayList<>();
     for (double eps : epsilons) {
       for (String m : mechanisms) {
@@ -77,7 +79,7 @@ final class PrivacyStatsCommand implements Callable<Integer>, SettingOptions.Com
     table.append("|---|---|---|---|\n");
     System.out.print(table);
     for (MechanismSpec spec : specs) {
-      PrivacyStatistics.Result r = PrivacyStatistics.compute(spark, model, spec, words, runs, seed);
+      PrivacyStatistics.Result r = PrivacyStatistics.compute(spark, evaluationModel, spec, words, runs, seed);
       String row = String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", spec.describe(), r.keptPercent().render(),
           r.distinctOutputs().render(), r.distinctInputs().render());
       System.out.print(row);

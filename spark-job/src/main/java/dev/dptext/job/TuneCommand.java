@@ -2,6 +2,7 @@ package dev.dptext.job;
 
 import dev.dptext.config.Setting;
 import dev.dptext.evaluation.EmpiricalPrivacy;
+import dev.dptext.evaluation.EvaluationModel;
 import dev.dptext.evaluation.Lexicon;
 import dev.dptext.evaluation.Tuner;
 import dev.dptext.mechanism.MechanismSpec;
@@ -109,7 +110,8 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
     long start = System.nanoTime();
     SparkSession spark = JobSession.get();
     DpTextOptions options = SettingOptions.read(spec, settings());
-    DpTextModel model = ModelOptions.load(spark, options);
+    EvaluationModel evaluationModel = EvaluationModels.load(spark, options);
+    DpTextModel model = evaluationModel.model();
     Lexicon lex = readLexicon();
     int[] labels = lex.labels(model.embeddings());
     List<Integer> chosen = new ArrayList<>();
@@ -133,7 +135,7 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
       } catch (IllegalArgumentException e) {
         throw new JobException(ExitCode.USAGE, e.getMessage());
       }
-      outcomes.add(Tuner.tune(base, s -> EmpiricalPrivacy.compute(spark, model, s, evaluation, prior, labels, draws,
+      outcomes.add(Tuner.tune(base, s -> EmpiricalPrivacy.compute(spark, evaluationModel, s, evaluation, prior, labels, draws,
           seed), budget, epsilonStart, epsilonMax, tGrid, refine, System.err::println));
     }
     double seconds = (System.nanoTime() - start) / 1e9;

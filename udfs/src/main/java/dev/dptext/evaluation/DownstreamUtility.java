@@ -63,6 +63,22 @@ public final class DownstreamUtility {
   public static final String CLEAN = "clean";
   public static final String SANITIZED = "sanitized";
 
+  /** What to run instead on Spark Connect, for the messages of {@link #requireClassic}. */
+  static final String CONNECT_ALTERNATIVE = "Run it on a classic Spark session: spark-submit to a cluster "
+      + "(YARN, Kubernetes, standalone) or local mode, or on Databricks a classic compute in dedicated "
+      + "(single user) access mode. tune, privacy-stats and calibrate (EmpiricalPrivacy, PrivacyStatistics, "
+      + "PrivacyRatio) run on Spark Connect.";
+
+  /**
+   * Fails on a Spark Connect session, before any data is read: MLlib's Java/Scala estimators (the
+   * IDF and logistic regression here) read their training data as RDDs, which a Connect session does
+   * not have, and would fail mid-run with an obscure error after sanitizing.
+   */
+  public static void requireClassic(org.apache.spark.sql.SparkSession spark) {
+    dev.dptext.classic.Classic.requireClassic(spark, "The downstream-utility evaluation (Spark MLlib's "
+        + "classifiers)", CONNECT_ALTERNATIVE);
+  }
+
   /**
    * A stratified split: within each label, the rows ordered by SHA-256 of (seed, id), the first
    * ⌈testFraction·n_label⌉ in the test set. The label column is cast to a double {@code label}.
@@ -83,8 +99,9 @@ public final class DownstreamUtility {
     return new Split(train, test);
   }
 
-  /** Fits the classifier on {@code textColumn} and the double {@code label}. */
+  /** Fits the classifier on {@code textColumn} and the double {@code label} (classic sessions only). */
   public static PipelineModel fit(Dataset<Row> train, String textColumn) {
+    requireClassic(train.sparkSession());
     RegexTokenizer tokens = new RegexTokenizer().setInputCol(textColumn).setOutputCol("_tokens")
         .setPattern("\\W+").setToLowercase(true);
     HashingTF tf = new HashingTF().setInputCol("_tokens").setOutputCol("_tf").setNumFeatures(FEATURES);

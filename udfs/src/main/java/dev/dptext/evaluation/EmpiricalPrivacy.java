@@ -6,12 +6,12 @@ import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.random.RandomStream;
 import dev.dptext.random.RowSeeder;
-import dev.dptext.spark.JavaSerialized;
 import java.io.Serializable;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -32,8 +32,8 @@ import org.apache.spark.sql.SparkSession;
  * </ul>
  *
  * Inputs are the words of W; outputs range over the whole vocabulary. Words are spread over Spark
- * tasks; each task adds its words' π(w)·f(y|w) into per-output sums (Σ, Σ², max), which the driver
- * reduces. With Monte Carlo, the draws are split into {@value #BATCHES} independent batches and the
+ * tasks (a {@code range} of word positions, so that Spark Connect sessions run it too); each task adds
+ * its words' π(w)·f(y|w) into per-output sums (Σ, Σ², max), which the driver merges in partition order. With Monte Carlo, the draws are split into {@value #BATCHES} independent batches and the
  * standard error is the spread of the batch estimates over √{@value #BATCHES} (a batch estimate from
  * n/5 draws is itself biased upward for E_M, so the error is indicative, not exact).
  */
@@ -57,59 +57,79 @@ public final class EmpiricalPrivacy {
    */
   public static Result compute(SparkSession spark, DpTextModel model, MechanismSpec spec, int[] words,
       double[] prior, int[] labels, int draws, long seed) {
+    return compute(spark, EvaluationModel.of(model), spec, words, prior, labels, draws, seed, false);
+  }
+
+  /** As above, for a model that Spark Connect executors can load from its file ({@link EvaluationModel}). */
+  public static Result compute(SparkSession spark, EvaluationModel model, MechanismSpec spec, int[] words,
+      double[] prior, int[] labels, int draws, long seed) {
     return compute(spark, model, spec, words, prior, labels, draws, seed, false);
   }
 
   /** As above; {@code monteCarlo} draws even where the exact distribution is known (to test the estimator). */
   static Result compute(SparkSession spark, DpTextModel model, MechanismSpec spec, int[] words,
       double[] prior, int[] labels, int draws, long seed, boolean monteCarlo) {
+    return compute(spark, EvaluationModel.of(model), spec, words, prior, labels, draws, seed, monteCarlo);
+  }
+
+  static Result compute(SparkSession spark, EvaluationModel evaluationModel, MechanismSpec spec, int[] words,
+      double[] prior, int[] labels, int draws, long seed, boolean monteCarlo) {
     if (words.length != prior.length || words.length == 0) {
       throw new IllegalArgumentException("one prior probability per evaluation word is needed, got "
           + prior.length + " for " + words.length + " words");
     }
+    DpTextModel model = evaluationModel.model();
     int size = model.embeddings().size();
     if (labels.length != size) {
       throw new IllegalArgumentException("labels must cover the vocabulary (" + size + "), got " + labels.length);
     }
     WordMechanism mechanism = spec.build(model);
     boolean exact = mechanism instanceof ExactConditional && !monteCarlo;
-    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<JavaSerialized<WordMechanism>> b = JavaSerialized.broadcast(spark.sparkContext(), mechanism);
+    Shipped<WordMechanism> shipped = EvaluationTasks.ship(spark, evaluationModel, "mechanism " + spec.toSpecString(),
+        mechanism, spec::build);
     RowSeeder seeder = new RowSeeder(EvaluationKeys.of("empirical-privacy", seed, 0), spec.toSpecString());
-    List<Integer> indexes = new ArrayList<>();
-    for (int i = 0; i < words.length; i++) {
-      indexes.add(i);
-    }
     int batches = exact ? 1 : BATCHES;
     int perBatch = exact ? 0 : Math.max(1, draws / BATCHES);
-    Sums total = jsc.parallelize(indexes, Math.max(2, jsc.defaultParallelism() * 2))
-        .mapPartitions(it -> {
-          Sums s = new Sums(batches, size);
-          WordMechanism m = b.value().get();
-          while (it.hasNext()) {
-            int i = it.next();
-            int w = words[i];
-            if (exact && m instanceof ExactConditional e) {
-              s.add(0, w, prior[i], e.conditional(w), labels);
-            } else {
-              RandomStream r = seeder.streamFor(Integer.toString(w));
-              int[] in = new int[perBatch];
-              java.util.Arrays.fill(in, w);
-              int[] out = new int[perBatch];
-              for (int batch = 0; batch < batches; batch++) {
-                m.sanitize(in, perBatch, r, out);
-                double[] f = new double[size];
-                for (int y : out) {
-                  f[y] += 1.0 / perBatch;
-                }
-                s.add(batch, w, prior[i], f, labels);
+    // Work item i is evaluation word i; range splits them into the same slices parallelize did.
+    int partitions = Math.max(2, EvaluationTasks.parallelism(spark) * 2);
+    List<byte[]> parts;
+    try {
+      parts = spark.range(0, words.length, 1, partitions).mapPartitions((MapPartitionsFunction<Long, byte[]>) it -> {
+        if (!it.hasNext()) {
+          return java.util.Collections.emptyIterator();
+        }
+        Sums s = new Sums(batches, size);
+        WordMechanism m = shipped.get();
+        while (it.hasNext()) {
+          int i = it.next().intValue();
+          int w = words[i];
+          if (exact && m instanceof ExactConditional e) {
+            s.add(0, w, prior[i], e.conditional(w), labels);
+          } else {
+            RandomStream r = seeder.streamFor(Integer.toString(w));
+            int[] in = new int[perBatch];
+            java.util.Arrays.fill(in, w);
+            int[] out = new int[perBatch];
+            for (int batch = 0; batch < batches; batch++) {
+              m.sanitize(in, perBatch, r, out);
+              double[] f = new double[size];
+              for (int y : out) {
+                f[y] += 1.0 / perBatch;
               }
+              s.add(batch, w, prior[i], f, labels);
             }
           }
-          return List.of(s).iterator();
-        })
-        .reduce(Sums::merge);
-    b.destroy();
+        }
+        return s.chunks().iterator();
+      }, Encoders.BINARY()).collectAsList();
+    } finally {
+      shipped.release();
+    }
+    // Partition by partition in order, as the RDD reduce merged them when tasks finished in order.
+    Sums total = new Sums(batches, size);
+    for (byte[] chunk : parts) {
+      total.addChunk(chunk);
+    }
     double[] inference = new double[batches];
     double[] bayes = new double[batches];
     double[] loss = new double[batches];
@@ -156,6 +176,9 @@ public final class EmpiricalPrivacy {
     final double[][] max;
     final double[] loss;
 
+    /** Outputs per result row. */
+    static final int CHUNK = 1 << 15;
+
     Sums(int batches, int size) {
       sum = new double[batches][size];
       squares = new double[batches][size];
@@ -180,16 +203,45 @@ public final class EmpiricalPrivacy {
       loss[batch] += prior * changed;
     }
 
-    Sums merge(Sums o) {
+    /**
+     * The sums as result rows of at most {@value #CHUNK} outputs each (batch, first output, loss, then the
+     * three sums): one row per partition would grow with the vocabulary (3 × 5 × |V| doubles) past what a
+     * Spark Connect result batch comfortably holds.
+     */
+    List<byte[]> chunks() {
+      List<byte[]> out = new ArrayList<>();
       for (int b = 0; b < sum.length; b++) {
-        for (int y = 0; y < sum[b].length; y++) {
-          sum[b][y] += o.sum[b][y];
-          squares[b][y] += o.squares[b][y];
-          max[b][y] = Math.max(max[b][y], o.max[b][y]);
+        for (int from = 0; from < sum[b].length; from += CHUNK) {
+          int n = Math.min(CHUNK, sum[b].length - from);
+          ByteBuffer buf = ByteBuffer.allocate(8 + 8 + 3 * 8 * n);
+          buf.putInt(b).putInt(from).putDouble(from == 0 ? loss[b] : 0);
+          for (double[] column : new double[][] {sum[b], squares[b], max[b]}) {
+            for (int y = from; y < from + n; y++) {
+              buf.putDouble(column[y]);
+            }
+          }
+          out.add(buf.array());
         }
-        loss[b] += o.loss[b];
       }
-      return this;
+      return out;
+    }
+
+    /** Adds one row of {@link #chunks} (the same additions and maxima, element by element, as merging whole sums). */
+    void addChunk(byte[] chunk) {
+      ByteBuffer buf = ByteBuffer.wrap(chunk);
+      int b = buf.getInt();
+      int from = buf.getInt();
+      loss[b] += buf.getDouble();
+      int n = (chunk.length - 16) / 24;
+      for (int y = from; y < from + n; y++) {
+        sum[b][y] += buf.getDouble();
+      }
+      for (int y = from; y < from + n; y++) {
+        squares[b][y] += buf.getDouble();
+      }
+      for (int y = from; y < from + n; y++) {
+        max[b][y] = Math.max(max[b][y], buf.getDouble());
+      }
     }
   }
 }

@@ -34,6 +34,7 @@ public final class MembershipInference {
    */
   public static double attackAuc(Dataset<Row> data, DownstreamUtility.Columns c, int shadows, long seed,
       UnaryOperator<Dataset<Row>> sanitizeTarget, java.util.function.BiFunction<Integer, Dataset<Row>, Dataset<Row>> sanitizeShadow) {
+    requireClassic(data.sparkSession());
     if (shadows < 1) {
       throw new IllegalArgumentException("at least one shadow model is needed, got " + shadows);
     }
@@ -61,6 +62,15 @@ public final class MembershipInference {
     } finally {
       grouped.unpersist();
     }
+  }
+
+  /**
+   * Fails on a Spark Connect session, before any data is read: the shadow, target and attack models
+   * are Spark MLlib estimators, which need a classic session (see {@link DownstreamUtility#requireClassic}).
+   */
+  public static void requireClassic(org.apache.spark.sql.SparkSession spark) {
+    dev.dptext.classic.Classic.requireClassic(spark, "The membership-inference evaluation (Spark MLlib's "
+        + "classifiers and attack model)", DownstreamUtility.CONNECT_ALTERNATIVE);
   }
 
   private static Dataset<Row> group(Dataset<Row> grouped, int g) {

@@ -5,12 +5,11 @@ import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.random.RandomStream;
 import java.io.Serializable;
-import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
-import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.SparkSession;
-import dev.dptext.spark.JavaSerialized;
 
 /**
  * The privacy ratio of Carvalho et al. (§5, appendix A) for comparing mechanisms whose guarantees use
@@ -18,7 +17,8 @@ import dev.dptext.spark.JavaSerialized;
  * (all ordered pairs, the diagonal included, as the paper defines it). A mechanism B matches the
  * privacy-loss estimate ε_A·P_dA of mechanism A with ε_B = ε_A·P_dA / P_dB.
  *
- * <p>Computed exactly over all pairs, distributed over Spark by blocks of rows (each pair once,
+ * <p>Computed exactly over all pairs, distributed over Spark by blocks of rows (a {@code range} of block
+ * numbers, so that Spark Connect sessions run it too; each pair once,
  * i &lt; j): Euclidean distances in double precision, O(|V|²·m); Hamming distances by popcount,
  * O(|V|²·n/64). Each mechanism names the metric of its guarantee ({@link MechanismSpec#metric}).
  *
@@ -59,7 +59,13 @@ public final class PrivacyRatio {
 
   /** The aggregate of the metric that {@code spec}'s guarantee is stated in, over the model's vocabulary. */
   public static Aggregate of(SparkSession spark, DpTextModel model, MechanismSpec spec) {
-    return aggregate(spark, spec.metric(model));
+    return of(spark, EvaluationModel.of(model), spec);
+  }
+
+  /** As above, for a model that Spark Connect executors can load from its file ({@link EvaluationModel}). */
+  public static Aggregate of(SparkSession spark, EvaluationModel model, MechanismSpec spec) {
+    WordMetric metric = spec.metric(model.model());
+    return aggregate(spark, metric, ship(spark, model, spec, metric));
   }
 
   /**
@@ -67,7 +73,22 @@ public final class PrivacyRatio {
    * guarantee (see the class comment for the error and the bounds).
    */
   public static Estimate sampled(SparkSession spark, DpTextModel model, MechanismSpec spec, long pairs, long seed) {
-    return sample(spark, spec.metric(model), pairs, seed);
+    return sampled(spark, EvaluationModel.of(model), spec, pairs, seed);
+  }
+
+  /** As above, for a model that Spark Connect executors can load from its file ({@link EvaluationModel}). */
+  public static Estimate sampled(SparkSession spark, EvaluationModel model, MechanismSpec spec, long pairs, long seed) {
+    if (pairs < 2) {
+      throw new IllegalArgumentException("the number of sampled pairs must be at least 2, got " + pairs);
+    }
+    WordMetric metric = spec.metric(model.model());
+    return sample(spark, metric, ship(spark, model, spec, metric), pairs, seed);
+  }
+
+  /** The metric of {@code spec}'s guarantee, as the tasks will find it. */
+  private static Shipped<WordMetric> ship(SparkSession spark, EvaluationModel model, MechanismSpec spec,
+      WordMetric metric) {
+    return EvaluationTasks.ship(spark, model, "metric of " + spec.toSpecString(), metric, spec::metric);
   }
 
   /** ε_B = ε_A·P_dA/P_dB. */
@@ -79,29 +100,37 @@ public final class PrivacyRatio {
   }
 
   static Aggregate aggregate(SparkSession spark, WordMetric metric) {
+    return aggregate(spark, metric, EvaluationTasks.ship(spark, metric));
+  }
+
+  /** {@code metric} on the driver, {@code shipped} the same metric for the tasks. */
+  private static Aggregate aggregate(SparkSession spark, WordMetric metric, Shipped<WordMetric> shipped) {
     int n = metric.size();
-    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<JavaSerialized<WordMetric>> b = JavaSerialized.broadcast(spark.sparkContext(), metric);
-    // Row i pairs with n−1−i words; interleaving rows over blocks balances the work.
-    int blocks = Math.max(1, Math.min(n, jsc.defaultParallelism() * 8));
-    List<Integer> ids = new ArrayList<>();
-    for (int k = 0; k < blocks; k++) {
-      ids.add(k);
-    }
-    double[] total = jsc.parallelize(ids, blocks).map(k -> {
-      WordMetric m = b.value().get();
-      double sum = 0;
-      double max = 0;
-      for (int i = k; i < n; i += blocks) {
-        for (int j = i + 1; j < n; j++) {
-          double d = m.distance(i, j);
-          sum += d;
-          max = Math.max(max, d);
+    // Row i pairs with n−1−i words; interleaving rows over blocks balances the work. One block per task.
+    int blocks = Math.max(1, Math.min(n, EvaluationTasks.parallelism(spark) * 8));
+    double[] total;
+    try {
+      total = fold(spark.range(0, blocks, 1, blocks).mapPartitions((MapPartitionsFunction<Long, byte[]>) it -> {
+        WordMetric m = shipped.get();
+        double[] acc = null;
+        while (it.hasNext()) {
+          int k = it.next().intValue();
+          double sum = 0;
+          double max = 0;
+          for (int i = k; i < n; i += blocks) {
+            for (int j = i + 1; j < n; j++) {
+              double d = m.distance(i, j);
+              sum += d;
+              max = Math.max(max, d);
+            }
+          }
+          acc = acc == null ? new double[] {sum, max} : new double[] {acc[0] + sum, Math.max(acc[1], max)};
         }
-      }
-      return new double[] {sum, max};
-    }).reduce((x, y) -> new double[] {x[0] + y[0], Math.max(x[1], y[1])});
-    b.destroy();
+        return acc == null ? Collections.emptyIterator() : List.of(EvaluationTasks.bytes(acc)).iterator();
+      }, Encoders.BINARY()).collectAsList(), (x, y) -> new double[] {x[0] + y[0], Math.max(x[1], y[1])});
+    } finally {
+      shipped.release();
+    }
     return new Aggregate(metric.name(), 2 * total[0] / ((double) n * n), total[1], n);
   }
 
@@ -109,35 +138,59 @@ public final class PrivacyRatio {
     if (pairs < 2) {
       throw new IllegalArgumentException("the number of sampled pairs must be at least 2, got " + pairs);
     }
-    int n = metric.size();
-    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<JavaSerialized<WordMetric>> b = JavaSerialized.broadcast(spark.sparkContext(), metric);
+    return sample(spark, metric, EvaluationTasks.ship(spark, metric), pairs, seed);
+  }
+
+  /** {@code driverMetric} on the driver, {@code shipped} the same metric for the tasks. */
+  private static Estimate sample(SparkSession spark, WordMetric driverMetric, Shipped<WordMetric> shipped, long pairs,
+      long seed) {
     long blocks = (pairs + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK;
-    List<Long> ids = new ArrayList<>();
-    for (long k = 0; k < blocks; k++) {
-      ids.add(k);
+    int slices = (int) Math.max(1, Math.min(blocks, EvaluationTasks.parallelism(spark) * 4L));
+    double[] total;
+    int n = driverMetric.size();
+    try {
+      total = fold(spark.range(0, blocks, 1, slices).mapPartitions((MapPartitionsFunction<Long, byte[]>) it -> {
+        WordMetric m = shipped.get();
+        double[] acc = null;
+        while (it.hasNext()) {
+          long k = it.next();
+          // One stream per (seed, block): the sample does not depend on how blocks meet tasks.
+          RandomStream r = new RandomStream(seed, k, 0x5A3B_1E5D_0C0F_FEE1L, 0x7F4A_7C15_9E37_79B9L);
+          long count = Math.min(SAMPLE_BLOCK, pairs - k * SAMPLE_BLOCK);
+          double sum = 0;
+          double sumSquares = 0;
+          double max = 0;
+          for (long p = 0; p < count; p++) {
+            double d = m.distance(r.nextInt(n), r.nextInt(n));
+            sum += d;
+            sumSquares += d * d;
+            max = Math.max(max, d);
+          }
+          acc = acc == null ? new double[] {sum, sumSquares, max}
+              : new double[] {acc[0] + sum, acc[1] + sumSquares, Math.max(acc[2], max)};
+        }
+        return acc == null ? Collections.emptyIterator() : List.of(EvaluationTasks.bytes(acc)).iterator();
+      }, Encoders.BINARY()).collectAsList(), (x, y) -> new double[] {x[0] + y[0], x[1] + y[1], Math.max(x[2], y[2])});
+    } finally {
+      shipped.release();
     }
-    int slices = (int) Math.max(1, Math.min(blocks, jsc.defaultParallelism() * 4L));
-    double[] total = jsc.parallelize(ids, slices).map(k -> {
-      WordMetric m = b.value().get();
-      // One stream per (seed, block): the sample does not depend on how blocks meet tasks.
-      RandomStream r = new RandomStream(seed, k, 0x5A3B_1E5D_0C0F_FEE1L, 0x7F4A_7C15_9E37_79B9L);
-      long count = Math.min(SAMPLE_BLOCK, pairs - k * SAMPLE_BLOCK);
-      double sum = 0;
-      double sumSquares = 0;
-      double max = 0;
-      for (long p = 0; p < count; p++) {
-        double d = m.distance(r.nextInt(n), r.nextInt(n));
-        sum += d;
-        sumSquares += d * d;
-        max = Math.max(max, d);
-      }
-      return new double[] {sum, sumSquares, max};
-    }).reduce((x, y) -> new double[] {x[0] + y[0], x[1] + y[1], Math.max(x[2], y[2])});
-    b.destroy();
     double mean = total[0] / pairs;
     double variance = Math.max(0, (total[1] - pairs * mean * mean) / (pairs - 1));
-    return new Estimate(metric.name(), mean, Math.sqrt(variance / pairs), pairs, seed, total[2],
-        metric.maximumUpperBound(), n);
+    return new Estimate(driverMetric.name(), mean, Math.sqrt(variance / pairs), pairs, seed, total[2],
+        driverMetric.maximumUpperBound(), n);
+  }
+
+  /**
+   * The partitions' results merged in partition order (each partition already folded its blocks in
+   * order): the arithmetic of the RDD reduce this replaces, in a fixed order instead of the order in which
+   * tasks finished.
+   */
+  private static double[] fold(List<byte[]> rows, java.util.function.BinaryOperator<double[]> merge) {
+    double[] total = null;
+    for (byte[] row : rows) {
+      double[] v = EvaluationTasks.doubles(row);
+      total = total == null ? v : merge.apply(total, v);
+    }
+    return total;
   }
 }

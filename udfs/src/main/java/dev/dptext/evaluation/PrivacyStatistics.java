@@ -14,10 +14,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.SparkSession;
-import dev.dptext.spark.JavaSerialized;
 
 /**
  * The papers' empirical privacy statistics, per word w of a vocabulary sample, over n runs of a
@@ -26,7 +25,8 @@ import dev.dptext.spark.JavaSerialized;
  * and produces few distinct outputs (low S_w) protects them less at the same ε. S*_y, per output y,
  * counts the distinct sampled inputs that produced it.
  *
- * <p>The words are spread over Spark tasks; each word's n runs are one batch (one matrix product for
+ * <p>The words are spread over Spark tasks (a {@code range} of sample positions, so that Spark Connect
+ * sessions run it too); each word's n runs are one batch (one matrix product for
  * the embedding-noise mechanisms) seeded from the word and a public evaluation seed, so a re-run gives
  * the same table.
  */
@@ -67,13 +67,39 @@ public final class PrivacyStatistics {
       Summary distinctInputs) implements Serializable {}
 
   /** One word's runs: N_w in percent and its distinct outputs. */
-  private record WordRuns(double keptPercent, int[] outputs) implements Serializable {}
+  private record WordRuns(double keptPercent, int[] outputs) implements Serializable {
+    /** As a task's result row (a binary column crosses classic and Spark Connect sessions alike). */
+    byte[] bytes() {
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 + 4 * outputs.length).putDouble(keptPercent);
+      for (int y : outputs) {
+        b.putInt(y);
+      }
+      return b.array();
+    }
+
+    static WordRuns of(byte[] row) {
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(row);
+      double kept = b.getDouble();
+      int[] outputs = new int[(row.length - 8) / 4];
+      for (int i = 0; i < outputs.length; i++) {
+        outputs[i] = b.getInt();
+      }
+      return new WordRuns(kept, outputs);
+    }
+  }
 
   /**
    * Computes the statistics for {@code words} vocabulary words chosen evenly over the rank order
    * (every |V|/words-th word, so frequent and rare words are both represented).
    */
   public static Result compute(SparkSession spark, DpTextModel model, MechanismSpec spec, int words, int runs, long seed) {
+    return compute(spark, EvaluationModel.of(model), spec, words, runs, seed);
+  }
+
+  /** As above, for a model that Spark Connect executors can load from its file ({@link EvaluationModel}). */
+  public static Result compute(SparkSession spark, EvaluationModel evaluationModel, MechanismSpec spec, int words,
+      int runs, long seed) {
+    DpTextModel model = evaluationModel.model();
     int size = model.embeddings().size();
     if (words < 1 || words > size) {
       throw new IllegalArgumentException("words must be in [1, " + size + "], got " + words);
@@ -82,37 +108,43 @@ public final class PrivacyStatistics {
       throw new IllegalArgumentException("runs must be positive, got " + runs);
     }
     WordMechanism mechanism = spec.build(model);
-    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<JavaSerialized<WordMechanism>> b = JavaSerialized.broadcast(spark.sparkContext(), mechanism);
+    Shipped<WordMechanism> shipped = EvaluationTasks.ship(spark, evaluationModel, "mechanism " + spec.toSpecString(),
+        mechanism, spec::build);
     SecretKey evaluationKey = SecretKey.parse(
         java.util.HexFormat.of().formatHex(sha256("dptext/privacy-statistics/" + seed)), "evaluation seed " + seed);
     RowSeeder seeder = new RowSeeder(evaluationKey, "privacy-statistics/" + spec.describe());
-    List<Integer> sample = new ArrayList<>(words);
-    for (int i = 0; i < words; i++) {
-      sample.add((int) ((long) i * size / words));
+    // Work item i is the sampled word i·|V|/words; each word's runs depend only on the word and the seed.
+    List<WordRuns> runsPerWord = new ArrayList<>(words);
+    try {
+      List<byte[]> rows = spark.range(0, words, 1, Math.max(2, EvaluationTasks.parallelism(spark) * 2))
+          .map((MapFunction<Long, byte[]>) i -> {
+            int w = (int) (i * size / words);
+            int[] in = new int[runs];
+            Arrays.fill(in, w);
+            int[] out = new int[runs];
+            RandomStream r = seeder.streamFor(Integer.toString(w));
+            shipped.get().sanitize(in, runs, r, out);
+            int kept = 0;
+            Set<Integer> distinct = new HashSet<>();
+            for (int y : out) {
+              kept += y == w ? 1 : 0;
+              distinct.add(y);
+            }
+            return new WordRuns(100.0 * kept / runs, distinct.stream().mapToInt(Integer::intValue).toArray()).bytes();
+          }, Encoders.BINARY()).collectAsList();
+      for (byte[] row : rows) {
+        runsPerWord.add(WordRuns.of(row));
+      }
+    } finally {
+      shipped.release();
     }
-    org.apache.spark.api.java.JavaRDD<WordRuns> perWord = jsc.parallelize(sample, Math.max(2, jsc.defaultParallelism() * 2))
-        .map(w -> {
-          int[] in = new int[runs];
-          Arrays.fill(in, w);
-          int[] out = new int[runs];
-          RandomStream r = seeder.streamFor(Integer.toString(w));
-          b.value().get().sanitize(in, runs, r, out);
-          int kept = 0;
-          Set<Integer> distinct = new HashSet<>();
-          for (int y : out) {
-            kept += y == w ? 1 : 0;
-            distinct.add(y);
-          }
-          return new WordRuns(100.0 * kept / runs, distinct.stream().mapToInt(Integer::intValue).toArray());
-        })
-        .cache();
-    List<WordRuns> runsPerWord = perWord.collect();
     // S*_y: each word lists each of its outputs once, so counting outputs counts distinct inputs.
-    java.util.Map<Integer, Long> inputsPerOutput = perWord
-        .flatMap(r -> Arrays.stream(r.outputs()).boxed().iterator()).countByValue();
-    perWord.unpersist();
-    b.destroy();
+    java.util.Map<Integer, Long> inputsPerOutput = new java.util.HashMap<>();
+    for (WordRuns r : runsPerWord) {
+      for (int y : r.outputs()) {
+        inputsPerOutput.merge(y, 1L, Long::sum);
+      }
+    }
     double[] kept = runsPerWord.stream().mapToDouble(WordRuns::keptPercent).toArray();
     double[] distinct = runsPerWord.stream().mapToDouble(r -> r.outputs().length).toArray();
     double[] inputs = inputsPerOutput.values().stream().mapToDouble(Long::doubleValue).toArray();

@@ -1,0 +1,81 @@
+package dev.dptext.evaluation;
+
+import dev.dptext.classic.Classic;
+import dev.dptext.classic.ClassicEvaluation;
+import java.io.Serializable;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.WeakHashMap;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+
+/**
+ * How the evaluations spread their work over Spark with what both classic and Spark Connect sessions
+ * offer: a {@code spark.range} of work items, a {@code mapPartitions} function, and {@code collect} of
+ * small binary results, merged on the driver in partition order. Merging in a fixed order makes the
+ * floating-point sums the same on every run (an RDD {@code reduce} merged them in the order tasks
+ * finished).
+ */
+final class EvaluationTasks {
+  private EvaluationTasks() {}
+
+  /** Spark Connect sessions' default parallelism, probed once per session. */
+  private static final Map<SparkSession, Integer> PARALLELISM = new WeakHashMap<>();
+
+  /**
+   * The default parallelism the task counts are sized by: {@code SparkContext.defaultParallelism} on a
+   * classic session. A Spark Connect client cannot ask for it; a {@code range} without a partition
+   * count is split by the server into exactly that many partitions (its leaf-node default
+   * parallelism), so the client counts them, once per session (a job of a few milliseconds).
+   */
+  static int parallelism(SparkSession spark) {
+    if (Classic.is(spark)) {
+      return ClassicEvaluation.defaultParallelism(spark);
+    }
+    synchronized (PARALLELISM) {
+      return PARALLELISM.computeIfAbsent(spark, s -> {
+        Row r = s.range(0, 1 << 16).select(functions.max(functions.spark_partition_id())).first();
+        return r.isNullAt(0) ? 1 : r.getInt(0) + 1;
+      });
+    }
+  }
+
+  /**
+   * {@code onDriver} (built from {@code model} on the driver by {@code builder}) as the tasks will find it:
+   * the driver's own object in classic local mode, a broadcast on a classic cluster, and on Spark Connect
+   * the model's file recipe ({@code what} names the built value in the executors' cache), or the value
+   * itself in the plan when the model has no file.
+   */
+  static <T extends Serializable> Shipped<T> ship(SparkSession spark, EvaluationModel model, String what, T onDriver,
+      ModelFile.Builder<T> builder) {
+    if (Classic.is(spark)) {
+      return ClassicEvaluation.isLocal(spark) ? new Shipped.Held<>(onDriver) : ClassicEvaluation.broadcast(spark, onDriver);
+    }
+    ModelFile file = model == null ? null : model.file(spark);
+    return file != null ? new Shipped.FromModelFile<>(file, what, builder) : new Shipped.Carried<>(onDriver);
+  }
+
+  /** {@code value}, which exists only in memory, as the tasks will find it (in the plan on Spark Connect). */
+  static <T extends Serializable> Shipped<T> ship(SparkSession spark, T value) {
+    return ship(spark, null, null, value, null);
+  }
+
+  /** Doubles as bytes, for a task's result row (a binary column crosses classic and Connect alike). */
+  static byte[] bytes(double... values) {
+    ByteBuffer b = ByteBuffer.allocate(8 * values.length);
+    for (double v : values) {
+      b.putDouble(v);
+    }
+    return b.array();
+  }
+
+  static double[] doubles(byte[] bytes) {
+    ByteBuffer b = ByteBuffer.wrap(bytes);
+    double[] v = new double[bytes.length / 8];
+    for (int i = 0; i < v.length; i++) {
+      v[i] = b.getDouble();
+    }
+    return v;
+  }
+}
