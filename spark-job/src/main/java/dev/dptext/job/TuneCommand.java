@@ -190,7 +190,9 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
       for (int i = 0; i < evaluation.length; i++) {
         index.put(model.embeddings().word(evaluation[i]), i);
       }
-      List<Row> counts = spark.read().format(format != null ? format.sparkName() : "delta").load(priorCorpus)
+      // On Spark Connect the server resolves a relative path against its own working directory: qualify it here.
+      String corpus = dev.dptext.classic.Classic.is(spark) ? priorCorpus : EvaluationModel.qualifiedPath(spark, priorCorpus);
+      List<Row> counts = spark.read().format(format != null ? format.sparkName() : "delta").load(corpus)
           .select(functions.explode(functions.split(functions.lower(functions.col(textColumn)), "[^a-z']+")).as("w"))
           .where(functions.col("w").isin(index.keySet().toArray())).groupBy("w").count().collectAsList();
       for (Row r : counts) {

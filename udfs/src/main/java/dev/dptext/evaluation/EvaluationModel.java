@@ -2,6 +2,7 @@ package dev.dptext.evaluation;
 
 import dev.dptext.classic.Classic;
 import dev.dptext.model.DpTextModel;
+import dev.dptext.model.EmbeddedDefault;
 import dev.dptext.model.PartitionedModel;
 import dev.dptext.spark.HadoopConf;
 import dev.dptext.spark.ModelLoader;
@@ -62,6 +63,22 @@ public final class EvaluationModel {
     return m;
   }
 
+  /**
+   * {@code source} with its file system and, for a relative path, the client's working directory: on Spark
+   * Connect the server resolves a path against its own working directory, not the user's.
+   */
+  public static String qualifiedPath(SparkSession spark, String source) {
+    if (source.isBlank() || source.equals(EmbeddedDefault.NAME)) {
+      return source;
+    }
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(source);
+    try {
+      return path.getFileSystem(HadoopConf.of(spark)).makeQualified(path).toString();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("Cannot resolve the model path " + source + ": " + e.getMessage(), e);
+    }
+  }
+
   private static String partitionedMessage(String source) {
     return "On Spark Connect, evaluation tasks load the model whole from one file, and " + source + " is a "
         + "partitioned model directory. Evaluate with the embeddings file it was built from or a model artifact "
@@ -86,7 +103,7 @@ public final class EvaluationModel {
       if (PartitionedModel.isPartitioned(spark, source)) {
         throw new IllegalArgumentException(partitionedMessage(source));
       }
-      file = ModelFile.hash(HadoopConf.of(spark), source, vocabularySize, neighbours);
+      file = ModelFile.hash(HadoopConf.of(spark), qualifiedPath(spark, source), vocabularySize, neighbours);
     }
     return file;
   }
