@@ -102,7 +102,7 @@ class ConnectEvaluationTest {
     }
     assertEquals(onClassic.keySet(), new java.util.HashSet<>(onConnect.keySet()).stream()
         .filter(onClassic::containsKey).collect(Collectors.toSet()));
-    assertTrue(((List<?>) onConnect.get("tune points laplace")).size() > 2, "the tuner evaluated several settings");
+    assertTrue(((List<?>) onConnect.get("tune points vickrey:t=0.5")).size() > 2, "the tuner evaluated several settings");
   }
 
   @Test
