@@ -33,9 +33,10 @@ import org.apache.spark.sql.SparkSession;
  *
  * Inputs are the words of W; outputs range over the whole vocabulary. Words are spread over Spark
  * tasks (a {@code range} of word positions, so that Spark Connect sessions run it too); each task adds
- * its words' π(w)·f(y|w) into per-output sums (Σ, Σ², max), which the driver merges in partition order. With Monte Carlo, the draws are split into {@value #BATCHES} independent batches and the
- * standard error is the spread of the batch estimates over √{@value #BATCHES} (a batch estimate from
- * n/5 draws is itself biased upward for E_M, so the error is indicative, not exact).
+ * its words' π(w)·f(y|w) into per-output sums (Σ, Σ², max), which the driver merges in partition order.
+ * With Monte Carlo, the draws are split into {@value #BATCHES} independent batches and the standard error
+ * is the spread of the batch estimates over √{@value #BATCHES} (a batch estimate from n/5 draws is itself
+ * biased upward for E_M, so the error is indicative, not exact).
  */
 public final class EmpiricalPrivacy {
   private EmpiricalPrivacy() {}
