@@ -62,6 +62,9 @@ final class OutputLocation {
 
   /** Looks at {@code path} on its file system. */
   static OutputLocation inspect(SparkSession spark, String path) {
+    if (TableName.is(spark, path)) {
+      return inspectTable(spark, path);
+    }
     try {
       Path p = new Path(path);
       FileSystem fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
@@ -97,6 +100,19 @@ final class OutputLocation {
       throw new JobException(ExitCode.INPUT, "Cannot inspect --output " + path + ": " + JobException.firstLine(
           e.getMessage()) + "; check the path and the permissions to it");
     }
+  }
+
+  /** The example of a catalog table of another format than Delta: the prefix of its format. */
+  private static final String CATALOG_TABLE = "catalog table in format ";
+
+  /** A catalog table: absent, a Delta table, or a table of another format (refused for Delta output). */
+  private static OutputLocation inspectTable(SparkSession spark, String name) {
+    if (!spark.catalog().tableExists(name)) {
+      return new OutputLocation(name, Kind.ABSENT, List.of());
+    }
+    String format = String.valueOf(spark.sql("DESCRIBE DETAIL " + name).first().<Object>getAs("format"));
+    return format.equalsIgnoreCase("delta") ? new OutputLocation(name, Kind.DELTA_TABLE, List.of())
+        : new OutputLocation(name, Kind.FILES, List.of(CATALOG_TABLE + format));
   }
 
   /**
@@ -141,6 +157,10 @@ final class OutputLocation {
       case FILE -> throw new JobException(ExitCode.USAGE, "--output " + path + " is a file, not a directory; "
           + "a table is a directory. Choose another --output (the file is left as it is)");
       case FILES -> {
+        if (target.delta() && examples.size() == 1 && examples.get(0).startsWith(CATALOG_TABLE)) {
+          throw new JobException(ExitCode.USAGE, "--output " + path + " is a " + examples.get(0) + ", not a Delta "
+              + "table. Choose another --output, or --output-format parquet if it is a Parquet table");
+        }
         if (target.delta()) {
           throw new JobException(ExitCode.USAGE, "--output " + path + " is a directory that is not a Delta table "
               + "(it holds " + String.join(", ", examples) + (examples.size() == 3 ? ", …" : "") + "). Writing Delta "
@@ -172,6 +192,19 @@ final class OutputLocation {
    * whether two paths name the same place.
    */
   static String qualified(SparkSession spark, String path) {
+    if (TableName.is(spark, path)) {
+      // A catalog table: its full name (catalog, schema, table), lower case as the catalog compares them.
+      if (spark.catalog().tableExists(path)) {
+        try {
+          org.apache.spark.sql.catalog.Table t = spark.catalog().getTable(path);
+          return ("table:" + t.catalog() + "." + String.join(".", t.namespace()) + "." + t.name())
+              .toLowerCase(java.util.Locale.ROOT);
+        } catch (org.apache.spark.sql.AnalysisException e) {
+          // Dropped in between: compared by the name as given.
+        }
+      }
+      return "table:" + path.toLowerCase(java.util.Locale.ROOT);
+    }
     try {
       Path p = new Path(path);
       return p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark)).makeQualified(p).toString()

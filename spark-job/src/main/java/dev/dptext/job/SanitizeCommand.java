@@ -3,7 +3,7 @@ package dev.dptext.job;
 import dev.dptext.config.Setting;
 import dev.dptext.config.ValueType;
 import dev.dptext.model.DpTextModel;
-import dev.dptext.spark.CorpusFrequencies;
+import dev.dptext.classic.CorpusFrequencies;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.IdMode;
@@ -36,7 +36,9 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       description = "Properties file of option defaults (keys = long option names); command-line options override it.")
   Path config;
 
-  @Option(names = "--input", required = true, paramLabel = "PATH", description = "Input path (any Hadoop file system).")
+  @Option(names = "--input", required = true, paramLabel = "PATH|TABLE",
+      description = "Input path (any Hadoop file system) or catalog table name (main.support.tickets; a value "
+          + "without / or scheme whose schema exists and that is not a file: README 'Tables by name').")
   String input;
 
   @Option(names = "--input-format", paramLabel = "FORMAT",
@@ -53,7 +55,8 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
           + "(see --on-corrupt); fields not declared are not read, so not written.")
   String inputSchema;
 
-  @Option(names = "--output", required = true, paramLabel = "PATH", description = "Output path.")
+  @Option(names = "--output", required = true, paramLabel = "PATH|TABLE",
+      description = "Output path, or catalog table name (main.support.tickets_dp), as for --input.")
   String output;
 
   @Option(names = "--output-format", paramLabel = "FORMAT", defaultValue = "delta",
@@ -306,8 +309,12 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
         (end - workStart) / 1e9, hash, frequencies, target, written.version(), inPlaceRun.note().orElse(null));
     System.out.println(summary.render());
     LOG.debug("phase: summary printed");
-    String summaryPath = summaryJson != null ? summaryJson : output.replaceAll("/+$", "") + "/" + RunSummary.FILE_NAME;
-    OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(summary.toMap(output)) + "\n");
+    // A catalog table has no directory of the user's: its summary is written only where asked.
+    String summaryPath = summaryJson != null ? summaryJson : TableName.is(spark, output) ? null
+        : output.replaceAll("/+$", "") + "/" + RunSummary.FILE_NAME;
+    if (summaryPath != null) {
+      OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(summary.toMap(output)) + "\n");
+    }
     if (show > 0) {
       OutputFormat.read(spark, output, outputFormat).select(out).show(show, false);
     }
@@ -481,6 +488,9 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
   }
 
   DataFormat resolvedInputFormat() {
+    if (TableName.is(JobSession.get(), input)) {
+      return DataFormat.DELTA; // not used to read: a catalog table is read in its own format
+    }
     if (inputFormat != null) {
       return DataFormat.parse(inputFormat);
     }
