@@ -48,7 +48,9 @@ final class InPlace {
    * @throws JobException (usage) for an in-place run the policy or the formats do not allow
    */
   static InPlace check(SparkSession spark, String input, TableWriter.Target target, InPlacePolicy policy) {
-    boolean samePath = OutputLocation.qualified(spark, input).equals(OutputLocation.qualified(spark, target.path()));
+    // Links, file: prefixes, ./, .., trailing and duplicate slashes resolved: two spellings of one place
+    // are the same path, and a purge works on the real table (InPlaceSwap resolves it too).
+    boolean samePath = OutputLocation.resolved(spark, input).equals(OutputLocation.resolved(spark, target.path()));
     if (samePath && policy == InPlacePolicy.PURGE_HISTORY) {
       // A crashed earlier purge may have left the table half-swapped (even absent): finish that first.
       Optional<String> recovered = new InPlaceSwap(spark, target.path()).recover();
