@@ -354,16 +354,18 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       throw new JobException(ExitCode.USAGE, "--rejects " + rejects + " is the output" + fix);
     }
     if (OutputLocation.within(r, out) || OutputLocation.within(out, r)) {
-      throw new JobException(ExitCode.USAGE, "--rejects " + rejects + (OutputLocation.within(r, out) ? " is inside"
-          : " contains") + " --output " + output + realPaths(r, out) + fix);
+      throw new JobException(ExitCode.USAGE, "--rejects " + rejects + (OutputLocation.within(r, out)
+          ? " is inside --output " + output + realPaths(r, out) : " contains --output " + output + realPaths(out, r))
+          + fix);
     }
     for (String in : OutputLocation.resolvedInputs(spark, input)) {
       if (r.equals(in)) {
         throw new JobException(ExitCode.USAGE, "--rejects " + rejects + " is the input" + fix);
       }
       if (OutputLocation.within(r, in) || OutputLocation.within(in, r)) {
-        throw new JobException(ExitCode.USAGE, "--rejects " + rejects + (OutputLocation.within(r, in) ? " is inside"
-            : " contains") + " --input " + input + realPaths(r, in) + fix);
+        throw new JobException(ExitCode.USAGE, "--rejects " + rejects + (OutputLocation.within(r, in)
+            ? " is inside --input " + input + realPaths(r, in) : " contains --input " + input + realPaths(in, r))
+            + fix);
       }
     }
     OutputLocation.inspect(spark, rejects).checkWritable(new TableWriter.Target(rejects, outputFormat,

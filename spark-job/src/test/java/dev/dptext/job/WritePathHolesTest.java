@@ -132,6 +132,32 @@ class WritePathHolesTest {
     }
   }
 
+  /**
+   * A purge through a relative link that crashed between its two renames: the link dangles (the real
+   * table was renamed away), the raw table and the ready staging table are beside the real path. The
+   * re-run through the link finishes the swap at the real path, not beside the link.
+   */
+  @Test
+  void aPurgeInterruptedBehindADanglingLinkIsFinishedAtTheRealPath() throws Exception {
+    Path store = Files.createDirectories(tmp.resolve("store-crash"));
+    Path views = Files.createDirectories(tmp.resolve("views-crash"));
+    Path real = rawTable(store.resolve("tickets"));
+    Path link = Files.createSymbolicLink(views.resolve("tickets"), Path.of("..", "store-crash", "tickets"));
+    Path staging = store.resolve(".tickets.dptext-staging");
+    assertEquals(0, sanitize(real, staging.toString()).exitCode());
+    Files.writeString(staging.resolve(InPlaceSwap.READY), "ready\n");
+    Files.move(real, store.resolve(".tickets.dptext-raw"));
+    assertFalse(Files.exists(link), "the link dangles");
+    DpTextJobTest.Run r = sanitize(link, link.toString(), "--mode", "overwrite", "--in-place", "purge-history");
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    assertTrue(r.out().contains("Completed the interrupted in-place run"), r.out());
+    assertTrue(Files.isSymbolicLink(link) && Files.isDirectory(real) && !Files.isSymbolicLink(real));
+    assertEquals(List.of("tickets"), names(store), "the raw copy and the staging table are gone");
+    assertEquals(List.of("tickets"), names(views));
+    assertEquals(List.of(), canaryFound(real));
+    assertEquals(20, texts(link.toString()).size());
+  }
+
   /** Other spellings of the input's own path are the input: refused by default like the path itself. */
   @Test
   void everySpellingOfTheInputsPathIsRecognisedAsInPlace() throws Exception {
@@ -176,6 +202,22 @@ class WritePathHolesTest {
         assertEquals(List.of("tickets.jsonl"), names(dir1), "nothing written or deleted");
         assertEquals(Files.readAllLines(tickets), Files.readAllLines(in1));
       }
+    }
+
+    // A glob input: an output directory matched by it, or holding what it matches.
+    Path dir5 = Files.createDirectories(tmp.resolve("nest-5"));
+    Files.copy(tickets, dir5.resolve("tickets.jsonl"));
+    Files.createDirectories(dir5.resolve("out"));
+    Files.writeString(dir5.resolve("out").resolve("old.json"), "{\"id\": 0, \"text\": \"older output\"}\n");
+    for (String[] glob : List.of(new String[] {dir5 + "/*", dir5.resolve("out").toString()},
+        new String[] {dir5 + "/*.jsonl", dir5.toString()})) {
+      DpTextJobTest.Run g = DpTextJobTest.run("sanitize", "--input", glob[0], "--input-format", "json", "--output",
+          glob[1], "--output-format", "parquet", "--mode", "overwrite", "--id-column", "id", "--model",
+          embeddings.toString(), "--key-file", keyFile.toString());
+      assertEquals(2, g.exitCode(), glob[0] + " -> " + glob[1] + ": " + g.out() + g.err());
+      assertTrue(g.err().contains("--input " + glob[0]) && g.err().contains("--output " + glob[1]), g.err());
+      assertEquals(List.of("out", "tickets.jsonl"), names(dir5));
+      assertEquals(List.of("old.json"), names(dir5.resolve("out")));
     }
 
     // Parquet output inside a Parquet input directory.
@@ -230,6 +272,8 @@ class WritePathHolesTest {
             "--output-format", format, "--on-corrupt", "reject", "--rejects", rejects);
         assertEquals(2, r.exitCode(), rejects + " " + format + ": " + r.out() + r.err());
         assertTrue(r.err().contains("--rejects " + rejects) && r.err().contains("raw"), r.err());
+        assertTrue(r.err().contains(rejects.equals(base.toString()) ? "contains --output " + out + " (resolved: "
+            + "file:" + out + " inside file:" + base + ")" : "is inside --"), r.err());
         assertFalse(r.err().contains(CANARY));
         assertEquals(List.of(), names(out), rejects + ": nothing written");
         assertEquals(List.of("broken.jsonl"), names(inDir));
