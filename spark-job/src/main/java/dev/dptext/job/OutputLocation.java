@@ -215,6 +215,10 @@ final class OutputLocation {
           return r.toString().replaceAll("/+$", "");
         } catch (java.io.FileNotFoundException absent) {
           tail.push(existing.getName());
+        } catch (IOException unreadable) {
+          // E.g. no permission to look at a parent: links are rare off the local file system (HDFS has
+          // them off by default), so the qualified path stands rather than failing the run here.
+          break;
         }
       }
       return q.toString().replaceAll("/+$", "");

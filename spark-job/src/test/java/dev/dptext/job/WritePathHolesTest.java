@@ -183,6 +183,14 @@ class WritePathHolesTest {
           + r.err());
     }
     assertEquals(before, versions(table), "nothing may be written");
+    // A name with a space, spelled through a link to its parent and with a file: prefix.
+    Path spaced = rawTable(tmp.resolve("spelled table"));
+    for (String spelling : List.of("file:" + linkedParent.resolve("spelled table"), spaced + "/")) {
+      DpTextJobTest.Run r = sanitize(spaced, spelling, "--mode", "overwrite");
+      assertEquals(2, r.exitCode(), spelling + ": " + r.out() + r.err());
+      assertTrue(r.err().contains("is the input"), spelling + ": " + r.err());
+    }
+    assertEquals(1, versions(spaced));
   }
 
   /**
