@@ -55,7 +55,10 @@ final class InPlace {
    * @throws JobException (usage) for an in-place run the policy or the formats do not allow
    */
   static InPlace check(SparkSession spark, String input, TableWriter.Target target, InPlacePolicy policy) {
-    boolean samePath = OutputLocation.qualified(spark, input).equals(OutputLocation.qualified(spark, target.path()));
+    // Links, file: prefixes, ./, .., trailing and duplicate slashes resolved: two spellings of one place
+    // are the same path, and a purge works on the real table (InPlaceSwap resolves it too). A catalog
+    // table resolves to its full name.
+    boolean samePath = OutputLocation.resolved(spark, input).equals(OutputLocation.resolved(spark, target.path()));
     boolean named = TableName.is(spark, input) || TableName.is(spark, target.path());
     if (samePath && policy == InPlacePolicy.PURGE_HISTORY && named) {
       throw new JobException(ExitCode.USAGE, purgeByName(target.path()));

@@ -51,7 +51,9 @@ final class InPlaceSwap {
   InPlaceSwap(SparkSession spark, String path) {
     this.spark = spark;
     try {
-      Path p = new Path(path);
+      // The real table: through a symbolic link (to the table or to a directory above it) the swap
+      // renames and deletes the table the link points to, and the link stays, leading to the new table.
+      Path p = new Path(OutputLocation.resolved(spark, path));
       this.fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
       this.table = fs.makeQualified(p);
     } catch (IOException e) {

@@ -214,6 +214,130 @@ final class OutputLocation {
     }
   }
 
+  /** How many symbolic links {@link #resolved} follows before it gives up (a loop, as the OS's ELOOP). */
+  private static final int MAX_LINKS = 40;
+
+  /**
+   * The canonical location of {@code path}: qualified (scheme, authority, absolute; {@code ./},
+   * {@code ..}, duplicate and trailing slashes gone) and, on the local file system, with every symbolic
+   * link resolved, in any component, dangling links included; the components that do not exist yet are
+   * kept as given. Two paths name the same place exactly when their resolved forms are equal, and one
+   * lies inside the other exactly when its resolved form starts with the other's and a slash
+   * ({@link #within}). Every decision about what is in place, what is nested and what is deleted uses it.
+   *
+   * <p>Other file systems have no links (object stores), or resolve them with
+   * {@link FileSystem#resolvePath} (HDFS with links enabled, ViewFs mount points), which is asked for
+   * the longest part of the path that exists.
+   */
+  static String resolved(SparkSession spark, String path) {
+    if (TableName.is(spark, path)) {
+      // A catalog table is where its files are: its location, resolved like a path (so that a path
+      // spelling of the same table, or one inside it, is recognised); its name while it does not exist.
+      String location = tableLocation(spark, path);
+      return location == null ? qualified(spark, path) : resolved(spark, location);
+    }
+    try {
+      Path p = new Path(path);
+      FileSystem fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
+      Path q = fs.makeQualified(p);
+      if ("file".equals(q.toUri().getScheme())) {
+        java.nio.file.Path real = realLocal(java.nio.file.Path.of(q.toUri().getPath()), 0);
+        return fs.makeQualified(new Path("file", null, real.toString())).toString().replaceAll("/+$", "");
+      }
+      java.util.Deque<String> tail = new java.util.ArrayDeque<>();
+      for (Path existing = q; existing != null; existing = existing.getParent()) {
+        try {
+          Path r = fs.resolvePath(existing);
+          for (String name : tail) {
+            r = new Path(r, name);
+          }
+          return r.toString().replaceAll("/+$", "");
+        } catch (java.io.FileNotFoundException absent) {
+          tail.push(existing.getName());
+        } catch (IOException unreadable) {
+          // E.g. no permission to look at a parent: links are rare off the local file system (HDFS has
+          // them off by default), so the qualified path stands rather than failing the run here.
+          break;
+        }
+      }
+      return q.toString().replaceAll("/+$", "");
+    } catch (IOException | java.io.UncheckedIOException | IllegalArgumentException e) {
+      throw new JobException(ExitCode.INPUT, "Cannot resolve " + path + ": " + JobException.firstLine(
+          e.getMessage()) + "; check the path and the permissions to it");
+    }
+  }
+
+  /** {@code abs} (absolute, normalized) with every link resolved; absent trailing components kept. */
+  private static java.nio.file.Path realLocal(java.nio.file.Path abs, int linksFollowed) throws IOException {
+    java.nio.file.Path existing = abs;
+    java.util.Deque<java.nio.file.Path> tail = new java.util.ArrayDeque<>();
+    while (existing.getParent() != null && !java.nio.file.Files.exists(existing,
+        java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      tail.push(existing.getFileName());
+      existing = existing.getParent();
+    }
+    java.nio.file.Path real;
+    if (java.nio.file.Files.isSymbolicLink(existing) && !java.nio.file.Files.exists(existing)) {
+      // A dangling link: a write through it creates its target, so the target is the place.
+      if (linksFollowed >= MAX_LINKS) {
+        throw new IOException("too many levels of symbolic links at " + existing);
+      }
+      java.nio.file.Path target = existing.getParent().toRealPath()
+          .resolve(java.nio.file.Files.readSymbolicLink(existing)).normalize();
+      real = realLocal(target, linksFollowed + 1);
+    } else {
+      real = existing.toRealPath();
+    }
+    for (java.nio.file.Path name : tail) {
+      real = real.resolve(name);
+    }
+    return real.normalize();
+  }
+
+  /** The location of the catalog table {@code name} ({@code DESCRIBE TABLE EXTENDED}), or null if it has none. */
+  private static String tableLocation(SparkSession spark, String name) {
+    if (!spark.catalog().tableExists(name)) {
+      return null;
+    }
+    for (org.apache.spark.sql.Row r : spark.sql("DESCRIBE TABLE EXTENDED " + name).collectAsList()) {
+      if ("Location".equals(r.getString(0)) && r.getString(1) != null && !r.getString(1).isBlank()) {
+        return r.getString(1);
+      }
+    }
+    return null;
+  }
+
+  /** Whether the resolved location {@code child} is {@code parent} or lies inside it. */
+  static boolean within(String child, String parent) {
+    return child.equals(parent) || child.startsWith(parent.endsWith("/") ? parent : parent + "/");
+  }
+
+  /**
+   * The resolved locations an input path reads: the path itself or, for a glob ({@code *}, {@code ?},
+   * {@code [..]}, <code>{a,b}</code>), every path it matches (none when it matches nothing: then the run
+   * fails on reading the input anyway).
+   */
+  static List<String> resolvedInputs(SparkSession spark, String path) {
+    if (!path.matches(".*[*?\\[{].*")) {
+      return List.of(resolved(spark, path));
+    }
+    try {
+      Path p = new Path(path);
+      FileSystem fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
+      FileStatus[] matches = fs.globStatus(p);
+      List<String> out = new ArrayList<>();
+      if (matches != null) {
+        for (FileStatus m : matches) {
+          out.add(resolved(spark, m.getPath().toString()));
+        }
+      }
+      return out;
+    } catch (IOException | IllegalArgumentException e) {
+      // Not a glob after all (or not readable): the path as written is what the reader will try.
+      return List.of(resolved(spark, path));
+    }
+  }
+
   /**
    * The Delta table id at {@code path} (stable across renames of the path, different for a table
    * created anew there), or empty when there is no committed Delta table.
