@@ -40,6 +40,12 @@ public final class Classic {
     return spark.sparkContext();
   }
 
+  /** The application's Hadoop configuration (with its {@code spark.hadoop.*} settings); classic only. */
+  public static org.apache.hadoop.conf.Configuration hadoopConfiguration(SparkSession spark) {
+    return context(spark, "the application's Hadoop configuration", "Use the session's spark.hadoop.* settings")
+        .hadoopConfiguration();
+  }
+
   /**
    * Fails on a Spark Connect session with a message naming {@code feature} and {@code alternative};
    * call it before any data is read.
