@@ -203,11 +203,12 @@ class StreamSanitizeTest {
     assertEquals(2, versions(out), "no second commit of micro-batch 1");
     assertEquals(expected, rows(out));
 
-    // A crash before the Delta commit of micro-batch 1: the restart writes it, the same rows.
+    // A crash before the Delta commit of micro-batch 1 (version 2: version 1 mirrored the audit into the
+    // properties): the restart writes it, the same rows.
     forgetFinished(cp, 1);
     Path log = out.resolve("_delta_log");
-    for (String f : new String[] {"00000000000000000001.json", ".00000000000000000001.json.crc",
-        "00000000000000000001.crc", ".00000000000000000001.crc.crc"}) {
+    for (String f : new String[] {"00000000000000000002.json", ".00000000000000000002.json.crc",
+        "00000000000000000002.crc", ".00000000000000000002.crc.crc"}) {
       Files.deleteIfExists(log.resolve(f));
     }
     assertEquals(10, spark.read().format("delta").load(out.toString()).count());
