@@ -2,7 +2,6 @@ package dev.dptext.job;
 
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.spark.SparkContext;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.api.java.UDF2;
@@ -35,8 +34,9 @@ final class InputGuard {
   private final RowsPerPartition rows = new RowsPerPartition();
   private final UserDefinedFunction check;
 
-  InputGuard(SparkContext sc) {
-    sc.register(rows, "dptext rows in (checked in the write)");
+  /** A guard for a classic session (its row count is an accumulator, which a Spark Connect client has not). */
+  InputGuard(org.apache.spark.sql.SparkSession spark) {
+    dev.dptext.classic.Classic.register(spark, rows, "dptext rows in (checked in the write)");
     RowsPerPartition counter = rows;
     UDF2<Boolean, Boolean, Boolean> body = (malformed, nullId) -> {
       if (Boolean.TRUE.equals(malformed) || Boolean.TRUE.equals(nullId)) {

@@ -85,7 +85,7 @@ final class SanitizeStream {
     String hash = ModelOptions.hash(spark, options);
     Map<String, String> audit = RunSummary.audit(builder.options(), builder.guarantee(), hash,
         SanitizeCommand.PUBLIC_FREQUENCIES);
-    TokenAccumulators counters = new TokenAccumulators(spark.sparkContext());
+    TokenAccumulators counters = new TokenAccumulators(spark);
     builder.countTokens(counters);
     CompletableFuture<String> queryId = new CompletableFuture<>();
     InputTable in = input;

@@ -29,7 +29,27 @@ public final class JavaSerialized<T extends Serializable> implements Serializabl
     this.value = value;
   }
 
-  /** Broadcasts {@code value} so that executors deserialize it with Java serialization. */
+  /**
+   * Broadcasts {@code value} so that executors deserialize it with Java serialization: classic sessions
+   * only (a Spark Connect client has no broadcast variables).
+   *
+   * @param feature what needs the broadcast, for the message on Spark Connect
+   * @param alternative what to do instead on Spark Connect
+   */
+  @SuppressWarnings("unchecked")
+  public static <T extends Serializable> Broadcast<JavaSerialized<T>> broadcast(org.apache.spark.sql.SparkSession spark,
+      T value, String feature, String alternative) {
+    JavaSerialized<T> holder = of(value);
+    return dev.dptext.classic.Classic.broadcast(spark, holder, (Class<JavaSerialized<T>>) holder.getClass(), feature,
+        alternative);
+  }
+
+  /**
+   * Broadcasts {@code value} so that executors deserialize it with Java serialization.
+   *
+   * <p>Names {@code SparkContext} outside {@code dev.dptext.classic}: callers move to
+   * {@link #broadcast(org.apache.spark.sql.SparkSession, Serializable, String, String)}, then this goes.
+   */
   @SuppressWarnings("unchecked")
   public static <T extends Serializable> Broadcast<JavaSerialized<T>> broadcast(SparkContext sc, T value) {
     JavaSerialized<T> holder = of(value);

@@ -9,8 +9,6 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.ExpressionInfo;
-import org.apache.spark.sql.classic.UserDefinedFunctionUtils;
-import org.apache.spark.sql.expressions.SparkUserDefinedFunction;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
 import scala.Function1;
 import scala.Option;
@@ -99,13 +97,15 @@ final class SqlFunctions {
       if (bound.size() == 1) {
         bound.add(org.apache.spark.sql.catalyst.expressions.Literal.create(null, org.apache.spark.sql.types.DataTypes.StringType));
       }
-      return UserDefinedFunctionUtils.toScalaUDF(
-          (SparkUserDefinedFunction) udf, CollectionConverters.asScala(bound).toList());
+      return dev.dptext.classic.Classic.udfExpression(udf, CollectionConverters.asScala(bound).toList());
     };
   }
 
+  /**
+   * Registers the function in a running classic session. A Spark Connect client cannot: its functions
+   * are the server's, registered by {@link DpTextExtensions} in the server's {@code spark.sql.extensions}.
+   */
   static void register(SparkSession spark) {
-    org.apache.spark.sql.classic.SparkSession classic = (org.apache.spark.sql.classic.SparkSession) spark;
-    classic.sessionState().functionRegistry().registerFunction(identifier(), info(), builder());
+    dev.dptext.classic.Classic.registerFunction(spark, identifier(), info(), builder());
   }
 }

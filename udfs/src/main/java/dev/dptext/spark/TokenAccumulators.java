@@ -3,7 +3,8 @@ package dev.dptext.spark;
 import dev.dptext.knn.SearchTally;
 import dev.dptext.text.TokenCounts;
 import java.io.Serializable;
-import org.apache.spark.SparkContext;
+import dev.dptext.classic.Classic;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.util.LongAccumulator;
 
 /**
@@ -22,13 +23,17 @@ public final class TokenAccumulators implements Serializable {
   private final LongAccumulator recallWanted;
   private final LongAccumulator recallFound;
 
-  public TokenAccumulators(SparkContext sc) {
-    this.tokens = sc.longAccumulator("dptext tokens");
-    this.changed = sc.longAccumulator("dptext tokens changed");
-    this.oov = sc.longAccumulator("dptext tokens out of vocabulary");
-    this.recallQueries = sc.longAccumulator("dptext approximate search: queries checked");
-    this.recallWanted = sc.longAccumulator("dptext approximate search: neighbours wanted");
-    this.recallFound = sc.longAccumulator("dptext approximate search: neighbours found");
+  /**
+   * Accumulators registered with the session's Spark context: classic sessions only (a Spark Connect
+   * client has no accumulators).
+   */
+  public TokenAccumulators(SparkSession spark) {
+    this.tokens = Classic.longAccumulator(spark, "dptext tokens");
+    this.changed = Classic.longAccumulator(spark, "dptext tokens changed");
+    this.oov = Classic.longAccumulator(spark, "dptext tokens out of vocabulary");
+    this.recallQueries = Classic.longAccumulator(spark, "dptext approximate search: queries checked");
+    this.recallWanted = Classic.longAccumulator(spark, "dptext approximate search: neighbours wanted");
+    this.recallFound = Classic.longAccumulator(spark, "dptext approximate search: neighbours found");
   }
 
   public void add(TokenCounts c) {

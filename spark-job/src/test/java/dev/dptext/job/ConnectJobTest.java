@@ -1,0 +1,178 @@
+package dev.dptext.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The sanitize job with its session a Spark Connect CLIENT of a real Spark Connect server
+ * ({@link ConnectServer}: its own JVM, Delta and dptext's extension on the server), against the classic
+ * run of the same input, key and settings: the same rows. The server builds the model and resolves the
+ * key from the settings the job names; the key itself never leaves the test's key file.
+ */
+class ConnectJobTest {
+  static final String SAMPLE = "../data/sample/support-tickets.jsonl";
+  static final String KEY = "8899aabbccddeeff00112233445566778899aabbccddeeff0011223344556677";
+
+  @TempDir static Path tmp;
+  static SparkSession classic;
+  static SparkSession connect;
+  static Path keyFile;
+  static Path embeddings;
+  static long started;
+
+  @BeforeAll
+  static void setUp() throws Exception {
+    started = System.nanoTime();
+    classic = SharedSpark.get();
+    connect = ConnectServer.session();
+    keyFile = JobFixtures.keyFile(tmp, KEY);
+    embeddings = JobFixtures.gloveFile(tmp, 2000);
+  }
+
+  @AfterAll
+  static void report() throws Exception {
+    System.out.printf("ConnectJobTest: %.1f s (server start %.1f s)%n", (System.nanoTime() - started) / 1e9,
+        ConnectServer.startSeconds);
+    // The key is named to the server (its file's path), never sent: nothing the server logged holds it.
+    assertFalse(Files.readString(ConnectServer.LOG).contains(KEY), "the key reached the Connect server's log");
+  }
+
+  record Run(int exitCode, String out, String err) {}
+
+  /** Runs the job in {@code spark} (null: the job's own session, classic here) with output captured. */
+  static Run run(SparkSession spark, String... args) {
+    PrintStream oldOut = System.out;
+    PrintStream oldErr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    int code;
+    try {
+      code = spark == null ? DpTextJob.execute(args) : DpTextJob.execute(spark, args);
+    } finally {
+      System.setOut(oldOut);
+      System.setErr(oldErr);
+    }
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  static String[] sanitize(String output, String... extra) {
+    List<String> a = new ArrayList<>(List.of("sanitize", "--input", SAMPLE, "--output", output,
+        "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32",
+        "--key-file", keyFile.toString(), "--progress-interval", "0"));
+    a.addAll(List.of(extra));
+    return a.toArray(new String[0]);
+  }
+
+  /** Every row of a table, each as its string form, sorted: what "the same rows" compares. */
+  static List<String> rows(String path, String format) {
+    return classic.read().format(format).load(path).collectAsList().stream().map(Object::toString).sorted()
+        .collect(Collectors.toList());
+  }
+
+  /** Runs the same sanitize classically and on Connect; asserts both succeed with the same rows. */
+  static void sameRows(String name, String format, String... extra) {
+    String a = tmp.resolve(name + "-classic").toString();
+    String b = tmp.resolve(name + "-connect").toString();
+    Run c = run(null, sanitize(a, extra));
+    assertEquals(0, c.exitCode(), c.err());
+    Run r = run(connect, sanitize(b, extra));
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    assertTrue(r.out().contains("rows in / out      16 / 16"), r.out());
+    List<String> expected = rows(a, format);
+    assertEquals(16, expected.size());
+    assertEquals(expected, rows(b, format));
+  }
+
+  @Test
+  void parquetOutputHasTheClassicRunsRows() throws Exception {
+    sameRows("parquet", "parquet", "--output-format", "parquet", "--mechanism", "santext", "--epsilon", "2");
+    String summary = Files.readString(tmp.resolve("parquet-connect").resolve(RunSummary.FILE_NAME));
+    assertTrue(summary.contains("\"rowsIn\":16") && summary.contains("\"rowsOut\":16")
+        && summary.contains("\"tokensCounted\":false"), summary);
+  }
+
+  @Test
+  void contentHashAndAnotherMechanismHaveTheClassicRunsRows() {
+    // No id column: rows are keyed by their text; the one-argument dp_sanitize on the server.
+    String a = tmp.resolve("hash-classic").toString();
+    String b = tmp.resolve("hash-connect").toString();
+    String[] args = {"sanitize", "--input", SAMPLE, "--output-format", "parquet", "--id-mode", "content-hash",
+        "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString(),
+        "--mechanism", "mahalanobis", "--epsilon", "5", "--progress-interval", "0", "--output"};
+    List<String> classicArgs = new ArrayList<>(List.of(args));
+    classicArgs.add(a);
+    List<String> connectArgs = new ArrayList<>(List.of(args));
+    connectArgs.add(b);
+    Run c = run(null, classicArgs.toArray(new String[0]));
+    assertEquals(0, c.exitCode(), c.err());
+    Run r = run(connect, connectArgs.toArray(new String[0]));
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    assertEquals(rows(a, "parquet"), rows(b, "parquet"));
+  }
+
+  @Test
+  void theSessionsSettingsAreRestoredAfterTheRun() {
+    connect.conf().set("spark.dptext.mechanism", "vickrey");
+    String out = tmp.resolve("restored").toString();
+    Run r = run(connect, sanitize(out, "--output-format", "parquet", "--mechanism", "santext"));
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    assertEquals("vickrey", connect.conf().get("spark.dptext.mechanism"));
+    assertFalse(connect.conf().getOption("spark.dptext.keyFile").isDefined(), "the run's key file stayed set");
+    connect.conf().unset("spark.dptext.mechanism");
+  }
+
+  @Test
+  void aKeyInThisProgramsEnvironmentIsRefusedBeforeAnythingIsRead() {
+    String out = tmp.resolve("key-env").toString();
+    Run r = run(connect, "sanitize", "--input", SAMPLE, "--output", out, "--output-format", "parquet",
+        "--id-column", "id", "--key-env", "SOME_KEY", "--progress-interval", "0");
+    assertEquals(ExitCode.USAGE.code, r.exitCode(), r.err());
+    assertTrue(r.err().contains("--key-env") && r.err().contains("spark.dptext.keyFile")
+        && r.err().contains("spark.dptext.databricksSecret"), r.err());
+    assertFalse(Files.exists(Path.of(out)), "nothing may be written");
+  }
+
+  @Test
+  void streamingAndClientSideModelsAreRefusedOnConnectWithTheAlternative() {
+    Run corpus = run(connect, sanitize(tmp.resolve("corpus").toString(), "--output-format", "parquet",
+        "--mechanism", "santext+", "--frequency-source", "private-corpus"));
+    assertEquals(ExitCode.USAGE.code, corpus.exitCode(), corpus.err());
+    assertTrue(corpus.err().contains("--frequency-source embeddings"), corpus.err());
+  }
+
+  @Test
+  void theDatabricksTaskRunsHandedOnlyAConnectSession() {
+    String out = tmp.resolve("databricks-task").toString();
+    PrintStream oldOut = System.out;
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+    try {
+      DatabricksTask.run(connect, sanitize(out, "--output-format", "parquet"));
+    } finally {
+      System.setOut(oldOut);
+    }
+    assertTrue(printed.toString(StandardCharsets.UTF_8).contains("rows in / out      16 / 16"), printed.toString());
+    assertEquals(16, rows(out, "parquet").size());
+    DatabricksTask.Failure refused = assertThrows(DatabricksTask.Failure.class, () ->
+        DatabricksTask.run(connect, sanitize(out, "--output-format", "parquet")));
+    assertEquals(ExitCode.USAGE.code, refused.exitCode(), refused.getMessage());
+  }
+}
