@@ -424,8 +424,8 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
    * count (one small job; ranges are split into the default parallelism).
    */
   static int serverParallelism(SparkSession spark) {
-    Row r = spark.range(0, 1 << 16).agg(org.apache.spark.sql.functions.max(
-        org.apache.spark.sql.functions.spark_partition_id())).first();
+    Row r = spark.range(0, 1 << 16).select(org.apache.spark.sql.functions.spark_partition_id().as("p"))
+        .agg(org.apache.spark.sql.functions.max("p")).first();
     return r.isNullAt(0) ? 1 : r.getInt(0) + 1;
   }
 
