@@ -1,15 +1,10 @@
 package dev.dptext.job;
 
-import io.delta.tables.DeltaTable;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.delta.DeltaLog;
-import org.apache.spark.sql.delta.Snapshot;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * A run whose output is its input: found before anything is read (same qualified path, or the same
@@ -19,27 +14,39 @@ import scala.jdk.javaapi.CollectionConverters;
  *
  * <p>Only Delta tables are sanitized in place: Parquet, CSV, JSON and text have no transaction, so a
  * crash mid-way could lose the raw and the sanitized rows both; those are refused with the way out
- * (write to another path). The input is read at one pinned version, and the write conflicts with any
- * commit after it, so a concurrent writer's rows are never overwritten unseen.
+ * (write to another path). The input is read at one pinned version; a commit by another writer after
+ * it makes the run a conflict (a keep-history commit is undone by {@code RESTORE}, a purge does not
+ * swap), so a concurrent writer's rows are never overwritten unseen.
  */
 final class InPlace {
   /** The table property (and audit entry) that records how an in-place run treated the history. */
   static final String PROPERTY = "dptext.inPlace";
 
   private final InPlacePolicy policy;
-  private final Snapshot read;
+  /** The version of the table this run reads (and, in place, replaces); null when not in place. */
+  private final Long read;
+  /** For a purge: the raw table's own settings and partitioning, which the new table keeps. */
+  private final Map<String, String> inherited;
+  private final List<String> partitionColumns;
   private final InPlaceSwap swap;
   private final String finished;
 
-  private InPlace(InPlacePolicy policy, Snapshot read, InPlaceSwap swap, String finished) {
+  private InPlace(InPlacePolicy policy, Long read, Map<String, String> inherited, List<String> partitionColumns,
+      InPlaceSwap swap, String finished) {
     this.policy = policy;
     this.read = read;
+    this.inherited = inherited;
+    this.partitionColumns = partitionColumns;
     this.swap = swap;
     this.finished = finished;
   }
 
+  private static InPlace finished(InPlacePolicy policy, String message) {
+    return new InPlace(policy, null, Map.of(), List.of(), null, message);
+  }
+
   /** An ordinary run: the output is not the input. */
-  private static final InPlace NONE = new InPlace(null, null, null, null);
+  private static final InPlace NONE = new InPlace(null, null, Map.of(), List.of(), null, null);
 
   /**
    * Decides whether {@code input} and the output of {@code target} are one table and, if so, whether
@@ -53,7 +60,7 @@ final class InPlace {
       // A crashed earlier purge may have left the table half-swapped (even absent): finish that first.
       Optional<String> recovered = new InPlaceSwap(spark, target.path()).recover();
       if (recovered.isPresent()) {
-        return new InPlace(policy, null, null, recovered.get());
+        return finished(policy, recovered.get());
       }
     }
     boolean inputIsDelta = OutputLocation.inspect(spark, input).kind == OutputLocation.Kind.DELTA_TABLE;
@@ -89,21 +96,39 @@ final class InPlace {
       throw new JobException(ExitCode.USAGE, "--in-place purge-history starts a new table, so --txn-app-id/"
           + "--txn-version do not apply (a re-run finds the table already sanitized and does nothing): drop them");
     }
-    DeltaLog log = DeltaLog.forTable(spark, input);
-    Snapshot snapshot = log.update(false, scala.Option.empty(), scala.Option.empty());
-    if (mode == WriteMode.OVERWRITE && writtenByDptext(spark, input, snapshot.version())) {
-      return new InPlace(policy, null, null, "Nothing to do: the latest version (" + snapshot.version() + ") of "
-          + target.path() + " was written by dptext (an earlier in-place run); sanitizing it again would only "
-          + "lose utility. Nothing was read or written");
+    long version = DeltaTables.latestVersion(spark, input);
+    if (mode == WriteMode.OVERWRITE && writtenByDptext(spark, input, version)) {
+      return finished(policy, "Nothing to do: the latest version (" + version + ") of " + target.path()
+          + " was written by dptext (an earlier in-place run); sanitizing it again would only lose utility. Nothing "
+          + "was read or written");
     }
-    return new InPlace(policy, snapshot,
-        policy == InPlacePolicy.PURGE_HISTORY ? new InPlaceSwap(spark, target.path()) : null, null);
+    if (policy != InPlacePolicy.PURGE_HISTORY) {
+      return new InPlace(policy, version, Map.of(), List.of(), null, null);
+    }
+    Map<String, String> inherited = new LinkedHashMap<>(DeltaTables.properties(spark, input));
+    // dptext's own record is written anew; the protocol versions follow from the features.
+    inherited.keySet().removeIf(k -> k.startsWith("dptext.") || k.equals("delta.minReaderVersion")
+        || k.equals("delta.minWriterVersion"));
+    return new InPlace(policy, version, inherited, DeltaTables.detail(spark, input).partitionColumns(),
+        new InPlaceSwap(spark, target.path()), null);
   }
 
+  /**
+   * Whether {@code version} was committed by dptext, or is the properties commit right after a dptext
+   * write (the audit's mirror, {@link TableWriter#write}).
+   */
   private static boolean writtenByDptext(SparkSession spark, String path, long version) {
-    Row commit = DeltaTable.forPath(spark, path).history().where("version = " + version).first();
-    String userMetadata = commit.getAs("userMetadata");
-    return userMetadata != null && userMetadata.contains("\"dptext.version\"");
+    for (long v = version; v >= Math.max(0, version - 1); v--) {
+      org.apache.spark.sql.Row commit = DeltaTables.commit(spark, path, v);
+      String userMetadata = commit.getAs("userMetadata");
+      if (userMetadata != null && userMetadata.contains("\"dptext.version\"")) {
+        return true;
+      }
+      if (!"SET TBLPROPERTIES".equals(commit.getAs("operation"))) {
+        return false;
+      }
+    }
+    return false;
   }
 
   /** Whether the output is the input. */
@@ -118,7 +143,7 @@ final class InPlace {
 
   /** Reader options pinning the input to the version this run sanitizes. */
   Map<String, String> readOptions() {
-    return read == null ? Map.of() : Map.of("versionAsOf", Long.toString(read.version()));
+    return read == null ? Map.of() : Map.of("versionAsOf", Long.toString(read));
   }
 
   /** What the summary and the table properties say about the history, for an in-place run. */
@@ -128,7 +153,7 @@ final class InPlace {
           + "(no earlier version exists)");
     }
     if (policy == InPlacePolicy.KEEP_HISTORY) {
-      return Optional.of("keep-history: sanitized in place; WARNING: versions before " + (read.version() + 1)
+      return Optional.of("keep-history: sanitized in place; WARNING: versions before " + (read + 1)
           + " still hold the RAW text (time travel) until VACUUM removes their files and the Delta log is cleaned up");
     }
     return Optional.empty();
@@ -150,10 +175,7 @@ final class InPlace {
     if (swap == null) {
       return new TableWriter.Commit(audit, Map.of(), List.of(), read);
     }
-    Map<String, String> inherited = new LinkedHashMap<>(CollectionConverters.asJava(read.metadata().configuration()));
-    inherited.keySet().removeIf(k -> k.startsWith("dptext."));
-    return new TableWriter.Commit(audit, inherited,
-        CollectionConverters.asJava(read.metadata().partitionColumns()), null);
+    return new TableWriter.Commit(audit, inherited, partitionColumns, null);
   }
 
   /**
@@ -169,6 +191,6 @@ final class InPlace {
       return;
     }
     swap.markReady();
-    swap.swap(read.version());
+    swap.swap(read);
   }
 }

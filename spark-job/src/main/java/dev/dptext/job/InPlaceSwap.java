@@ -1,11 +1,17 @@
 package dev.dptext.job;
 
 import java.io.IOException;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.delta.DeltaLog;
 
 /**
  * {@code --in-place purge-history}: replaces a raw Delta table by a new table at the same path that
@@ -107,23 +113,107 @@ final class InPlaceSwap {
   }
 
   /**
-   * Swaps the ready staging table in, unless the table changed since {@code readVersion} (the version
-   * the run read): a concurrent writer's rows would be lost, so that is a conflict and the raw table
-   * stays.
+   * Swaps the ready staging table in, unless another writer committed to the table since
+   * {@code readVersion} (the version the run read): its rows would be lost, so that is a conflict and
+   * the raw table stays as it is, with that writer's commit.
+   *
+   * <p>Checking for other writers and renaming are separate steps of the file system, so each step is
+   * checked again after it: a commit that reached the raw table between the check and its rename
+   * puts the raw table back; files another writer put into the new table between the renames and the
+   * final check (its data, its commit) are moved to the raw table, where they belong (that writer read
+   * the raw table), and the raw table is put back. Only after that check is the raw table deleted. A
+   * writer whose transaction spans the whole swap can still commit to the new table afterwards (its
+   * rows then land there, as an append after the swap would); stop other writers before a purge.
    */
   void swap(long readVersion) {
-    long now = DeltaLog.forTable(spark, table.toString()).update(false, scala.Option.empty(), scala.Option.empty())
-        .version();
-    if (now != readVersion) {
-      discardStaging();
-      throw new JobException(ExitCode.CONFLICT, "Another writer committed to " + table + " (version " + now
-          + ") while this run sanitized version " + readVersion + "; nothing was changed. Run again");
-    }
     try {
-      moveIn();
+      long now = latestCommit(table);
+      if (now != readVersion) {
+        discardStaging();
+        throw conflict("Another writer committed to " + table + " (version " + now + ") while this run sanitized "
+            + "version " + readVersion + "; nothing was changed");
+      }
+      Set<String> ours = files(staging);
+      if (!fs.rename(table, raw)) {
+        throw new IOException("could not rename " + table + " to " + raw);
+      }
+      long rawNow = latestCommit(raw);
+      if (rawNow != readVersion) {
+        putRawBack(Set.of());
+        throw conflict("Another writer committed to " + table + " (version " + rawNow + ") while this run swapped "
+            + "it; the raw table was put back with that commit and nothing else changed");
+      }
+      if (!fs.rename(staging, table)) {
+        throw new IOException("could not rename " + staging + " to " + table + (fs.exists(table) ? " (another "
+            + "writer created a table there during the swap; the raw table is at " + raw + ")" : ""));
+      }
+      Set<String> foreign = files(table);
+      foreign.removeAll(ours);
+      if (!foreign.isEmpty()) {
+        putRawBack(foreign);
+        throw conflict("Another writer wrote " + foreign.size() + " file(s) to " + table + " while this run swapped "
+            + "it; they were moved to the raw table, which was put back with them, and the sanitized table was "
+            + "discarded");
+      }
+      fs.delete(new Path(table, READY), false);
+      delete(raw);
     } catch (IOException e) {
       throw failure(e);
     }
+  }
+
+  /**
+   * Puts the raw table back at the path after a swap found another writer: {@code foreign} (files,
+   * relative to the table, that writer put into the new table) move to the raw table first, then the
+   * new table is deleted and the raw table renamed back.
+   */
+  private void putRawBack(Set<String> foreign) throws IOException {
+    for (String f : foreign) {
+      Path to = new Path(raw, f);
+      fs.mkdirs(to.getParent());
+      if (!fs.rename(new Path(table, f), to)) {
+        throw new IOException("could not move " + f + " back to the raw table " + raw);
+      }
+    }
+    if (fs.exists(table)) {
+      delete(table);
+    }
+    delete(staging);
+    if (!fs.rename(raw, table)) {
+      throw new IOException("could not rename the raw table " + raw + " back to " + table);
+    }
+  }
+
+  private static JobException conflict(String what) {
+    return new JobException(ExitCode.CONFLICT, what + ". Run again when no other writer is active (pause the jobs "
+        + "that write to this table during a purge)");
+  }
+
+  /** Delta log entries of a committed version. */
+  private static final Pattern COMMIT = Pattern.compile("(\\d{20})\\.json");
+
+  /** The newest committed version in the table's log, from its file names (no Delta reader's cache). */
+  private long latestCommit(Path tablePath) throws IOException {
+    long latest = -1;
+    for (FileStatus f : fs.listStatus(new Path(tablePath, "_delta_log"))) {
+      Matcher m = COMMIT.matcher(f.getPath().getName());
+      if (m.matches()) {
+        latest = Math.max(latest, Long.parseLong(m.group(1)));
+      }
+    }
+    return latest;
+  }
+
+  /** Every file under {@code dir}, relative to it. */
+  private Set<String> files(Path dir) throws IOException {
+    Set<String> out = new HashSet<>();
+    String root = fs.makeQualified(dir).toUri().getPath();
+    RemoteIterator<LocatedFileStatus> it = fs.listFiles(dir, true);
+    while (it.hasNext()) {
+      String p = it.next().getPath().toUri().getPath();
+      out.add(p.substring(root.length() + 1));
+    }
+    return out;
   }
 
   private void moveIn() throws IOException {
@@ -139,8 +229,6 @@ final class InPlaceSwap {
     }
     fs.delete(new Path(table, READY), false);
     delete(raw);
-    DeltaLog.invalidateCache(spark, table);
-    DeltaLog.invalidateCache(spark, staging);
   }
 
   private void delete(Path p) throws IOException {

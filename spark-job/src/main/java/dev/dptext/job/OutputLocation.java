@@ -189,7 +189,6 @@ final class OutputLocation {
     if (inspect(spark, path).kind != Kind.DELTA_TABLE) {
       return Optional.empty();
     }
-    return Optional.of(org.apache.spark.sql.delta.DeltaLog.forTable(spark, path)
-        .update(false, scala.Option.empty(), scala.Option.empty()).metadata().id());
+    return Optional.of(DeltaTables.detail(spark, path).id());
   }
 }

@@ -14,14 +14,14 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.delta.DeltaLog;
 
 /**
  * A stream's checkpoint directory and the table it feeds, checked before the query starts.
  *
  * <p>Spark's checkpoint records which input each micro-batch read and which micro-batches finished;
  * the output table records, in each Delta commit, the transaction {@code (dptext-stream-<query id>,
- * batch id)} of the micro-batch it holds. Exactly once rests on the two agreeing, so a run is refused
+ * batch id)} of the micro-batch it holds (in Delta's own record, and in the commit's userMetadata,
+ * where {@link DeltaTables} finds it). Exactly once rests on the two agreeing, so a run is refused
  * (exit 2) when they cannot: a checkpoint inside the output or the input (a table directory holds only
  * the table; VACUUM deletes what it does not know), a checkpoint that belongs to another input or
  * output (recorded in {@value #BINDING} on first start), a checkpoint whose finished micro-batches are
@@ -158,11 +158,8 @@ final class StreamCheckpoint {
     if (OutputLocation.inspect(spark, output).kind != OutputLocation.Kind.DELTA_TABLE) {
       return ids;
     }
-    for (String app : scala.jdk.javaapi.CollectionConverters.asJava(DeltaLog.forTable(spark, output)
-        .update(false, scala.Option.empty(), scala.Option.empty()).transactions()).keySet()) {
-      if (app.startsWith(APP_ID_PREFIX)) {
-        ids.add(app.substring(APP_ID_PREFIX.length()));
-      }
+    for (String app : DeltaTables.transactionApps(spark, output, APP_ID_PREFIX)) {
+      ids.add(app.substring(APP_ID_PREFIX.length()));
     }
     return ids;
   }

@@ -1,6 +1,6 @@
 package dev.dptext.job;
 
-import io.delta.tables.DeltaTable;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -8,8 +8,6 @@ import java.util.stream.Collectors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.delta.DeltaLog;
-import org.apache.spark.sql.delta.Snapshot;
 
 /**
  * Writes a run's rows to the output table in a {@link WriteMode} and reports what landed, from the
@@ -17,9 +15,13 @@ import org.apache.spark.sql.delta.Snapshot;
  * not against a re-read that a concurrent writer could change).
  *
  * <p>Idempotence: Delta records {@code (txnAppId, txnVersion)} in the commit; a later write with the
- * same pair is skipped by Delta itself. {@link #alreadyCommitted} checks this before any work, and
- * refuses a LOWER version (Delta would skip it silently, so a backfill would vanish) with a pointer to
- * {@code replace-where} and {@code merge}, the modes meant for backfills.
+ * same pair is skipped by Delta itself. dptext also writes the pair into the commit's userMetadata, so
+ * that {@link #alreadyCommitted} can find it in the table's history before any work (no public API
+ * shows Delta's own record), and refuse a LOWER version (Delta would skip it silently, so a backfill
+ * would vanish) with a pointer to {@code replace-where} and {@code merge}, the modes meant for backfills.
+ *
+ * <p>Only public Delta APIs are used (writer options and SQL), so the same code runs on open-source
+ * Delta, on Databricks Runtime and through Spark Connect.
  */
 final class TableWriter {
   /** Delta's session conf for a commit's userMetadata; MERGE has no writer option for it. */
@@ -69,12 +71,13 @@ final class TableWriter {
 
   /**
    * What a Delta commit carries besides the rows: the run's audit (the commit's userMetadata and the
-   * table's properties), properties a new table inherits (an in-place swap keeps the raw table's own
-   * settings), the partition columns of a new table, and the snapshot the run read when its input is
-   * its output (so a writer that committed in between is a conflict, not a silent loss).
+   * table's properties), properties a new table inherits (an in-place purge keeps the raw table's own
+   * settings), the partition columns of a new table, and the version the run read when its input is
+   * its output ({@code readVersion}, else null), so that a writer that committed in between is a
+   * conflict, not a silent loss.
    */
   record Commit(Map<String, String> audit, Map<String, String> inherited, List<String> partitionColumns,
-      Snapshot readSnapshot) {
+      Long readVersion) {
     static Commit of(Map<String, String> audit) {
       return new Commit(audit, Map.of(), List.of(), null);
     }
@@ -102,12 +105,11 @@ final class TableWriter {
     if (t.txnAppId() == null || OutputLocation.inspect(spark, t.path()).kind != OutputLocation.Kind.DELTA_TABLE) {
       return Optional.empty();
     }
-    scala.Option<Object> recorded = DeltaLog.forTable(spark, t.path())
-        .update(false, scala.Option.empty(), scala.Option.empty()).transactions().get(t.txnAppId());
+    java.util.OptionalLong recorded = DeltaTables.transactionVersion(spark, t.path(), t.txnAppId());
     if (recorded.isEmpty()) {
       return Optional.empty();
     }
-    long v = (Long) recorded.get();
+    long v = recorded.getAsLong();
     if (v == t.txnVersion()) {
       return Optional.of(nothingToDo(t, v));
     }
@@ -122,7 +124,7 @@ final class TableWriter {
 
   /** The latest committed version of the Delta table at {@code path}. */
   static long currentVersion(SparkSession spark, String path) {
-    return DeltaLog.forTable(spark, path).update(false, scala.Option.empty(), scala.Option.empty()).version();
+    return DeltaTables.latestVersion(spark, path);
   }
 
   private static String nothingToDo(Target t, long v) {
@@ -131,12 +133,15 @@ final class TableWriter {
   }
 
   /**
-   * Writes {@code df}. For Delta, the rows, the audit (as the commit's userMetadata) and the table
-   * properties land in ONE commit, so no crash can leave rows without the properties that state their
-   * guarantee (MERGE, which Delta commits itself, is the exception: when the properties change it
-   * takes a second commit right after the data's).
+   * Writes {@code df}. For Delta, the rows and the run's audit (the commit's userMetadata, with the
+   * transaction id) land in ONE commit, through Delta's public writer options ({@code userMetadata},
+   * {@code txnAppId}/{@code txnVersion}, {@code replaceWhere}) or {@code MERGE INTO}; the audit is
+   * then mirrored into the table's properties by {@code ALTER TABLE … SET TBLPROPERTIES} when they
+   * differ — a second commit, so a crash between the two leaves the latest rows' audit in their
+   * commit's userMetadata and the properties of the run before.
    *
-   * @throws AlreadyCommitted when a concurrent run committed this run's transaction first
+   * @throws AlreadyCommitted when this run's transaction is already in the table (a concurrent or
+   *     earlier run committed it)
    * @throws JobException ({@link ExitCode#CONFLICT}) when another writer's commit conflicts with this one
    */
   static Result write(Dataset<Row> df, Target t, Commit commit) {
@@ -151,53 +156,152 @@ final class TableWriter {
       df.write().format("parquet").mode(mode).save(t.path());
       return new Result(OutputFormat.parquetRows(spark, t.path()) - earlier, -1);
     }
-    String userMetadata = OutputFormat.toJson(commit.audit());
-    long version;
+    String runId = java.util.UUID.randomUUID().toString();
+    Map<String, String> metadata = new LinkedHashMap<>(commit.audit());
+    metadata.put(DeltaTables.RUN, runId);
+    if (t.txnAppId() != null) {
+      metadata.put(DeltaTables.TXN_APP_ID, t.txnAppId());
+      metadata.put(DeltaTables.TXN_VERSION, Long.toString(t.txnVersion()));
+    }
+    String userMetadata = OutputFormat.toJson(metadata);
+    boolean existed = OutputLocation.inspect(spark, t.path()).kind == OutputLocation.Kind.DELTA_TABLE;
+    long before = existed ? DeltaTables.latestVersion(spark, t.path()) : -1;
     try {
-      if (t.mode() == WriteMode.MERGE && OutputLocation.inspect(spark, t.path()).kind == OutputLocation.Kind.DELTA_TABLE) {
-        long before = currentVersion(spark, t.path());
+      if (t.mode() == WriteMode.MERGE && existed) {
         merge(df, t, userMetadata);
-        version = DeltaTable.forPath(spark, t.path()).history().where("version > " + before)
-            .orderBy("version").first().<Long>getAs("version");
-        setPropertiesIfChanged(spark, t.path(), commit.audit());
       } else {
-        version = DeltaCommit.write(df, t, commit, userMetadata);
+        save(df, t, commit, userMetadata, existed);
       }
-    } catch (org.apache.spark.sql.delta.DeltaConcurrentModificationException e) {
-      // Re-check: a concurrent run of the SAME transaction may have won; then this run is done.
-      Optional<String> done = alreadyCommitted(spark, t);
-      if (done.isPresent()) {
-        throw new AlreadyCommitted(done.get());
-      }
-      throw new JobException(ExitCode.CONFLICT, "Another writer committed to " + t.path() + " at the same time ("
-          + e.getClass().getSimpleName() + "); nothing of this run was committed. Run it again"
-          + (t.txnAppId() == null ? " (with --txn-app-id/--txn-version a retry can never write twice)" : ""));
     } catch (RuntimeException e) {
-      if (!(e instanceof org.apache.spark.SparkThrowable st) || !"DELTA_PATH_EXISTS".equals(st.getCondition())) {
-        throw e;
-      }
-      throw new JobException(ExitCode.USAGE, "--output " + t.path() + " was created by another writer while this run "
-          + "worked (--mode errorifexists); nothing of this run was committed. Choose another --output or --mode");
+      throw failure(spark, t, e);
     }
-    if (version == DeltaCommit.ALREADY_COMMITTED) {
-      throw new AlreadyCommitted(nothingToDo(t, t.txnVersion()));
+    Optional<Row> ours = DeltaTables.commitOfRun(spark, t.path(), before, runId);
+    if (ours.isEmpty() && t.txnAppId() == null) {
+      throw new IllegalStateException("The write to " + t.path() + " ended without error but its commit is not in "
+          + "the table's history after version " + before);
     }
-    Row c = DeltaTable.forPath(spark, t.path()).history().where("version = " + version).first();
-    Map<String, String> metrics = scala.jdk.javaapi.CollectionConverters.asJava(
-        c.<String, String>getMap(c.fieldIndex("operationMetrics")));
-    long rows;
-    if (c.getString(c.fieldIndex("operation")).equals("MERGE")) {
-      rows = metric(metrics, "numTargetRowsInserted") + metric(metrics, "numTargetRowsUpdated");
-    } else if (t.mode() == WriteMode.REPLACE_WHERE && version > 0) {
-      // numOutputRows also counts the other rows of rewritten files: count the replaced rows in the
-      // committed version instead.
-      rows = spark.read().format("delta").option("versionAsOf", version).load(t.path()).where(t.where()).count();
-    } else {
-      rows = metric(metrics, "numOutputRows");
+    if (ours.isEmpty()) {
+      // Delta skipped the write: the table holds this transaction (or a later version of its app id)
+      // from a run whose commit the history no longer shows, or one that committed meanwhile.
+      throw new AlreadyCommitted("Nothing to do: " + t.path() + " already holds --txn-app-id " + t.txnAppId()
+          + " at --txn-version " + t.txnVersion() + " or later, and Delta skipped this write; nothing was written");
     }
-    return new Result(rows, version);
+    long version = ours.get().<Long>getAs("version");
+    if (commit.readVersion() != null) {
+      checkNothingCommittedBetween(spark, t, commit.readVersion(), version);
+    }
+    Map<String, String> properties = new LinkedHashMap<>(existed ? Map.of() : commit.inherited());
+    properties.putAll(commit.audit());
+    DeltaTables.setPropertiesIfChanged(spark, t.path(), properties);
+    return new Result(rowsOf(spark, t, ours.get(), version), version);
   }
 
+  /** The DataFrameWriter's Delta write: rows, userMetadata and the transaction in one commit. */
+  private static void save(Dataset<Row> df, Target t, Commit commit, String userMetadata, boolean existed) {
+    org.apache.spark.sql.DataFrameWriter<Row> w = df.write().format("delta").option("userMetadata", userMetadata);
+    if (t.txnAppId() != null) {
+      w = w.option("txnAppId", t.txnAppId()).option("txnVersion", t.txnVersion());
+    }
+    if (t.mode() == WriteMode.REPLACE_WHERE) {
+      w = w.option("replaceWhere", t.where());
+    }
+    if (!existed) {
+      // A new table's Delta settings (delta.*) are writer options at creation; its partitioning too.
+      for (Map.Entry<String, String> e : commit.inherited().entrySet()) {
+        if (e.getKey().startsWith("delta.")) {
+          w = w.option(e.getKey(), e.getValue());
+        }
+      }
+      if (!commit.partitionColumns().isEmpty()) {
+        w = w.partitionBy(commit.partitionColumns().toArray(new String[0]));
+      }
+    }
+    String mode = switch (t.mode()) {
+      case APPEND -> "append";
+      case OVERWRITE, REPLACE_WHERE -> "overwrite";
+      default -> "errorifexists"; // MERGE reaches here only to create its table
+    };
+    w.mode(mode).save(t.path());
+  }
+
+  /** What a failed Delta write means for the user: a conflict, a lost creation race, or as it is. */
+  private static RuntimeException failure(SparkSession spark, Target t, RuntimeException e) {
+    if (DeltaTables.hasCondition(e, "DELTA_PATH_EXISTS") || (t.mode() == WriteMode.ERROR_IF_EXISTS
+        && DeltaTables.isConflict(e))) {
+      return new JobException(ExitCode.USAGE, "--output " + t.path() + " was created by another writer while this "
+          + "run worked (--mode errorifexists); nothing of this run was committed. Running the same command again "
+          + "will be refused the same way (the table exists now): to add these rows to that table use --mode append "
+          + "or merge, to replace it --mode overwrite, or choose another --output");
+    }
+    if (!DeltaTables.isConflict(e)) {
+      return e;
+    }
+    // Re-check: a concurrent run of the SAME transaction may have won; then this run is done.
+    Optional<String> done = alreadyCommitted(spark, t);
+    if (done.isPresent()) {
+      return new AlreadyCommitted(done.get());
+    }
+    return new JobException(ExitCode.CONFLICT, "Another writer committed to " + t.path() + " at the same time ("
+        + conflictName(e) + "); nothing of this run was committed. Run it again"
+        + (t.txnAppId() == null ? " (with --txn-app-id/--txn-version a retry can never write twice)" : ""));
+  }
+
+  private static String conflictName(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof org.apache.spark.SparkThrowable st && st.getCondition() != null) {
+        return st.getCondition();
+      }
+    }
+    return e.getClass().getSimpleName();
+  }
+
+  /**
+   * A run whose input is its output read version {@code read}; its own commit is {@code version}. A
+   * commit in between was made by another writer after the read: an overwrite replaced its rows
+   * unseen. The run's commit is then undone ({@code RESTORE} to the version before it, which holds the
+   * other writer's rows) and the run ends as a conflict. Every version stays readable in any case:
+   * this applies only to {@code --in-place keep-history}, which keeps the table's history.
+   */
+  private static void checkNothingCommittedBetween(SparkSession spark, Target t, long read, long version) {
+    if (version == read + 1) {
+      return;
+    }
+    List<Long> after = DeltaTables.versionsAfter(spark, t.path(), version);
+    if (!after.isEmpty()) {
+      throw new JobException(ExitCode.CONFLICT, "Other writers committed to " + t.path() + " while this in-place "
+          + "run worked: versions " + (read + 1) + "-" + (version - 1) + " after the version it read (" + read
+          + ") and " + after + " after its own commit " + version + ". Their rows are not in version " + version
+          + "; nothing was undone automatically because that would drop the later commits. Inspect DESCRIBE "
+          + "HISTORY and restore with RESTORE TABLE ... TO VERSION AS OF " + (version - 1) + " if needed, then run "
+          + "again");
+    }
+    spark.sql("RESTORE TABLE " + DeltaTables.ident(t.path()) + " TO VERSION AS OF " + (version - 1));
+    throw new JobException(ExitCode.CONFLICT, "Another writer committed to " + t.path() + " (version"
+        + (version - read > 2 ? "s " + (read + 1) + "-" + (version - 1) : " " + (read + 1)) + ") while this in-place "
+        + "run sanitized version " + read + "; its rows would have been replaced unseen, so this run's commit ("
+        + version + ") was undone by RESTORE: the table holds what it held before, the other writer's rows "
+        + "included. Run again");
+  }
+
+  /** Rows the commit wrote: for MERGE inserted + updated; for replace-where the rows it replaced. */
+  private static long rowsOf(SparkSession spark, Target t, Row c, long version) {
+    Map<String, String> metrics = scala.jdk.javaapi.CollectionConverters.asJava(
+        c.<String, String>getMap(c.fieldIndex("operationMetrics")));
+    if (c.getString(c.fieldIndex("operation")).equals("MERGE")) {
+      return metric(metrics, "numTargetRowsInserted") + metric(metrics, "numTargetRowsUpdated");
+    }
+    if (t.mode() == WriteMode.REPLACE_WHERE && version > 0) {
+      // numOutputRows also counts the other rows of rewritten files: count the replaced rows in the
+      // committed version instead.
+      return spark.read().format("delta").option("versionAsOf", version).load(t.path()).where(t.where()).count();
+    }
+    return metric(metrics, "numOutputRows");
+  }
+
+  /**
+   * {@code MERGE INTO} by the merge keys, in SQL (Delta's public {@code DeltaTable} API needs a classic
+   * session); the commit's userMetadata comes from Delta's session setting, as MERGE has no writer option.
+   */
   private static void merge(Dataset<Row> df, Target t, String userMetadata) {
     SparkSession spark = df.sparkSession();
     for (String key : t.mergeKeys()) {
@@ -208,10 +312,12 @@ final class TableWriter {
     }
     String condition = t.mergeKeys().stream().map(k -> "t.`" + k.replace("`", "``") + "` = s.`" + k.replace("`", "``") + "`")
         .collect(Collectors.joining(" AND "));
+    String source = "dptext_merge_source_" + java.util.UUID.randomUUID().toString().replace("-", "");
+    df.createOrReplaceTempView(source);
     spark.conf().set(USER_METADATA_CONF, userMetadata);
     try {
-      DeltaTable.forPath(spark, t.path()).as("t").merge(df.as("s"), condition)
-          .whenMatched().updateAll().whenNotMatched().insertAll().execute();
+      spark.sql("MERGE INTO " + DeltaTables.ident(t.path()) + " t USING " + source + " s ON " + condition
+          + " WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *");
     } catch (RuntimeException e) {
       if (String.valueOf(e.getMessage()).contains("multiple source rows matched")
           || String.valueOf(e.getMessage()).contains("MULTIPLE_SOURCE_ROW")) {
@@ -222,6 +328,7 @@ final class TableWriter {
       throw e;
     } finally {
       spark.conf().unset(USER_METADATA_CONF);
+      spark.catalog().dropTempView(source);
     }
   }
 
@@ -231,26 +338,5 @@ final class TableWriter {
       throw new IllegalStateException("Delta commit has no metric " + name + " (metrics: " + metrics.keySet() + ")");
     }
     return Long.parseLong(v);
-  }
-
-  /**
-   * Records the audit map as table properties, unless they already say exactly this: a nightly run
-   * with unchanged settings then adds one commit (its data), not two.
-   */
-  private static void setPropertiesIfChanged(SparkSession spark, String path, Map<String, String> audit) {
-    if (audit.isEmpty()) {
-      return;
-    }
-    // The snapshot's metadata, not DESCRIBE DETAIL: DETAIL also counts files and bytes, which rebuilds
-    // the table's whole state (a 50-partition shuffle, seconds even for a one-commit table).
-    Map<String, String> current = scala.jdk.javaapi.CollectionConverters.asJava(DeltaLog.forTable(spark, path)
-        .update(false, scala.Option.empty(), scala.Option.empty()).metadata().configuration());
-    if (audit.entrySet().stream().allMatch(e -> e.getValue().equals(current.get(e.getKey())))) {
-      return;
-    }
-    String props = audit.entrySet().stream()
-        .map(e -> OutputFormat.sqlString(e.getKey()) + " = " + OutputFormat.sqlString(e.getValue()))
-        .collect(Collectors.joining(", "));
-    spark.sql("ALTER TABLE delta.`" + OutputLocation.qualified(spark, path).replace("`", "``") + "` SET TBLPROPERTIES (" + props + ")");
   }
 }

@@ -121,7 +121,8 @@ class WritePathTest {
     assertTrue(r.out().contains("in place           purge-history"), r.out());
     assertEquals(texts(clean), texts(table), "same key and ids: the same rows as a run into a new table");
     assertEquals(20, texts(table).size());
-    assertEquals(1, spark.sql("DESCRIBE HISTORY delta.`" + table + "`").count(), "no earlier version exists");
+    // No earlier version exists: the new table's own commits only (its rows, then its properties).
+    assertEquals(List.of("WRITE", "SET TBLPROPERTIES"), operations(table));
     assertEquals(List.of(), canaryFound(Path.of(table)));
     assertFalse(Files.exists(tmp.resolve(".purged.dptext-staging")));
     assertFalse(Files.exists(tmp.resolve(".purged.dptext-raw")));
@@ -176,6 +177,11 @@ class WritePathTest {
     assertFalse(Files.exists(tmp.resolve(".swap-c.dptext-raw")), "the raw table is deleted");
   }
 
+  static List<String> operations(String table) {
+    return spark.sql("DESCRIBE HISTORY delta.`" + table + "`").orderBy("version").collectAsList().stream()
+        .map(row -> row.<String>getAs("operation")).collect(Collectors.toList());
+  }
+
   static void rawTableAt(String path) {
     spark.read().json(tickets.toString()).write().format("delta").save(path);
   }
@@ -192,10 +198,10 @@ class WritePathTest {
         .contains(CANARY));
     // The control for canaryFound: it does see raw text where raw files remain.
     assertFalse(canaryFound(Path.of(table)).isEmpty());
-    // Data, audit and properties in one commit: no SET TBLPROPERTIES version after the write.
-    List<String> ops = spark.sql("DESCRIBE HISTORY delta.`" + table + "`").orderBy("version").collectAsList().stream()
-        .map(row -> row.<String>getAs("operation")).collect(Collectors.toList());
-    assertEquals(List.of("WRITE", "WRITE"), ops);
+    // Rows and audit in one commit (its userMetadata); the properties mirror the audit in the next.
+    assertEquals(List.of("WRITE", "WRITE", "SET TBLPROPERTIES"), operations(table));
+    String audit = spark.sql("DESCRIBE HISTORY delta.`" + table + "`").where("version = 1").first().getAs("userMetadata");
+    assertTrue(audit.contains("\"dptext.mechanism\":\"santext\"") && audit.contains(InPlace.PROPERTY), audit);
     Map<String, String> props = scala.jdk.javaapi.CollectionConverters.asJava(spark.sql(
         "DESCRIBE DETAIL delta.`" + table + "`").select("properties").first().<String, String>getMap(0));
     assertTrue(props.get(InPlace.PROPERTY).startsWith("keep-history"), props.toString());
