@@ -109,6 +109,55 @@ class ConnectJobTest {
         && summary.contains("\"tokensCounted\":false"), summary);
   }
 
+  /** The same Delta run on both sides; asserts both exit with {@code code} and print {@code printed}. */
+  static void both(String a, String b, int code, String printed, String... extra) {
+    long t0 = System.nanoTime();
+    Run c = run(null, sanitize(a, extra));
+    assertEquals(code, c.exitCode(), c.out() + c.err());
+    long t1 = System.nanoTime();
+    Run r = run(connect, sanitize(b, extra));
+    System.out.printf("  %s: classic %.1f s, Connect %.1f s%n", String.join(" ", extra), (t1 - t0) / 1e9,
+        (System.nanoTime() - t1) / 1e9);
+    assertEquals(code, r.exitCode(), r.out() + r.err());
+    assertTrue(r.out().contains(printed) || r.err().contains(printed), printed + " not in:\n" + r.out() + r.err());
+    assertTrue(c.out().contains(printed) || c.err().contains(printed), printed + " not in the classic run's:\n"
+        + c.out() + c.err());
+  }
+
+  /** The userMetadata of the table's latest commit that has one (the audit record of a dptext write). */
+  static String audit(String path) {
+    return classic.sql("DESCRIBE HISTORY delta.`" + path + "`").where("userMetadata IS NOT NULL")
+        .orderBy(org.apache.spark.sql.functions.desc("version")).select("userMetadata").first().getString(0);
+  }
+
+  @Test
+  void deltaModesHaveTheClassicRunsRowsAtEveryStep() {
+    String a = tmp.resolve("delta-classic").toString();
+    String b = tmp.resolve("delta-connect").toString();
+    both(a, b, 0, "rows in / out      16 / 16");
+    assertEquals(rows(a, "delta"), rows(b, "delta"));
+    both(a, b, ExitCode.USAGE.code, "already exists");
+    both(a, b, 0, "rows in / out      16 / 16", "--mode", "overwrite", "--mechanism", "vickrey", "--epsilon", "4");
+    assertEquals(rows(a, "delta"), rows(b, "delta"));
+    both(a, b, 0, "rows in / out      16 / 16", "--mode", "append");
+    assertEquals(32, rows(b, "delta").size());
+    assertEquals(rows(a, "delta"), rows(b, "delta"));
+    // A scheduled run's retry: the same (app id, version) writes nothing the second time.
+    both(a, b, 0, "rows in / out      16 / 16", "--mode", "overwrite", "--txn-app-id", "nightly", "--txn-version", "7");
+    both(a, b, 0, "Nothing to do", "--mode", "overwrite", "--txn-app-id", "nightly", "--txn-version", "7");
+    assertEquals(16, rows(b, "delta").size());
+    assertEquals(rows(a, "delta"), rows(b, "delta"));
+    both(a, b, 0, "rows in / out      5 / 5", "--mode", "replace-where", "--where", "id <= 5", "--epsilon", "1");
+    assertEquals(rows(a, "delta"), rows(b, "delta"));
+    both(a, b, 0, "rows in / out      16 / 16", "--mode", "merge", "--mechanism", "santext", "--epsilon", "6");
+    assertEquals(16, rows(b, "delta").size());
+    assertEquals(rows(a, "delta"), rows(b, "delta"));
+    // The audit record of the last data commit is the same, and holds no key.
+    assertEquals(audit(a), audit(b));
+    assertTrue(audit(b).contains("\"dptext.mechanism\":\"santext\""), audit(b));
+    assertFalse(audit(b).contains(KEY));
+  }
+
   @Test
   void contentHashAndAnotherMechanismHaveTheClassicRunsRows() {
     // No id column: rows are keyed by their text; the one-argument dp_sanitize on the server.

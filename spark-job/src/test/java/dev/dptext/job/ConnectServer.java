@@ -42,9 +42,16 @@ final class ConnectServer {
   /** The Connect client session of this JVM's server (starting the server first if needed). */
   static synchronized SparkSession session() {
     if (client == null) {
+      // This JVM's classic session (the other job tests', the classic side of the comparisons) first.
+      SparkSession classic = SharedSpark.get();
       start();
       client = SparkSession.builder().config(JobSession.API_MODE, "connect").remote("sc://localhost:" + port)
           .getOrCreate();
+      // Spark 4 keeps ONE active and default session per JVM for classic and Connect sessions alike, and
+      // a new Connect client takes both: classic code that asks for the active session (Delta's writer
+      // does) would get the Connect client. Only a test JVM holds both kinds; it gives them back.
+      SparkSession.setActiveSession(classic);
+      SparkSession.setDefaultSession(classic);
     }
     return client;
   }
