@@ -42,7 +42,8 @@ class ConnectJobTest {
     classic = SharedSpark.get();
     connect = ConnectServer.session();
     keyFile = JobFixtures.keyFile(tmp, KEY);
-    embeddings = JobFixtures.gloveFile(tmp, 2000);
+    // 1,000 words: each new configuration builds its sampler on both sides (the server's and this JVM's).
+    embeddings = JobFixtures.gloveFile(tmp, 1000);
   }
 
   @AfterAll
@@ -152,8 +153,9 @@ class ConnectJobTest {
     both(a, b, 0, "rows in / out      16 / 16", "--mode", "merge", "--mechanism", "santext", "--epsilon", "6");
     assertEquals(16, rows(b, "delta").size());
     assertEquals(rows(a, "delta"), rows(b, "delta"));
-    // The audit record of the last data commit is the same, and holds no key.
-    assertEquals(audit(a), audit(b));
+    // The audit record of the last data commit is the same (but for each run's own id), and holds no key.
+    assertEquals(audit(a).replaceAll("\"dptext.run\":\"[^\"]*\"", ""),
+        audit(b).replaceAll("\"dptext.run\":\"[^\"]*\"", ""));
     assertTrue(audit(b).contains("\"dptext.mechanism\":\"santext\""), audit(b));
     assertFalse(audit(b).contains(KEY));
   }
