@@ -18,7 +18,7 @@ import org.apache.spark.sql.functions;
 
 /**
  * What the write path reads of a Delta table, through Delta's public SQL only ({@code DESCRIBE
- * HISTORY}, {@code DESCRIBE DETAIL}, {@code SHOW TBLPROPERTIES}): the same calls work on open-source
+ * HISTORY}, {@code DESCRIBE DETAIL}): the same calls work on open-source
  * Delta, on Databricks Runtime (whose Delta classes live in another package, so Delta's internal
  * {@code DeltaLog} is absent there) and through a Spark Connect session.
  *
@@ -46,19 +46,25 @@ final class DeltaTables {
 
   private DeltaTables() {}
 
-  /** The SQL identifier of the Delta table at {@code path}. */
-  static String ident(String path) {
-    return "delta.`" + path.replace("`", "``") + "`";
+  /**
+   * The SQL identifier of the Delta table at {@code path}: a catalog table's name as given
+   * ({@link TableName}), else {@code delta.`…`} with the path qualified (it takes absolute paths only).
+   */
+  static String ident(SparkSession spark, String path) {
+    if (TableName.is(spark, path)) {
+      return path;
+    }
+    return "delta.`" + OutputLocation.qualified(spark, path).replace("`", "``") + "`";
   }
 
   /** The table's history, newest first. */
   static Dataset<Row> history(SparkSession spark, String path) {
-    return spark.sql("DESCRIBE HISTORY " + ident(path));
+    return spark.sql("DESCRIBE HISTORY " + ident(spark, path));
   }
 
   /** The latest committed version (reads only the newest commit). */
   static long latestVersion(SparkSession spark, String path) {
-    return spark.sql("DESCRIBE HISTORY " + ident(path) + " LIMIT 1").first().<Long>getAs("version");
+    return spark.sql("DESCRIBE HISTORY " + ident(spark, path) + " LIMIT 1").first().<Long>getAs("version");
   }
 
   /** The commit of {@code version}. */
@@ -66,11 +72,21 @@ final class DeltaTables {
     return history(spark, path).where(functions.col("version").equalTo(version)).first();
   }
 
-  /** The commit after {@code before} whose userMetadata carries {@code runId}, if it was made. */
+  /**
+   * The commit after {@code before} whose userMetadata carries {@code runId}, if it was made. The newest
+   * commits are searched first ({@code LIMIT}), so a table with a long history (a stream's thousands of
+   * micro-batches) is not read whole after each write.
+   */
   static Optional<Row> commitOfRun(SparkSession spark, String path, long before, String runId) {
-    List<Row> rows = history(spark, path).where(functions.col("version").gt(before)
-        .and(functions.col("userMetadata").contains("\"" + runId + "\""))).collectAsList();
-    return rows.stream().filter(r -> runId.equals(metadata(r).get(RUN))).findFirst();
+    for (String limit : new String[] {" LIMIT 32", ""}) {
+      List<Row> rows = spark.sql("DESCRIBE HISTORY " + ident(spark, path) + limit).where(functions.col("version").gt(before)
+          .and(functions.col("userMetadata").contains("\"" + runId + "\""))).collectAsList();
+      Optional<Row> found = rows.stream().filter(r -> runId.equals(metadata(r).get(RUN))).findFirst();
+      if (found.isPresent()) {
+        return found;
+      }
+    }
+    return Optional.empty();
   }
 
   /** The versions committed after {@code version}, oldest first. */
@@ -140,22 +156,24 @@ final class DeltaTables {
     return m;
   }
 
-  /** The table's properties ({@code SHOW TBLPROPERTIES}: the metadata only, no file listing). */
+  /**
+   * The table's properties. From {@code DESCRIBE DETAIL}, not {@code SHOW TBLPROPERTIES}: the latter
+   * redacts every value matching Spark's redaction pattern ({@code spark.redaction.regex}: "token",
+   * "secret", …), and dptext's own guarantee text speaks of tokens.
+   */
   static Map<String, String> properties(SparkSession spark, String path) {
-    Map<String, String> props = new LinkedHashMap<>();
-    for (Row r : spark.sql("SHOW TBLPROPERTIES " + ident(path)).collectAsList()) {
-      props.put(r.getString(0), r.getString(1));
-    }
-    return props;
+    return detail(spark, path).properties();
   }
 
-  /** The table's id and partition columns ({@code DESCRIBE DETAIL}). */
-  record Detail(String id, List<String> partitionColumns) {}
+  /** The table's id, partition columns and properties ({@code DESCRIBE DETAIL}). */
+  record Detail(String id, List<String> partitionColumns, Map<String, String> properties) {}
 
   static Detail detail(SparkSession spark, String path) {
-    Row d = spark.sql("DESCRIBE DETAIL " + ident(path)).first();
+    Row d = spark.sql("DESCRIBE DETAIL " + ident(spark, path)).first();
     List<String> partitions = new ArrayList<>(d.<String>getList(d.fieldIndex("partitionColumns")));
-    return new Detail(d.getAs("id"), partitions);
+    Map<String, String> props = new LinkedHashMap<>(
+        scala.jdk.javaapi.CollectionConverters.asJava(d.<String, String>getMap(d.fieldIndex("properties"))));
+    return new Detail(d.getAs("id"), partitions, props);
   }
 
   /**
@@ -177,7 +195,7 @@ final class DeltaTables {
       }
       props.append(OutputFormat.sqlString(e.getKey())).append(" = ").append(OutputFormat.sqlString(e.getValue()));
     }
-    spark.sql("ALTER TABLE " + ident(path) + " SET TBLPROPERTIES (" + props + ")");
+    spark.sql("ALTER TABLE " + ident(spark, path) + " SET TBLPROPERTIES (" + props + ")");
   }
 
   /**

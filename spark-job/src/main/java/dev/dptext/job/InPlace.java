@@ -55,7 +55,14 @@ final class InPlace {
    * @throws JobException (usage) for an in-place run the policy or the formats do not allow
    */
   static InPlace check(SparkSession spark, String input, TableWriter.Target target, InPlacePolicy policy) {
-    boolean samePath = OutputLocation.qualified(spark, input).equals(OutputLocation.qualified(spark, target.path()));
+    // Links, file: prefixes, ./, .., trailing and duplicate slashes resolved: two spellings of one place
+    // are the same path, and a purge works on the real table (InPlaceSwap resolves it too). A catalog
+    // table resolves to its full name.
+    boolean samePath = OutputLocation.resolved(spark, input).equals(OutputLocation.resolved(spark, target.path()));
+    boolean named = TableName.is(spark, input) || TableName.is(spark, target.path());
+    if (samePath && policy == InPlacePolicy.PURGE_HISTORY && named) {
+      throw new JobException(ExitCode.USAGE, purgeByName(target.path()));
+    }
     if (samePath && policy == InPlacePolicy.PURGE_HISTORY) {
       // A crashed earlier purge may have left the table half-swapped (even absent): finish that first.
       Optional<String> recovered = new InPlaceSwap(spark, target.path()).recover();
@@ -73,6 +80,9 @@ final class InPlace {
       throw new JobException(ExitCode.USAGE, "--output " + target.path() + " is the input, and only a Delta table "
           + "can be sanitized in place (other formats have no transaction: a crash could lose the raw and the "
           + "sanitized rows both). Write to another --output, check it, then replace the input yourself");
+    }
+    if (policy == InPlacePolicy.PURGE_HISTORY && named) {
+      throw new JobException(ExitCode.USAGE, purgeByName(target.path()));
     }
     if (policy == InPlacePolicy.REFUSE) {
       throw new JobException(ExitCode.USAGE, InPlacePolicy.refusal(target.path()));
@@ -105,12 +115,28 @@ final class InPlace {
     if (policy != InPlacePolicy.PURGE_HISTORY) {
       return new InPlace(policy, version, Map.of(), List.of(), null, null);
     }
-    Map<String, String> inherited = new LinkedHashMap<>(DeltaTables.properties(spark, input));
+    DeltaTables.Detail detail = DeltaTables.detail(spark, input);
+    Map<String, String> inherited = new LinkedHashMap<>(detail.properties());
     // dptext's own record is written anew; the protocol versions follow from the features.
     inherited.keySet().removeIf(k -> k.startsWith("dptext.") || k.equals("delta.minReaderVersion")
         || k.equals("delta.minWriterVersion"));
-    return new InPlace(policy, version, inherited, DeltaTables.detail(spark, input).partitionColumns(),
+    return new InPlace(policy, version, inherited, detail.partitionColumns(),
         new InPlaceSwap(spark, target.path()), null);
+  }
+
+  /**
+   * Why {@code purge-history} needs a table addressed by path, and what to do for a catalog table: the
+   * purge swaps directories, and a catalog table's files are the catalog's (a managed table's location
+   * is not the user's to rename; Unity Catalog keeps a dropped managed table's files for 7 days).
+   */
+  static String purgeByName(String name) {
+    return "--in-place purge-history replaces a table by renaming its directory, which works only for a table "
+        + "addressed by path; " + name + " is a catalog table, whose files belong to the catalog. Write the sanitized "
+        + "rows to a new table (--output " + name + "_dp), check it, then DROP TABLE " + name + " and ALTER TABLE "
+        + name + "_dp RENAME TO " + name + ". What DROP leaves behind: a managed table's files are deleted by the "
+        + "catalog (on Databricks Unity Catalog only after 7 days, during which UNDROP TABLE brings the raw table "
+        + "back); an external table's files stay at its location until you delete them. Or address the table by "
+        + "its path (delta.`/path`: --input /path --output /path)";
   }
 
   /**

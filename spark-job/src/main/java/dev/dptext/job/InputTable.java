@@ -88,6 +88,21 @@ final class InputTable {
     boolean parsed = format == DataFormat.CSV || format == DataFormat.JSON;
     StructType given = schemaDdl == null ? null : givenSchema(schemaDdl, format, parsed);
     Dataset<Row> df;
+    if (TableName.is(spark, path)) {
+      // A catalog table: its format is the catalog's; reader options (versionAsOf for an in-place run)
+      // still apply.
+      try {
+        df = spark.read().options(options).table(path);
+        df.schema();
+      } catch (Exception e) {
+        if (!(e instanceof org.apache.spark.sql.AnalysisException)) {
+          throw e;
+        }
+        throw new JobException(ExitCode.INPUT, "Cannot read the table " + path + ": " + JobException.firstLine(
+            e.getMessage()) + "; check --input");
+      }
+      return new InputTable(filtered(df, where, false), false, idColumn, textColumn);
+    }
     try {
       org.apache.spark.sql.DataFrameReader reader = spark.read().format(format.sparkName()).options(options);
       if (parsed) {

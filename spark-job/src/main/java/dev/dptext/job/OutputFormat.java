@@ -35,6 +35,9 @@ final class OutputFormat {
   }
 
   static Dataset<Row> read(SparkSession spark, String path, String format) {
+    if (TableName.is(spark, path)) {
+      return spark.read().table(path);
+    }
     return spark.read().format(checkFormat(format)).load(path);
   }
 

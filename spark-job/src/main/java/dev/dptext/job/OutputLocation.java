@@ -62,6 +62,9 @@ final class OutputLocation {
 
   /** Looks at {@code path} on its file system. */
   static OutputLocation inspect(SparkSession spark, String path) {
+    if (TableName.is(spark, path)) {
+      return inspectTable(spark, path);
+    }
     try {
       Path p = new Path(path);
       FileSystem fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
@@ -97,6 +100,19 @@ final class OutputLocation {
       throw new JobException(ExitCode.INPUT, "Cannot inspect --output " + path + ": " + JobException.firstLine(
           e.getMessage()) + "; check the path and the permissions to it");
     }
+  }
+
+  /** The example of a catalog table of another format than Delta: the prefix of its format. */
+  private static final String CATALOG_TABLE = "catalog table in format ";
+
+  /** A catalog table: absent, a Delta table, or a table of another format (refused for Delta output). */
+  private static OutputLocation inspectTable(SparkSession spark, String name) {
+    if (!spark.catalog().tableExists(name)) {
+      return new OutputLocation(name, Kind.ABSENT, List.of());
+    }
+    String format = String.valueOf(spark.sql("DESCRIBE DETAIL " + name).first().<Object>getAs("format"));
+    return format.equalsIgnoreCase("delta") ? new OutputLocation(name, Kind.DELTA_TABLE, List.of())
+        : new OutputLocation(name, Kind.FILES, List.of(CATALOG_TABLE + format));
   }
 
   /**
@@ -141,6 +157,10 @@ final class OutputLocation {
       case FILE -> throw new JobException(ExitCode.USAGE, "--output " + path + " is a file, not a directory; "
           + "a table is a directory. Choose another --output (the file is left as it is)");
       case FILES -> {
+        if (target.delta() && examples.size() == 1 && examples.get(0).startsWith(CATALOG_TABLE)) {
+          throw new JobException(ExitCode.USAGE, "--output " + path + " is a " + examples.get(0) + ", not a Delta "
+              + "table. Choose another --output, or --output-format parquet if it is a Parquet table");
+        }
         if (target.delta()) {
           throw new JobException(ExitCode.USAGE, "--output " + path + " is a directory that is not a Delta table "
               + "(it holds " + String.join(", ", examples) + (examples.size() == 3 ? ", …" : "") + "). Writing Delta "
@@ -172,12 +192,149 @@ final class OutputLocation {
    * whether two paths name the same place.
    */
   static String qualified(SparkSession spark, String path) {
+    if (TableName.is(spark, path)) {
+      // A catalog table: its full name (catalog, schema, table), lower case as the catalog compares them.
+      if (spark.catalog().tableExists(path)) {
+        try {
+          org.apache.spark.sql.catalog.Table t = spark.catalog().getTable(path);
+          return ("table:" + t.catalog() + "." + String.join(".", t.namespace()) + "." + t.name())
+              .toLowerCase(java.util.Locale.ROOT);
+        } catch (org.apache.spark.sql.AnalysisException e) {
+          // Dropped in between: compared by the name as given.
+        }
+      }
+      return "table:" + path.toLowerCase(java.util.Locale.ROOT);
+    }
     try {
       Path p = new Path(path);
       return p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark)).makeQualified(p).toString()
           .replaceAll("/+$", "");
     } catch (IOException e) {
       throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + JobException.firstLine(e.getMessage()));
+    }
+  }
+
+  /** How many symbolic links {@link #resolved} follows before it gives up (a loop, as the OS's ELOOP). */
+  private static final int MAX_LINKS = 40;
+
+  /**
+   * The canonical location of {@code path}: qualified (scheme, authority, absolute; {@code ./},
+   * {@code ..}, duplicate and trailing slashes gone) and, on the local file system, with every symbolic
+   * link resolved, in any component, dangling links included; the components that do not exist yet are
+   * kept as given. Two paths name the same place exactly when their resolved forms are equal, and one
+   * lies inside the other exactly when its resolved form starts with the other's and a slash
+   * ({@link #within}). Every decision about what is in place, what is nested and what is deleted uses it.
+   *
+   * <p>Other file systems have no links (object stores), or resolve them with
+   * {@link FileSystem#resolvePath} (HDFS with links enabled, ViewFs mount points), which is asked for
+   * the longest part of the path that exists.
+   */
+  static String resolved(SparkSession spark, String path) {
+    if (TableName.is(spark, path)) {
+      // A catalog table is where its files are: its location, resolved like a path (so that a path
+      // spelling of the same table, or one inside it, is recognised); its name while it does not exist.
+      String location = tableLocation(spark, path);
+      return location == null ? qualified(spark, path) : resolved(spark, location);
+    }
+    try {
+      Path p = new Path(path);
+      FileSystem fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
+      Path q = fs.makeQualified(p);
+      if ("file".equals(q.toUri().getScheme())) {
+        java.nio.file.Path real = realLocal(java.nio.file.Path.of(q.toUri().getPath()), 0);
+        return fs.makeQualified(new Path("file", null, real.toString())).toString().replaceAll("/+$", "");
+      }
+      java.util.Deque<String> tail = new java.util.ArrayDeque<>();
+      for (Path existing = q; existing != null; existing = existing.getParent()) {
+        try {
+          Path r = fs.resolvePath(existing);
+          for (String name : tail) {
+            r = new Path(r, name);
+          }
+          return r.toString().replaceAll("/+$", "");
+        } catch (java.io.FileNotFoundException absent) {
+          tail.push(existing.getName());
+        } catch (IOException unreadable) {
+          // E.g. no permission to look at a parent: links are rare off the local file system (HDFS has
+          // them off by default), so the qualified path stands rather than failing the run here.
+          break;
+        }
+      }
+      return q.toString().replaceAll("/+$", "");
+    } catch (IOException | java.io.UncheckedIOException | IllegalArgumentException e) {
+      throw new JobException(ExitCode.INPUT, "Cannot resolve " + path + ": " + JobException.firstLine(
+          e.getMessage()) + "; check the path and the permissions to it");
+    }
+  }
+
+  /** {@code abs} (absolute, normalized) with every link resolved; absent trailing components kept. */
+  private static java.nio.file.Path realLocal(java.nio.file.Path abs, int linksFollowed) throws IOException {
+    java.nio.file.Path existing = abs;
+    java.util.Deque<java.nio.file.Path> tail = new java.util.ArrayDeque<>();
+    while (existing.getParent() != null && !java.nio.file.Files.exists(existing,
+        java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      tail.push(existing.getFileName());
+      existing = existing.getParent();
+    }
+    java.nio.file.Path real;
+    if (java.nio.file.Files.isSymbolicLink(existing) && !java.nio.file.Files.exists(existing)) {
+      // A dangling link: a write through it creates its target, so the target is the place.
+      if (linksFollowed >= MAX_LINKS) {
+        throw new IOException("too many levels of symbolic links at " + existing);
+      }
+      java.nio.file.Path target = existing.getParent().toRealPath()
+          .resolve(java.nio.file.Files.readSymbolicLink(existing)).normalize();
+      real = realLocal(target, linksFollowed + 1);
+    } else {
+      real = existing.toRealPath();
+    }
+    for (java.nio.file.Path name : tail) {
+      real = real.resolve(name);
+    }
+    return real.normalize();
+  }
+
+  /** The location of the catalog table {@code name} ({@code DESCRIBE TABLE EXTENDED}), or null if it has none. */
+  private static String tableLocation(SparkSession spark, String name) {
+    if (!spark.catalog().tableExists(name)) {
+      return null;
+    }
+    for (org.apache.spark.sql.Row r : spark.sql("DESCRIBE TABLE EXTENDED " + name).collectAsList()) {
+      if ("Location".equals(r.getString(0)) && r.getString(1) != null && !r.getString(1).isBlank()) {
+        return r.getString(1);
+      }
+    }
+    return null;
+  }
+
+  /** Whether the resolved location {@code child} is {@code parent} or lies inside it. */
+  static boolean within(String child, String parent) {
+    return child.equals(parent) || child.startsWith(parent.endsWith("/") ? parent : parent + "/");
+  }
+
+  /**
+   * The resolved locations an input path reads: the path itself or, for a glob ({@code *}, {@code ?},
+   * {@code [..]}, <code>{a,b}</code>), every path it matches (none when it matches nothing: then the run
+   * fails on reading the input anyway).
+   */
+  static List<String> resolvedInputs(SparkSession spark, String path) {
+    if (!path.matches(".*[*?\\[{].*")) {
+      return List.of(resolved(spark, path));
+    }
+    try {
+      Path p = new Path(path);
+      FileSystem fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
+      FileStatus[] matches = fs.globStatus(p);
+      List<String> out = new ArrayList<>();
+      if (matches != null) {
+        for (FileStatus m : matches) {
+          out.add(resolved(spark, m.getPath().toString()));
+        }
+      }
+      return out;
+    } catch (IOException | IllegalArgumentException e) {
+      // Not a glob after all (or not readable): the path as written is what the reader will try.
+      return List.of(resolved(spark, path));
     }
   }
 

@@ -4,7 +4,7 @@ import dev.dptext.classic.Classic;
 import dev.dptext.config.Setting;
 import dev.dptext.config.ValueType;
 import dev.dptext.model.DpTextModel;
-import dev.dptext.spark.CorpusFrequencies;
+import dev.dptext.classic.CorpusFrequencies;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.IdMode;
@@ -38,7 +38,9 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       description = "Properties file of option defaults (keys = long option names); command-line options override it.")
   Path config;
 
-  @Option(names = "--input", required = true, paramLabel = "PATH", description = "Input path (any Hadoop file system).")
+  @Option(names = "--input", required = true, paramLabel = "PATH|TABLE",
+      description = "Input path (any Hadoop file system) or catalog table name (main.support.tickets; a value "
+          + "without / or scheme whose schema exists and that is not a file: README 'Tables by name').")
   String input;
 
   @Option(names = "--input-format", paramLabel = "FORMAT",
@@ -55,7 +57,8 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
           + "(see --on-corrupt); fields not declared are not read, so not written.")
   String inputSchema;
 
-  @Option(names = "--output", required = true, paramLabel = "PATH", description = "Output path.")
+  @Option(names = "--output", required = true, paramLabel = "PATH|TABLE",
+      description = "Output path, or catalog table name (main.support.tickets_dp), as for --input.")
   String output;
 
   @Option(names = "--output-format", paramLabel = "FORMAT", defaultValue = "delta",
@@ -204,6 +207,9 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       System.out.println("dptext: " + inPlaceRun.finished().get());
       return 0;
     }
+    if (!inPlaceRun.active()) {
+      checkNesting(spark); // before anything at either path is read or written
+    }
     OutputLocation outputBefore = inPlaceRun.active() ? null : OutputLocation.inspect(spark, output);
     if (outputBefore != null) {
       outputBefore.checkWritable(target);
@@ -347,8 +353,12 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
         (end - workStart) / 1e9, hash, frequencies, target, written.version(), inPlaceRun.note().orElse(null));
     System.out.println(summary.render());
     LOG.debug("phase: summary printed");
-    String summaryPath = summaryJson != null ? summaryJson : output.replaceAll("/+$", "") + "/" + RunSummary.FILE_NAME;
-    OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(summary.toMap(output)) + "\n");
+    // A catalog table has no directory of the user's: its summary is written only where asked.
+    String summaryPath = summaryJson != null ? summaryJson : TableName.is(spark, output) ? null
+        : output.replaceAll("/+$", "") + "/" + RunSummary.FILE_NAME;
+    if (summaryPath != null) {
+      OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(summary.toMap(output)) + "\n");
+    }
     if (show > 0) {
       OutputFormat.read(spark, output, outputFormat).select(out).show(show, false);
     }
@@ -378,15 +388,74 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
             + "sizes), or split the longest texts into several rows", longestText.getAsLong())));
   }
 
-  /** The rejects table holds raw records: it must be neither the input nor the output. */
+  /**
+   * The rejects table holds raw records: it must not be the input or the output, lie inside either
+   * (raw records inside the sanitized table's directory, or read again as input) or contain either.
+   * Paths are compared resolved (links, {@code file:}, {@code ./}, {@code ..}, slashes).
+   */
   void checkRejectsPath(SparkSession spark) {
-    String r = OutputLocation.qualified(spark, rejects);
-    if (r.equals(OutputLocation.qualified(spark, output)) || r.equals(OutputLocation.qualified(spark, input))) {
-      throw new JobException(ExitCode.USAGE, "--rejects " + rejects + " is the " + (r.equals(OutputLocation.qualified(
-          spark, output)) ? "output" : "input") + "; rejected records are raw: give them a path of their own");
+    String r = OutputLocation.resolved(spark, rejects);
+    String out = OutputLocation.resolved(spark, output);
+    String fix = "; rejected records are raw, unsanitized text: give them a path of their own, outside the output "
+        + "and the input and not around them (e.g. a sibling of the output, stored like the input)";
+    if (r.equals(out)) {
+      throw new JobException(ExitCode.USAGE, "--rejects " + rejects + " is the output" + fix);
+    }
+    if (OutputLocation.within(r, out) || OutputLocation.within(out, r)) {
+      throw new JobException(ExitCode.USAGE, "--rejects " + rejects + (OutputLocation.within(r, out)
+          ? " is inside --output " + output + realPaths(r, out) : " contains --output " + output + realPaths(out, r))
+          + fix);
+    }
+    for (String in : OutputLocation.resolvedInputs(spark, input)) {
+      if (r.equals(in)) {
+        throw new JobException(ExitCode.USAGE, "--rejects " + rejects + " is the input" + fix);
+      }
+      if (OutputLocation.within(r, in) || OutputLocation.within(in, r)) {
+        throw new JobException(ExitCode.USAGE, "--rejects " + rejects + (OutputLocation.within(r, in)
+            ? " is inside --input " + input + realPaths(r, in) : " contains --input " + input + realPaths(in, r))
+            + fix);
+      }
     }
     OutputLocation.inspect(spark, rejects).checkWritable(new TableWriter.Target(rejects, outputFormat,
         WriteMode.OVERWRITE, null, List.of(), null, null));
+  }
+
+  /**
+   * Refuses an output inside the input or an input inside the output (paths resolved: links,
+   * {@code file:}, {@code ./}, {@code ..}, slashes), before anything is read or written: a Parquet
+   * overwrite of a directory holding the input deletes the raw input, an output written inside an input
+   * directory is read back as input next time (and a VACUUM of an input table deletes it), and an input
+   * inside a Delta output is deleted by its VACUUM. Not called for the in-place flow ({@link InPlace}:
+   * the output is the input Delta table), which has its own checks.
+   */
+  void checkNesting(SparkSession spark) {
+    String out = OutputLocation.resolved(spark, output);
+    for (String in : OutputLocation.resolvedInputs(spark, input)) {
+      if (in.equals(out)) {
+        // Not the in-place flow (InPlace took or refused the same path): a glob of the input matches it.
+        throw new JobException(ExitCode.USAGE, "--output " + output + " is read by --input " + input + " (resolved: "
+            + out + "): the run would overwrite or append to what it reads. Choose an --output the input does not "
+            + "match. Nothing was read or written");
+      }
+      if (OutputLocation.within(out, in)) {
+        throw new JobException(ExitCode.USAGE, "--output " + output + " is inside --input " + input + realPaths(out, in)
+            + ": the sanitized table would be written into the raw input (and read back as input by the next run; "
+            + "a VACUUM of an input table would delete it). Choose an --output outside the input, e.g. a sibling of "
+            + "it. Nothing was read or written");
+      }
+      if (OutputLocation.within(in, out)) {
+        throw new JobException(ExitCode.USAGE, "--input " + input + " is inside --output " + output + realPaths(in, out)
+            + ": writing the output there would delete or hide the raw input (a Parquet overwrite deletes the "
+            + "directory's files, a Delta VACUUM deletes files the table does not list), and the raw text would sit "
+            + "inside the sanitized table's directory. Choose an --output that does not contain the input, or move "
+            + "the input out of it first. Nothing was read or written");
+      }
+    }
+  }
+
+  /** " (resolved: A inside B)": the real paths, which may differ from the spellings given. */
+  private static String realPaths(String inner, String outer) {
+    return " (resolved: " + inner + " inside " + outer + ")";
   }
 
   /**
@@ -592,6 +661,9 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
   }
 
   DataFormat resolvedInputFormat() {
+    if (TableName.is(JobSession.get(), input)) {
+      return DataFormat.DELTA; // not used to read: a catalog table is read in its own format
+    }
     if (inputFormat != null) {
       return DataFormat.parse(inputFormat);
     }

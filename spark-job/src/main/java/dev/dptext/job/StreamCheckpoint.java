@@ -61,6 +61,13 @@ final class StreamCheckpoint {
    * @throws JobException (usage) naming the conflict and the fix
    */
   static StreamCheckpoint check(SparkSession spark, String checkpoint, String input, String output) {
+    for (String table : new String[] {input, output}) {
+      if (TableName.is(spark, table)) {
+        throw new JobException(ExitCode.USAGE, "--stream reads and writes tables by path for now; " + table + " is a "
+            + "catalog table name. Give its location (DESCRIBE DETAIL " + table + " shows it), or sanitize it in "
+            + "batch runs (--txn-app-id/--txn-version or --mode merge make them safe to repeat)");
+      }
+    }
     String c = OutputLocation.qualified(spark, checkpoint);
     String in = OutputLocation.qualified(spark, input);
     String out = OutputLocation.qualified(spark, output);

@@ -150,6 +150,11 @@ final class TableWriter {
       // Parquet keeps no per-write record: count what is there before and after (an append adds to
       // earlier rows; a concurrent writer would make the check fail loudly, not pass wrongly).
       boolean holdsData = OutputLocation.inspect(spark, t.path()).holdsData();
+      if (TableName.is(spark, t.path())) {
+        long earlier = t.mode() == WriteMode.APPEND && holdsData ? spark.table(t.path()).count() : 0;
+        df.write().format("parquet").mode(t.mode().label).saveAsTable(t.path());
+        return new Result(spark.table(t.path()).count() - earlier, -1);
+      }
       long earlier = t.mode() == WriteMode.APPEND && holdsData ? OutputFormat.parquetRows(spark, t.path()) : 0;
       // An existing directory without data (a crashed write's _temporary) is replaced, not refused.
       String mode = t.mode() == WriteMode.ERROR_IF_EXISTS && !holdsData ? "overwrite" : t.mode().label;
@@ -198,6 +203,7 @@ final class TableWriter {
 
   /** The DataFrameWriter's Delta write: rows, userMetadata and the transaction in one commit. */
   private static void save(Dataset<Row> df, Target t, Commit commit, String userMetadata, boolean existed) {
+    boolean named = TableName.is(df.sparkSession(), t.path());
     org.apache.spark.sql.DataFrameWriter<Row> w = df.write().format("delta").option("userMetadata", userMetadata);
     if (t.txnAppId() != null) {
       w = w.option("txnAppId", t.txnAppId()).option("txnVersion", t.txnVersion());
@@ -221,12 +227,18 @@ final class TableWriter {
       case OVERWRITE, REPLACE_WHERE -> "overwrite";
       default -> "errorifexists"; // MERGE reaches here only to create its table
     };
-    w.mode(mode).save(t.path());
+    w = w.mode(mode);
+    if (named) {
+      w.saveAsTable(t.path()); // a catalog table: managed or external, where the catalog keeps it
+    } else {
+      w.save(t.path());
+    }
   }
 
   /** What a failed Delta write means for the user: a conflict, a lost creation race, or as it is. */
   private static RuntimeException failure(SparkSession spark, Target t, RuntimeException e) {
-    if (DeltaTables.hasCondition(e, "DELTA_PATH_EXISTS") || (t.mode() == WriteMode.ERROR_IF_EXISTS
+    if (DeltaTables.hasCondition(e, "DELTA_PATH_EXISTS") || DeltaTables.hasCondition(e, "TABLE_OR_VIEW_ALREADY_EXISTS")
+        || (t.mode() == WriteMode.ERROR_IF_EXISTS
         && DeltaTables.isConflict(e))) {
       return new JobException(ExitCode.USAGE, "--output " + t.path() + " was created by another writer while this "
           + "run worked (--mode errorifexists); nothing of this run was committed. Running the same command again "
@@ -275,7 +287,7 @@ final class TableWriter {
           + "HISTORY and restore with RESTORE TABLE ... TO VERSION AS OF " + (version - 1) + " if needed, then run "
           + "again");
     }
-    spark.sql("RESTORE TABLE " + DeltaTables.ident(t.path()) + " TO VERSION AS OF " + (version - 1));
+    spark.sql("RESTORE TABLE " + DeltaTables.ident(spark, t.path()) + " TO VERSION AS OF " + (version - 1));
     throw new JobException(ExitCode.CONFLICT, "Another writer committed to " + t.path() + " (version"
         + (version - read > 2 ? "s " + (read + 1) + "-" + (version - 1) : " " + (read + 1)) + ") while this in-place "
         + "run sanitized version " + read + "; its rows would have been replaced unseen, so this run's commit ("
@@ -293,7 +305,8 @@ final class TableWriter {
     if (t.mode() == WriteMode.REPLACE_WHERE && version > 0) {
       // numOutputRows also counts the other rows of rewritten files: count the replaced rows in the
       // committed version instead.
-      return spark.read().format("delta").option("versionAsOf", version).load(t.path()).where(t.where()).count();
+      return spark.sql("SELECT * FROM " + DeltaTables.ident(spark, t.path()) + " VERSION AS OF " + version)
+          .where(t.where()).count();
     }
     return metric(metrics, "numOutputRows");
   }
@@ -316,7 +329,7 @@ final class TableWriter {
     df.createOrReplaceTempView(source);
     spark.conf().set(USER_METADATA_CONF, userMetadata);
     try {
-      spark.sql("MERGE INTO " + DeltaTables.ident(t.path()) + " t USING " + source + " s ON " + condition
+      spark.sql("MERGE INTO " + DeltaTables.ident(spark, t.path()) + " t USING " + source + " s ON " + condition
           + " WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *");
     } catch (RuntimeException e) {
       if (String.valueOf(e.getMessage()).contains("multiple source rows matched")

@@ -98,8 +98,8 @@ class StreamKillTest {
         "--key-file", keyFile.toString(), "--partitions", "2", "--progress-interval", "5"};
 
     Process first = launch(tmp.resolve("first.out"), tmp.resolve("first.err"), command);
-    // Wait until the 4th micro-batch (version 3) is committed, then kill -9 by PID.
-    Path fourth = out.resolve("_delta_log").resolve("00000000000000000003.json");
+    // Wait until the 4th micro-batch (version 4, after the properties commit) is committed, then kill -9.
+    Path fourth = out.resolve("_delta_log").resolve("00000000000000000004.json");
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
     while (!Files.exists(fourth) && first.isAlive() && System.nanoTime() < deadline) {
       Thread.sleep(100);
@@ -111,7 +111,7 @@ class StreamKillTest {
     assertTrue(first.waitFor(30, TimeUnit.SECONDS));
     assertEquals(137, first.exitValue(), "killed by SIGKILL");
     long committedAtKill = lastVersion(out);
-    assertTrue(committedAtKill < BATCHES - 1, "killed mid-stream: " + (committedAtKill + 1) + " of " + BATCHES
+    assertTrue(committedAtKill < BATCHES, "killed mid-stream: " + committedAtKill + " of " + BATCHES
         + " committed");
 
     Process second = launch(tmp.resolve("second.out"), tmp.resolve("second.err"), command);
@@ -128,14 +128,17 @@ class StreamKillTest {
     assertEquals(FILES * ROWS_PER_FILE, expected.size());
     assertEquals(expected, actual, "the restarted stream's table differs from the batch run's");
     assertEquals(FILES * ROWS_PER_FILE, spark.read().format("delta").load(out.toString()).select("id").distinct().count());
-    // Each micro-batch in exactly one commit: 40 versions, and the stream's transaction at batch 39.
-    assertEquals(BATCHES - 1, lastVersion(out), "a micro-batch was committed twice or not at all");
+    // Each micro-batch in exactly one commit, plus the new table's one properties commit (the audit
+    // mirrored after the first micro-batch), and the stream's transaction at the last batch.
+    assertEquals(BATCHES, lastVersion(out), "a micro-batch was committed twice or not at all");
+    assertEquals(1, spark.sql("DESCRIBE HISTORY delta.`" + out + "`").where("operation = 'SET TBLPROPERTIES'").count());
     String queryId = new com.fasterxml.jackson.databind.ObjectMapper().readTree(cp.resolve("metadata").toFile())
         .get("id").asText();
     assertEquals(BATCHES - 1L, DeltaLog.forTable(spark, out.toString()).update(false, scala.Option.empty(),
         scala.Option.empty()).transactions().get(StreamCheckpoint.appId(queryId)).get());
     // The restart resumed: it committed only what the killed run had not.
-    long resumed = (BATCHES - 1 - committedAtKill) * FILES_PER_BATCH * ROWS_PER_FILE;
+    // Versions 0..k at the kill: k micro-batches and the properties commit.
+    long resumed = (BATCHES - committedAtKill) * FILES_PER_BATCH * ROWS_PER_FILE;
     assertTrue(secondOut.contains("rows in / out      " + resumed + " / " + resumed), secondOut);
 
     List<String> leaks = new ArrayList<>();
@@ -148,7 +151,7 @@ class StreamKillTest {
     }
     assertTrue(leaks.isEmpty(), "key or raw text found in " + leaks);
     assertFalse(actual.stream().anyMatch(r -> r.contains(WritePathTest.CANARY)), "raw text in the output");
-    assertTrue(Files.readString(tmp.resolve("first.err")).contains("stream: micro-batch 2 committed as table version 2: rows in 20, out 20"),
+    assertTrue(Files.readString(tmp.resolve("first.err")).contains("stream: micro-batch 2 committed as table version 3: rows in 20, out 20"),
         "the per-batch line is in the log");
   }
 

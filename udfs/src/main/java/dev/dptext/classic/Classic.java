@@ -40,6 +40,12 @@ public final class Classic {
     return spark.sparkContext();
   }
 
+  /** The application's Hadoop configuration (with its {@code spark.hadoop.*} settings); classic only. */
+  public static org.apache.hadoop.conf.Configuration hadoopConfiguration(SparkSession spark) {
+    return context(spark, "the application's Hadoop configuration", "Use the session's spark.hadoop.* settings")
+        .hadoopConfiguration();
+  }
+
   /**
    * The value {@code key} had in the application's start-up conf ({@code SparkConf}), if any; empty on
    * a Spark Connect session, whose start-up conf is the server's and is never asked for here.

@@ -284,7 +284,7 @@ public final class NeighbourSearch {
    * same doubles), certified (else searched by brute force over the block), and for the words never
    * kept the float bound less {@link #roundingMargin}. The caller merges blocks per query word: the
    * union's (K+1)-th exact distance and the blocks' bounds bound every word left out of the merged row
-   * (see {@code dev.dptext.partitioned}).
+   * (see {@code dev.dptext.classic.partitioned}).
    *
    * @param queries raw vectors of the query block, row-major
    * @param targets raw vectors of the target block, row-major; the first is rank {@code targetFirst}

@@ -138,7 +138,7 @@ public abstract class MechanismDefinition {
 
   /**
    * The mechanism for the partitioned path, which holds no vectors: its parameters and the model's
-   * shape only; the geometry comes from vocabulary shards (see {@code dev.dptext.partitioned}).
+   * shape only; the geometry comes from vocabulary shards (see {@code dev.dptext.classic.partitioned}).
    * Mechanisms that have no partitioned form refuse.
    */
   public WordMechanism buildForShards(MechanismSpec spec, dev.dptext.model.ModelShape shape) {

@@ -116,7 +116,7 @@ public final class PartitionedModel implements java.io.Serializable {
    * Whether the candidate tables are computed on demand: the model stores none, and a SanText or SanText+
    * run computes the rows of the words its input uses, for whichever target set its w gives, with the
    * build's own blocked search over the shards the model was built with ({@code
-   * dev.dptext.partitioned.OnDemandRows}). The rows are the ones a full build would store, so the output
+   * dev.dptext.classic.partitioned.OnDemandRows}). The rows are the ones a full build would store, so the output
    * is the same; what changes is the cost: |words used|·|V| per run instead of |V|² once. For
    * vocabularies where the all-pairs build would take hours (millions of words).
    */

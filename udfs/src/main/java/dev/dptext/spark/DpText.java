@@ -7,7 +7,7 @@ import dev.dptext.knn.NearestSearch;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.model.PartitionedModel;
-import dev.dptext.partitioned.PartitionedSanitizer;
+import dev.dptext.classic.partitioned.PartitionedSanitizer;
 import dev.dptext.random.SecretKey;
 import dev.dptext.text.CasePolicy;
 import dev.dptext.text.OovPolicy;

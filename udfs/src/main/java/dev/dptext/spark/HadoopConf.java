@@ -23,7 +23,7 @@ public final class HadoopConf {
 
   public static Configuration of(SparkSession spark) {
     if (Classic.is(spark)) {
-      return Classic.context(spark, "the application's Hadoop configuration", "").hadoopConfiguration();
+      return Classic.hadoopConfiguration(spark);
     }
     Configuration conf = new Configuration();
     for (Map.Entry<String, String> e : scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()).entrySet()) {

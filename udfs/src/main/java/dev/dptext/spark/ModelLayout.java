@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * How a model is held while sanitizing (and written by build-model): broadcast whole to every
- * executor, or kept as vocabulary shards on the executors ({@code dev.dptext.partitioned}). Both give
+ * executor, or kept as vocabulary shards on the executors ({@code dev.dptext.classic.partitioned}). Both give
  * the same output for the same model, key, ids and settings.
  */
 public enum ModelLayout {

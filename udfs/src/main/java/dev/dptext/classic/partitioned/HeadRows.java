@@ -1,4 +1,4 @@
-package dev.dptext.partitioned;
+package dev.dptext.classic.partitioned;
 
 import dev.dptext.knn.RowLengths;
 import dev.dptext.mechanism.CandidateEnvelope;

@@ -1,4 +1,4 @@
-package dev.dptext.partitioned;
+package dev.dptext.classic.partitioned;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

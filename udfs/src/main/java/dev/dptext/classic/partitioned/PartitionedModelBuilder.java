@@ -1,4 +1,4 @@
-package dev.dptext.partitioned;
+package dev.dptext.classic.partitioned;
 
 import dev.dptext.embedding.EmbeddingCovariance;
 import dev.dptext.knn.NeighbourSearch;
@@ -91,6 +91,11 @@ public final class PartitionedModelBuilder {
    * @param tables given |V|, the candidate tables to build (0 for SanText, the first sensitive rank for SanText+)
    * @param shards the number of vocabulary shards, or 0 for {@link #defaultShards}
    */
+  /** What a Spark Connect user does instead of the partitioned layout (its shards are RDDs). */
+  static final String CONNECT_ALTERNATIVE = "Use a model every executor can hold (modelLayout=broadcast; with "
+      + "modelDistribution=path on Databricks standard access or serverless), or run on classic compute (on "
+      + "Databricks a dedicated, single-user cluster)";
+
   public static PartitionedModel build(SparkSession spark, Dataset<Row> vectors, String output, RowLengths rows,
       java.util.function.IntFunction<List<Integer>> tables, int shards, Map<String, String> metadata) {
     return build(spark, vectors, output, rows, tables, false, shards, metadata);
@@ -103,6 +108,7 @@ public final class PartitionedModelBuilder {
   public static PartitionedModel build(SparkSession spark, Dataset<Row> vectors, String output, RowLengths rows,
       java.util.function.IntFunction<List<Integer>> tables, boolean tablesOnDemand, int shards,
       Map<String, String> metadata) {
+    dev.dptext.classic.Classic.requireClassic(spark, "Building a partitioned model", CONNECT_ALTERNATIVE);
     long started = System.nanoTime();
     String vectorsPath = output + "/vectors";
     vectors.select("rank", "word", "vector").write().mode(SaveMode.Overwrite).parquet(vectorsPath);

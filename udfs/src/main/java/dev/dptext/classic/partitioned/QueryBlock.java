@@ -1,4 +1,4 @@
-package dev.dptext.partitioned;
+package dev.dptext.classic.partitioned;
 
 /** Some words of the vocabulary, in rank order, with their vectors: one on-demand query block. */
 record QueryBlock(int index, int[] ranks, float[] vectors) implements QueryWords {

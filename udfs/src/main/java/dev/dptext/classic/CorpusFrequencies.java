@@ -1,7 +1,8 @@
-package dev.dptext.spark;
+package dev.dptext.classic;
 
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.model.DpTextModel;
+import dev.dptext.spark.JavaSerialized;
 import dev.dptext.text.Tokenizer;
 import java.util.Arrays;
 import java.util.Collections;
@@ -17,6 +18,8 @@ import org.apache.spark.sql.Row;
  * default is the public rank of the embedding file, because a sensitive set chosen from private data
  * is itself a function of that data that no DP bound accounts for (a word's membership in V_S reveals
  * whether it is rare in the corpus). Use only when that leak is acceptable, and say so.
+ *
+ * <p>Classic Spark only: the vocabulary reaches the counting tasks as a broadcast.
  */
 public final class CorpusFrequencies {
   /** The label recorded in the model's metadata and the run summary. */
@@ -26,6 +29,8 @@ public final class CorpusFrequencies {
 
   /** Word counts of the in-vocabulary tokens of {@code column}, indexed by rank. */
   public static long[] count(Dataset<Row> df, String column, Embeddings embeddings) {
+    Classic.requireClassic(df.sparkSession(), "--frequency-source private-corpus",
+        "Use the default public word ranks (--frequency-source embeddings), or run on classic compute");
     Broadcast<JavaSerialized<Embeddings>> b =
         JavaSerialized.broadcast(df.sparkSession().sparkContext(), embeddings);
     int n = embeddings.size();

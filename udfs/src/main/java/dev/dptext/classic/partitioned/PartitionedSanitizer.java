@@ -1,4 +1,4 @@
-package dev.dptext.partitioned;
+package dev.dptext.classic.partitioned;
 
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.embedding.WordList;
@@ -106,6 +106,8 @@ public final class PartitionedSanitizer {
 
   static PartitionedSanitizer of(SparkSession spark, PartitionedModel model, DpTextOptions o, SecretKey key,
       int shards, int headWords) {
+    dev.dptext.classic.Classic.requireClassic(spark, "Sanitizing with a partitioned model (" + model.vectorsPath()
+        + ")", PartitionedModelBuilder.CONNECT_ALTERNATIVE);
     List<Row> wordRows = spark.read().parquet(model.vectorsPath()).select("rank", "word").collectAsList();
     String[] words = new String[model.size()];
     for (Row r : wordRows) {

@@ -66,4 +66,4 @@
  * while hashing the model. Executor: the shards its partitions hold (|V|·m·4/S bytes each, plus
  * their candidate rows) and the rows of its tasks.
  */
-package dev.dptext.partitioned;
+package dev.dptext.classic.partitioned;
