@@ -82,22 +82,6 @@ public final class Classic {
     return context(spark, "the master", "").isLocal();
   }
 
-  /** A long accumulator registered under {@code name} (shown in the Spark UI). */
-  public static org.apache.spark.util.LongAccumulator longAccumulator(SparkSession spark, String name) {
-    return context(spark, "An accumulator (" + name + ")", "").longAccumulator(name);
-  }
-
-  /** Registers {@code accumulator} under {@code name}. */
-  public static void register(SparkSession spark, org.apache.spark.util.AccumulatorV2<?, ?> accumulator, String name) {
-    context(spark, "An accumulator (" + name + ")", "").register(accumulator, name);
-  }
-
-  /** Broadcasts {@code value} (a classic session's broadcast variable). */
-  public static <T> org.apache.spark.broadcast.Broadcast<T> broadcast(SparkSession spark, T value, Class<T> type,
-      String feature, String alternative) {
-    return context(spark, feature, alternative).broadcast(value, scala.reflect.ClassTag$.MODULE$.apply(type));
-  }
-
   /**
    * Registers a SQL function in a running classic session's function registry (its session state, which a
    * Connect client does not have: there, the server's {@code spark.sql.extensions} registers it).
@@ -122,6 +106,21 @@ public final class Classic {
       scala.collection.immutable.Seq<org.apache.spark.sql.catalyst.expressions.Expression> args) {
     return org.apache.spark.sql.classic.UserDefinedFunctionUtils.toScalaUDF(
         (org.apache.spark.sql.expressions.SparkUserDefinedFunction) udf, args);
+  }
+
+  /**
+   * A row counter registered with the session's Spark context under {@code name}: exact per partition
+   * ({@link RowsPerPartition}).
+   */
+  public static RowCounter rowCounter(SparkSession spark, String name) {
+    RowsPerPartition rows = new RowsPerPartition();
+    context(spark, "Counting rows in the write (" + name + ")", "").register(rows, name);
+    return rows;
+  }
+
+  /** The status tracker of the session's application: its stages and tasks, for progress reports. */
+  public static org.apache.spark.SparkStatusTracker statusTracker(SparkSession spark, String feature) {
+    return context(spark, feature, "").statusTracker();
   }
 
   /**

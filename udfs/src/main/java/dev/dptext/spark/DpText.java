@@ -384,8 +384,8 @@ public final class DpText {
       LOG.debug("sanitizer handed to local tasks (no broadcast)");
       return source;
     }
-    SanitizerSource source = SanitizerSource.broadcast(JavaSerialized.broadcast(spark, s, "Sanitizing with a "
-        + "sanitizer built in this program", CONNECT_ALTERNATIVE));
+    SanitizerSource source = SanitizerSource.broadcast(dev.dptext.classic.BroadcastValue.of(spark, s, "Sanitizing "
+        + "with a sanitizer built in this program", CONNECT_ALTERNATIVE));
     LOG.debug("sanitizer broadcast");
     return source;
   }

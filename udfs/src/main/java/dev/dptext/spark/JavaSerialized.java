@@ -30,25 +30,10 @@ public final class JavaSerialized<T extends Serializable> implements Serializabl
   }
 
   /**
-   * Broadcasts {@code value} so that executors deserialize it with Java serialization: classic sessions
-   * only (a Spark Connect client has no broadcast variables).
-   *
-   * @param feature what needs the broadcast, for the message on Spark Connect
-   * @param alternative what to do instead on Spark Connect
-   */
-  @SuppressWarnings("unchecked")
-  public static <T extends Serializable> Broadcast<JavaSerialized<T>> broadcast(org.apache.spark.sql.SparkSession spark,
-      T value, String feature, String alternative) {
-    JavaSerialized<T> holder = of(value);
-    return dev.dptext.classic.Classic.broadcast(spark, holder, (Class<JavaSerialized<T>>) holder.getClass(), feature,
-        alternative);
-  }
-
-  /**
    * Broadcasts {@code value} so that executors deserialize it with Java serialization.
    *
-   * <p>Names {@code SparkContext} outside {@code dev.dptext.classic}: callers move to
-   * {@link #broadcast(org.apache.spark.sql.SparkSession, Serializable, String, String)}, then this goes.
+   * <p>Names {@code SparkContext} and {@code Broadcast} outside {@code dev.dptext.classic}: callers move to
+   * {@code dev.dptext.classic.BroadcastValue.of(spark, value, feature, alternative)}, then this goes.
    */
   @SuppressWarnings("unchecked")
   public static <T extends Serializable> Broadcast<JavaSerialized<T>> broadcast(SparkContext sc, T value) {
@@ -56,8 +41,8 @@ public final class JavaSerialized<T extends Serializable> implements Serializabl
     return sc.broadcast(holder, ClassTag$.MODULE$.apply((Class<JavaSerialized<T>>) holder.getClass()));
   }
 
-  /** The holder alone, without broadcasting it (for tests of the serializers). */
-  static <T extends Serializable> JavaSerialized<T> of(T value) {
+  /** The holder alone, without broadcasting it ({@code dev.dptext.classic.BroadcastValue} broadcasts it). */
+  public static <T extends Serializable> JavaSerialized<T> of(T value) {
     if (value == null) {
       throw new IllegalArgumentException("nothing to broadcast: the value is null");
     }

@@ -3,9 +3,8 @@ package dev.dptext.spark;
 import dev.dptext.knn.SearchTally;
 import dev.dptext.text.TokenCounts;
 import java.io.Serializable;
-import dev.dptext.classic.Classic;
+import dev.dptext.classic.LongCounter;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.util.LongAccumulator;
 
 /**
  * Spark accumulators for token statistics (tokens, tokens changed, out-of-vocabulary tokens, and the
@@ -16,24 +15,24 @@ import org.apache.spark.util.LongAccumulator;
 public final class TokenAccumulators implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  private final LongAccumulator tokens;
-  private final LongAccumulator changed;
-  private final LongAccumulator oov;
-  private final LongAccumulator recallQueries;
-  private final LongAccumulator recallWanted;
-  private final LongAccumulator recallFound;
+  private final LongCounter tokens;
+  private final LongCounter changed;
+  private final LongCounter oov;
+  private final LongCounter recallQueries;
+  private final LongCounter recallWanted;
+  private final LongCounter recallFound;
 
   /**
    * Accumulators registered with the session's Spark context: classic sessions only (a Spark Connect
    * client has no accumulators).
    */
   public TokenAccumulators(SparkSession spark) {
-    this.tokens = Classic.longAccumulator(spark, "dptext tokens");
-    this.changed = Classic.longAccumulator(spark, "dptext tokens changed");
-    this.oov = Classic.longAccumulator(spark, "dptext tokens out of vocabulary");
-    this.recallQueries = Classic.longAccumulator(spark, "dptext approximate search: queries checked");
-    this.recallWanted = Classic.longAccumulator(spark, "dptext approximate search: neighbours wanted");
-    this.recallFound = Classic.longAccumulator(spark, "dptext approximate search: neighbours found");
+    this.tokens = LongCounter.register(spark, "dptext tokens");
+    this.changed = LongCounter.register(spark, "dptext tokens changed");
+    this.oov = LongCounter.register(spark, "dptext tokens out of vocabulary");
+    this.recallQueries = LongCounter.register(spark, "dptext approximate search: queries checked");
+    this.recallWanted = LongCounter.register(spark, "dptext approximate search: neighbours wanted");
+    this.recallFound = LongCounter.register(spark, "dptext approximate search: neighbours found");
   }
 
   public void add(TokenCounts c) {
