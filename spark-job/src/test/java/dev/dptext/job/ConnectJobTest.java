@@ -207,6 +207,64 @@ class ConnectJobTest {
         "--mechanism", "santext+", "--frequency-source", "private-corpus"));
     assertEquals(ExitCode.USAGE.code, corpus.exitCode(), corpus.err());
     assertTrue(corpus.err().contains("--frequency-source embeddings"), corpus.err());
+    Run stream = run(connect, sanitize(tmp.resolve("stream").toString(), "--stream", "--checkpoint",
+        tmp.resolve("stream-checkpoint").toString()));
+    assertEquals(ExitCode.USAGE.code, stream.exitCode(), stream.err());
+    assertTrue(stream.err().contains("--stream needs a classic Spark session"), stream.err());
+    assertFalse(Files.exists(tmp.resolve("stream-checkpoint")), "refused before anything is started");
+  }
+
+  @Test
+  void malformedRecordsFailOrAreRejectedOnConnectAsClassically() throws Exception {
+    Path input = tmp.resolve("malformed.jsonl");
+    Files.write(input, List.of(
+        "{\"id\": 1, \"text\": \"the parcel was late\"}",
+        "{\"id\": 2, \"text\": \"broken",
+        "{\"id\": null, \"text\": \"a row without an id\"}",
+        "{\"id\": 4, \"text\": \"please call me back\"}"));
+    String failed = tmp.resolve("malformed-failed").toString();
+    Run fail = run(connect, "sanitize", "--input", input.toString(), "--output", failed, "--output-format", "parquet",
+        "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString(),
+        "--progress-interval", "0");
+    assertEquals(ExitCode.INPUT.code, fail.exitCode(), fail.out() + fail.err());
+    assertTrue(fail.err().contains("1 malformed record(s) and 1 row(s) with text but a null id of 4"), fail.err());
+    assertFalse(fail.err().contains("broken") || fail.err().contains("without an id"), "raw text in a message");
+    assertFalse(Files.exists(Path.of(failed)), "nothing may be written");
+
+    String a = tmp.resolve("malformed-classic").toString();
+    String b = tmp.resolve("malformed-connect").toString();
+    for (String[] side : new String[][] {{a, "classic"}, {b, "connect"}}) {
+      Run r = run(side[1].equals("classic") ? null : connect, "sanitize", "--input", input.toString(), "--output",
+          side[0], "--output-format", "parquet", "--id-column", "id", "--model", embeddings.toString(),
+          "--neighbours", "32", "--key-file", keyFile.toString(), "--progress-interval", "0", "--on-corrupt", "reject",
+          "--rejects", side[0] + "-rejects");
+      assertEquals(0, r.exitCode(), r.out() + r.err());
+      assertTrue(r.out().contains("rows in / out      4 / 2") && r.out().contains("rows rejected      2"), r.out());
+    }
+    assertEquals(rows(a, "parquet"), rows(b, "parquet"));
+    assertEquals(rows(a + "-rejects", "parquet"), rows(b + "-rejects", "parquet"));
+  }
+
+  @Test
+  void aSparkSubmitConnectLaunchGivesTheJobAConnectSession() {
+    // What spark-submit --remote sc://… --conf spark.api.mode=connect sets for the application: the job
+    // builds its own session (JobSession) as a Connect client, no static conf set on it.
+    String remote = "sc://localhost:" + ConnectServer.port();
+    String out = tmp.resolve("submitted").toString();
+    System.setProperty(JobSession.API_MODE, "connect");
+    System.setProperty(JobSession.REMOTE, remote);
+    Run r;
+    try {
+      assertFalse(dev.dptext.classic.Classic.is(JobSession.get()), "the job's own session must be a Connect client");
+      r = run(null, sanitize(out, "--output-format", "parquet"));
+    } finally {
+      System.clearProperty(JobSession.API_MODE);
+      System.clearProperty(JobSession.REMOTE);
+      ConnectServer.giveBackClassicSession();
+    }
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    assertTrue(r.out().contains("rows in / out      16 / 16") && r.out().contains("not counted on Spark Connect"),
+        r.out());
   }
 
   @Test

@@ -43,17 +43,31 @@ final class ConnectServer {
   static synchronized SparkSession session() {
     if (client == null) {
       // This JVM's classic session (the other job tests', the classic side of the comparisons) first.
-      SparkSession classic = SharedSpark.get();
+      SharedSpark.get();
       start();
       client = SparkSession.builder().config(JobSession.API_MODE, "connect").remote("sc://localhost:" + port)
           .getOrCreate();
-      // Spark 4 keeps ONE active and default session per JVM for classic and Connect sessions alike, and
-      // a new Connect client takes both: classic code that asks for the active session (Delta's writer
-      // does) would get the Connect client. Only a test JVM holds both kinds; it gives them back.
-      SparkSession.setActiveSession(classic);
-      SparkSession.setDefaultSession(classic);
+      giveBackClassicSession();
     }
     return client;
+  }
+
+  /** The server's port (starting it first if needed). */
+  static synchronized int port() {
+    session();
+    return port;
+  }
+
+  /**
+   * Makes this JVM's classic session the active and default one again. Spark 4 keeps ONE active and default
+   * session per JVM for classic and Connect sessions alike, and a new Connect client takes both: classic
+   * code that asks for the active session (Delta's writer does) would get the Connect client. Only a test
+   * JVM holds both kinds.
+   */
+  static void giveBackClassicSession() {
+    SparkSession classic = SharedSpark.get();
+    SparkSession.setActiveSession(classic);
+    SparkSession.setDefaultSession(classic);
   }
 
   private static void start() {
