@@ -6,27 +6,28 @@ import dev.dptext.knn.SearchTally;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.Settings;
-import dev.dptext.spark.TokenAccumulators;
+import dev.dptext.spark.TokenTotals;
 import java.util.Locale;
 
 /**
  * The end-of-run report: counts, privacy parameters, timing. Contains no text and no key.
  *
- * <p>{@code counters} is null when tokens were not counted (a Spark Connect session: the server's
- * {@code dp_sanitize} returns the text only, and a Connect client has no accumulators); the report then
- * says so instead of giving token figures. Rows in and out are always exact.
+ * <p>{@code counters} is null when tokens were not counted (on a Spark Connect session, a MERGE, which
+ * reads its source twice, or a write whose observed counts did not come back); the report then says so
+ * instead of giving token figures. Rows in and out are always exact.
  *
  * <p>{@code seconds} is the whole run; {@code workSeconds} the part that reads, sanitizes and writes the
  * rows (for a stream: the query's run). The rate is taken over the latter only, and not at all when it
  * is too short to mean anything: a run's fixed cost (JVM, Spark session, model, input count) would
  * otherwise make a small input look slow ("9 tokens/s" for the demo's nine tickets).
  */
-record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRejected, TokenAccumulators counters,
+record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRejected, TokenTotals counters,
     double seconds, double workSeconds, String modelHash, String frequencySource, TableWriter.Target target,
     long tableVersion, String inPlace) {
 
   /** The token lines when tokens were not counted. */
-  static final String NOT_COUNTED = "not counted on Spark Connect (the server's dp_sanitize returns the text only)";
+  static final String NOT_COUNTED = "not counted (Spark Connect: counted with the write's observed metrics, which "
+      + "a MERGE does not give exactly)";
 
   /** Below this much sanitizing time a rate is mostly scheduling noise: none is reported. */
   static final double MIN_RATE_SECONDS = 2.0;
@@ -140,7 +141,7 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
       s.append(String.format(Locale.ROOT, "  nearest words      %s, %s%n", options.get(Settings.NEAREST_SEARCH),
           HnswNearestWords.describeDefaults()));
       s.append(String.format(Locale.ROOT, "  search recall      %s%n", counters != null ? recall(counters.search())
-          : "not measured on Spark Connect"));
+          : "not measured"));
     }
     if (m.definition().usesFrequencyRanks()) {
       s.append(String.format(Locale.ROOT, "  word frequencies   %s%n", frequencySource));

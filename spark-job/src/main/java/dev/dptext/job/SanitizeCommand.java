@@ -295,9 +295,9 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     if (model != null) {
       builder.model(model);
     }
-    // Token statistics come from accumulators in the sanitizer's tasks; a Connect client has none, and
-    // the server's dp_sanitize returns the text only: not counted there (the summary says so). Rows in
-    // and out, which the run checks, are exact either way.
+    // Token statistics come from accumulators in the sanitizer's tasks; a Connect client has none: there
+    // they come from the write's observed metrics (ServerSanitizer.transformCounted). Rows in and out,
+    // which the run checks, are exact either way.
     TokenAccumulators counters = connect ? null : new TokenAccumulators(spark);
     if (counters != null) {
       builder.countTokens(counters);
@@ -310,7 +310,11 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       // Sanitizing starts here: the broadcast path's transform is lazy, but the partitioned path's runs
       // its rounds (and computes on-demand candidate rows) before returning.
       workStart = System.nanoTime();
-      result = connect ? server.transform(in, text, out) : builder.transform(in, text, out);
+      // On Connect the rows carry their token counts, summed by the write's observed metrics; not for a
+      // MERGE, which reads its source twice (a count of its rows would be a count of both reads).
+      result = !connect ? builder.transform(in, text, out)
+          : target.mode() == WriteMode.MERGE ? server.transform(in, text, out)
+          : server.transformCounted(in, text, out);
     } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
@@ -349,7 +353,9 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     boolean intact = rowsOut + rejected == rowsIn;
     inPlaceRun.finish(intact); // a purge swaps the new table in only when every row is there
     long end = System.nanoTime();
-    RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, rejected, counters, (end - start) / 1e9,
+    dev.dptext.spark.TokenTotals tokens = connect ? server.totals(java.time.Duration.ofSeconds(30)).orElse(null)
+        : counters;
+    RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, rejected, tokens, (end - start) / 1e9,
         (end - workStart) / 1e9, hash, frequencies, target, written.version(), inPlaceRun.note().orElse(null));
     System.out.println(summary.render());
     LOG.debug("phase: summary printed");

@@ -50,6 +50,13 @@ public final class DpText {
   /** SQL function names. */
   public static final String SQL_FUNCTION = "dp_sanitize";
 
+  /**
+   * {@code dp_sanitize_counted(text[, id])}: {@link #SQL_FUNCTION}'s text with the row's token counts, as a
+   * struct ({@code text, tokens, changed, outOfVocabulary, searchQueries, searchWanted, searchFound}); for a
+   * Spark Connect client, which sums them with {@code Dataset.observe} (it has no accumulators).
+   */
+  public static final String SQL_FUNCTION_COUNTED = "dp_sanitize_counted";
+
   /** What to do on Spark Connect instead of building a sanitizer in the client. */
   static final String CONNECT_ALTERNATIVE = "On Spark Connect the server builds the sanitizer: call its SQL function "
       + SQL_FUNCTION + " (functions.call_function, or ServerSanitizer), configured by the session's spark.dptext.* "
@@ -284,6 +291,13 @@ public final class DpText {
      * (loading it whole on every executor is what the layout exists to avoid).
      */
     public UserDefinedFunction udf(SparkSession spark) {
+      UserDefinedFunction udf = functions.udf(new SanitizeFunction(checkedSource(spark), counters), DataTypes.StringType)
+          .withName(SQL_FUNCTION);
+      return o.idMode() == IdMode.FRESH ? udf.asNondeterministic() : udf;
+    }
+
+    /** The row function's sanitizer, after the checks that apply to every row function. */
+    private SanitizerSource checkedSource(SparkSession spark) {
       // A UDF sent from a Connect client is Java-serialized into its plan, which the server logs: with the
       // sanitizer in it, the key would be there. Refused before the key is resolved.
       Classic.requireClassic(spark, "A dptext UDF built in this program", CONNECT_ALTERNATIVE);
@@ -294,11 +308,19 @@ public final class DpText {
             + ".transform, dptext.sanitize in Python, the DpTextSanitizer stage or the sanitize job), or set "
             + Settings.MODEL_LAYOUT.confKey() + "=broadcast to load it whole on every executor");
       }
-      SanitizerSource source = o.modelDistribution() == ModelDistribution.PATH
+      return o.modelDistribution() == ModelDistribution.PATH
           ? pathSanitizer(spark, this)
           : sanitizerSource(spark, this);
-      UserDefinedFunction udf =
-          functions.udf(new SanitizeFunction(source, counters), DataTypes.StringType).withName(SQL_FUNCTION);
+    }
+
+    /**
+     * The UDF of {@code dp_sanitize_counted}: the same sanitizer as {@link #udf}, returning each row's text
+     * with its token counts ({@link CountingSanitizeFunction#TYPE}).
+     */
+    UserDefinedFunction countingUdf(SparkSession spark) {
+      UserDefinedFunction udf = functions.udf(new CountingSanitizeFunction(checkedSource(spark)),
+          CountingSanitizeFunction.TYPE)
+          .withName(SQL_FUNCTION_COUNTED);
       return o.idMode() == IdMode.FRESH ? udf.asNondeterministic() : udf;
     }
   }

@@ -147,11 +147,107 @@ public final class ServerSanitizer implements AutoCloseable {
    * by the id column, or by content or freshly, as the options say).
    */
   public Dataset<Row> transform(Dataset<Row> df, String inputColumn, String outputColumn) {
+    return df.withColumn(outputColumn, call(DpText.SQL_FUNCTION, inputColumn));
+  }
+
+  /**
+   * As {@link #transform}, with the rows' token counts summed as the rows are computed: the server's
+   * {@code dp_sanitize_counted} returns each row's text with its counts (the same sanitizer, the same
+   * text), and {@code Dataset.observe} sums them ({@link #totals} once the action ran). The counts, like a
+   * classic run's accumulators, are those of the rows the query computed: a plan that reads its source
+   * twice (MERGE) would count twice, so use {@link #transform} there.
+   */
+  public Dataset<Row> transformCounted(Dataset<Row> df, String inputColumn, String outputColumn) {
+    String struct = "_dptext_sanitized";
+    while (java.util.Arrays.asList(df.columns()).contains(struct)) {
+      struct = "_" + struct;
+    }
+    observation = new org.apache.spark.sql.Observation("dptext_tokens_" + java.util.UUID.randomUUID().toString()
+        .replace("-", ""));
+    String[] fields = {"tokens", "changed", "outOfVocabulary", "searchQueries", "searchWanted", "searchFound"};
+    Column[] sums = new Column[fields.length];
+    for (int i = 0; i < fields.length; i++) {
+      sums[i] = functions.sum(functions.col(struct + "." + fields[i])).as(fields[i]);
+    }
+    return df.withColumn(struct, call(DpText.SQL_FUNCTION_COUNTED, inputColumn))
+        .observe(observation, sums[0], java.util.Arrays.copyOfRange(sums, 1, sums.length))
+        .withColumn(outputColumn, functions.col(struct + ".text"))
+        .drop(struct);
+  }
+
+  private Column call(String function, String inputColumn) {
     Column text = functions.col(inputColumn);
-    Column sanitized = options.idMode() == IdMode.COLUMN
-        ? functions.call_function(DpText.SQL_FUNCTION, text, functions.col(idColumn))
-        : functions.call_function(DpText.SQL_FUNCTION, text);
-    return df.withColumn(outputColumn, sanitized);
+    return options.idMode() == IdMode.COLUMN
+        ? functions.call_function(function, text, functions.col(idColumn))
+        : functions.call_function(function, text);
+  }
+
+  private org.apache.spark.sql.Observation observation;
+
+  /**
+   * The token counts of {@link #transformCounted}'s rows, once an action on them has run; empty when the
+   * server did not send them within {@code wait} (a write whose observed metrics do not come back).
+   */
+  public Optional<TokenTotals> totals(java.time.Duration wait) {
+    if (observation == null) {
+      return Optional.empty();
+    }
+    org.apache.spark.sql.Observation o = observation;
+    java.util.concurrent.CompletableFuture<Map<String, Object>> metrics = new java.util.concurrent.CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        metrics.complete(o.getAsJava());
+      } catch (InterruptedException | RuntimeException e) {
+        metrics.completeExceptionally(e);
+      }
+    }, "dptext-observed-tokens");
+    t.setDaemon(true); // an observation never filled must not keep the JVM alive
+    t.start();
+    try {
+      Map<String, Object> m = metrics.get(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      if (m.isEmpty()) {
+        return Optional.empty();
+      }
+      return Optional.of(new Observed(m));
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      t.interrupt();
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    }
+  }
+
+  /** Token totals read from observed metrics (a sum over no rows is null: 0). */
+  private record Observed(Map<String, Object> metrics) implements TokenTotals {
+    private long get(String name) {
+      Object v = metrics.get(name);
+      return v == null ? 0 : ((Number) v).longValue();
+    }
+
+    @Override
+    public long tokens() {
+      return get("tokens");
+    }
+
+    @Override
+    public long changed() {
+      return get("changed");
+    }
+
+    @Override
+    public long outOfVocabulary() {
+      return get("outOfVocabulary");
+    }
+
+    @Override
+    public dev.dptext.knn.SearchTally search() {
+      dev.dptext.knn.SearchTally t = new dev.dptext.knn.SearchTally();
+      t.queries = get("searchQueries");
+      t.wanted = get("searchWanted");
+      t.found = get("searchFound");
+      return t;
+    }
   }
 
   /** Restores the session's dptext settings to what they were before {@link #open}. */

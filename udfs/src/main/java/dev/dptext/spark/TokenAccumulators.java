@@ -12,7 +12,7 @@ import org.apache.spark.sql.SparkSession;
  * over executors. Like all accumulators updated inside transformations, a recomputed partition may
  * count twice; row counts, which the job checks, are computed exactly by other means.
  */
-public final class TokenAccumulators implements Serializable {
+public final class TokenAccumulators implements Serializable, TokenTotals {
   private static final long serialVersionUID = 1L;
 
   private final LongCounter tokens;
@@ -50,6 +50,7 @@ public final class TokenAccumulators implements Serializable {
    * The approximate nearest-word search's sampled checks against exact search, summed (all zero with
    * exact search): {@link SearchTally#recall()} is its recall@k.
    */
+  @Override
   public SearchTally search() {
     SearchTally t = new SearchTally();
     t.queries = recallQueries.value();
@@ -58,14 +59,17 @@ public final class TokenAccumulators implements Serializable {
     return t;
   }
 
+  @Override
   public long tokens() {
     return tokens.value();
   }
 
+  @Override
   public long changed() {
     return changed.value();
   }
 
+  @Override
   public long outOfVocabulary() {
     return oov.value();
   }
