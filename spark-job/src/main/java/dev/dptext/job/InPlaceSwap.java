@@ -177,7 +177,17 @@ final class InPlaceSwap {
         throw conflict("Another writer committed to " + table + " (version " + rawNow + ") while this run swapped "
             + "it; the raw table was put back with that commit" + where);
       }
-      if (!fs.rename(staging, table)) {
+      // A rename onto an existing directory moves the source INTO it (Hadoop's semantics), so the path
+      // must be free before, and the staging table must have become the path after.
+      boolean renamed = !fs.exists(table) && fs.rename(staging, table);
+      Path nested = new Path(table, staging.getName());
+      if (renamed && fs.exists(nested)) {
+        if (!fs.rename(nested, staging)) {
+          throw new IOException("could not move " + nested + " back to " + staging);
+        }
+        renamed = false;
+      }
+      if (!renamed) {
         if (!fs.exists(table)) {
           throw new IOException("could not rename " + staging + " to " + table);
         }

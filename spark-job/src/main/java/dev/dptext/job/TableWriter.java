@@ -229,7 +229,15 @@ final class TableWriter {
     };
     w = w.mode(mode);
     if (named) {
-      w.saveAsTable(t.path()); // a catalog table: managed or external, where the catalog keeps it
+      // A catalog table, managed or external, where the catalog keeps it. Creating one is a CREATE TABLE
+      // AS SELECT, which takes the commit's userMetadata from Delta's session setting, not the option.
+      SparkSession spark = df.sparkSession();
+      spark.conf().set(USER_METADATA_CONF, userMetadata);
+      try {
+        w.saveAsTable(t.path());
+      } finally {
+        spark.conf().unset(USER_METADATA_CONF);
+      }
     } else {
       w.save(t.path());
     }

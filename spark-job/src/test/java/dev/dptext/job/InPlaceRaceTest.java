@@ -97,7 +97,8 @@ class InPlaceRaceTest {
           .orElse(null);
     }
     long elsewhere = aside == null ? 0 : count(aside.toString());
-    assertEquals(1020, count(table) + elsewhere, "the other writer's rows: in the raw table or the one named");
+    assertEquals(1020, count(table) + elsewhere, "the other writer's rows: in the raw table or the one named: "
+        + r.err());
     assertTrue(aside == null ? r.err().contains("returned to it") : r.err().contains(aside.getFileName().toString()),
         r.err());
     assertFalse(Files.exists(tmp.resolve(".race-created.dptext-staging")));
