@@ -179,10 +179,10 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     LOG.debug("phase: session ready{}", connect ? " (Spark Connect)" : "");
     if (connect) {
       // The server resolves a relative path against ITS working directory; the user meant this program's,
-      // as a classic driver reads it.
-      input = ServerSanitizer.absolute(input);
-      output = ServerSanitizer.absolute(output);
-      rejects = rejects == null ? null : ServerSanitizer.absolute(rejects);
+      // as a classic driver reads it. A catalog table's name stays a name.
+      input = TableName.is(spark, input) ? input : ServerSanitizer.absolute(input);
+      output = TableName.is(spark, output) ? output : ServerSanitizer.absolute(output);
+      rejects = rejects == null || TableName.is(spark, rejects) ? rejects : ServerSanitizer.absolute(rejects);
     }
     InputTable.OnCorrupt corruptPolicy = InputTable.OnCorrupt.parse(onCorrupt);
     if ((corruptPolicy == InputTable.OnCorrupt.REJECT) != (rejects != null)) {

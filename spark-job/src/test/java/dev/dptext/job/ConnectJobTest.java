@@ -171,6 +171,30 @@ class ConnectJobTest {
   }
 
   @Test
+  void catalogTablesByNameHaveTheClassicRunsRows() {
+    // Each side has its own catalog (this JVM's, the server's): the same input table in each.
+    String sample = Path.of(SAMPLE).toAbsolutePath().normalize().toString();
+    for (SparkSession side : List.of(classic, connect)) {
+      side.sql("DROP TABLE IF EXISTS default.connect_tickets");
+      side.sql("DROP TABLE IF EXISTS default.connect_tickets_dp");
+      side.read().json(sample).write().format("delta").saveAsTable("default.connect_tickets");
+    }
+    String[] args = {"sanitize", "--input", "default.connect_tickets", "--output", "default.connect_tickets_dp",
+        "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString(),
+        "--progress-interval", "0"};
+    Run c = run(null, args);
+    assertEquals(0, c.exitCode(), c.out() + c.err());
+    Run r = run(connect, args);
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    assertTrue(r.out().contains("rows in / out      16 / 16"), r.out());
+    List<String> expected = classic.table("default.connect_tickets_dp").collectAsList().stream().map(Object::toString)
+        .sorted().collect(Collectors.toList());
+    assertEquals(16, expected.size());
+    assertEquals(expected, connect.table("default.connect_tickets_dp").collectAsList().stream().map(Object::toString)
+        .sorted().collect(Collectors.toList()));
+  }
+
+  @Test
   void contentHashAndAnotherMechanismHaveTheClassicRunsRows() {
     // No id column: rows are keyed by their text; the one-argument dp_sanitize on the server.
     String a = tmp.resolve("hash-classic").toString();
