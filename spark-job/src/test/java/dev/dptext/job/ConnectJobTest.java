@@ -195,6 +195,31 @@ class ConnectJobTest {
   }
 
   @Test
+  void anInPlacePurgeHasTheClassicRunsRowsAndLeavesNoRawVersion() {
+    String sample = Path.of(SAMPLE).toAbsolutePath().normalize().toString();
+    String a = tmp.resolve("in-place-classic").toString();
+    String b = tmp.resolve("in-place-connect").toString();
+    for (String table : List.of(a, b)) {
+      classic.read().json(sample).write().format("delta").save(table);
+    }
+    for (String[] side : new String[][] {{a, "classic"}, {b, "connect"}}) {
+      Run r = run(side[1].equals("classic") ? null : connect, "sanitize", "--input", side[0], "--output", side[0],
+          "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file",
+          keyFile.toString(), "--progress-interval", "0", "--mode", "overwrite", "--in-place", "purge-history");
+      assertEquals(0, r.exitCode(), side[1] + ": " + r.out() + r.err());
+    }
+    assertEquals(rows(a, "delta"), rows(b, "delta"));
+    List<String> raw = classic.read().json(sample).collectAsList().stream().map(Object::toString).sorted()
+        .collect(Collectors.toList());
+    for (long v : classic.sql("DESCRIBE HISTORY delta.`" + b + "`").select("version").collectAsList().stream()
+        .map(row -> row.getLong(0)).collect(Collectors.toList())) {
+      List<String> at = classic.read().format("delta").option("versionAsOf", v).load(b).collectAsList().stream()
+          .map(Object::toString).sorted().collect(Collectors.toList());
+      assertFalse(at.equals(raw), "version " + v + " still holds the raw rows");
+    }
+  }
+
+  @Test
   void contentHashAndAnotherMechanismHaveTheClassicRunsRows() {
     // No id column: rows are keyed by their text; the one-argument dp_sanitize on the server.
     String a = tmp.resolve("hash-classic").toString();
