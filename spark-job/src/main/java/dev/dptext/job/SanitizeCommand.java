@@ -648,6 +648,13 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
             + ": start it with spark.sql.extensions=" + dev.dptext.spark.DpTextExtensions.class.getName()
             + " (beside Delta's) and the dptext jar on its classpath (README, 'Spark Connect')");
       }
+      if (String.valueOf(e.getMessage()).contains("No RNG key")) {
+        // The server's own message names its environment and its conf; say it from this side.
+        throw new JobException(ExitCode.USAGE, "The Spark Connect server has no RNG key for this run: name one with "
+            + "--key-file PATH (a key file the server can read, e.g. on /Volumes) or --databricks-secret SCOPE/KEY, "
+            + "or start the server with spark.dptext.secretKey in its conf; to run with fresh, non-reproducible "
+            + "randomness instead, pass --fresh-randomness");
+      }
       throw new JobException(ExitCode.USAGE, "The Spark Connect server could not prepare " + DpText.SQL_FUNCTION
           + " with this run's settings: " + message);
     }

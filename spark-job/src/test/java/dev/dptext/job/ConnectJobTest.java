@@ -258,6 +258,14 @@ class ConnectJobTest {
     assertTrue(r.err().contains("--key-env") && r.err().contains("spark.dptext.keyFile")
         && r.err().contains("spark.dptext.databricksSecret"), r.err());
     assertFalse(Files.exists(Path.of(out)), "nothing may be written");
+    if (System.getenv("DPTEXT_KEY") == null) {
+      // Nothing named, and the server (started without one) has no key of its own.
+      Run none = run(connect, "sanitize", "--input", SAMPLE, "--output", out, "--output-format", "parquet",
+          "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--progress-interval", "0");
+      assertEquals(ExitCode.USAGE.code, none.exitCode(), none.err());
+      assertTrue(none.err().contains("has no RNG key") && none.err().contains("--key-file"), none.err());
+      assertFalse(Files.exists(Path.of(out)), "nothing may be written");
+    }
   }
 
   @Test
