@@ -353,7 +353,9 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     boolean intact = rowsOut + rejected == rowsIn;
     inPlaceRun.finish(intact); // a purge swaps the new table in only when every row is there
     long end = System.nanoTime();
-    dev.dptext.spark.TokenTotals tokens = connect ? server.totals(java.time.Duration.ofSeconds(30)).orElse(null)
+    // Observed metrics come back with the write's own response: by now they are here, or never will be
+    // (a few seconds' grace for the client to apply them).
+    dev.dptext.spark.TokenTotals tokens = connect ? server.totals(java.time.Duration.ofSeconds(5)).orElse(null)
         : counters;
     RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, rejected, tokens, (end - start) / 1e9,
         (end - workStart) / 1e9, hash, frequencies, target, written.version(), inPlaceRun.note().orElse(null));
