@@ -279,6 +279,18 @@ class ConnectJobTest {
     assertEquals(ExitCode.USAGE.code, stream.exitCode(), stream.err());
     assertTrue(stream.err().contains("--stream needs a classic Spark session"), stream.err());
     assertFalse(Files.exists(tmp.resolve("stream-checkpoint")), "refused before anything is started");
+    // The DataFrame API reads the session's settings (never the key), and refuses to build a UDF here: its
+    // plan would carry the sanitizer; the server's dp_sanitize is the way.
+    connect.conf().set("spark.dptext.mechanism", "vickrey");
+    try {
+      dev.dptext.spark.DpText.Builder b = dev.dptext.spark.DpText.sanitizer(connect);
+      assertEquals("vickrey", b.options().get(dev.dptext.spark.Settings.MECHANISM));
+      UnsupportedOperationException udf = assertThrows(UnsupportedOperationException.class, () -> b.udf(connect));
+      assertTrue(udf.getMessage().contains("dp_sanitize") && udf.getMessage().contains("Spark Connect"),
+          udf.getMessage());
+    } finally {
+      connect.conf().unset("spark.dptext.mechanism");
+    }
   }
 
   @Test
