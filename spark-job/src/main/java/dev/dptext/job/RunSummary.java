@@ -122,6 +122,7 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     if (rowsRejected > 0) {
       s.append(String.format(Locale.ROOT, "  rows rejected      %,d (raw, in the rejects table)%n", rowsRejected));
     }
+    s.append(String.format(Locale.ROOT, "  output             %s (%s)%n", target.path(), target.format()));
     s.append(String.format(Locale.ROOT, "  write              %s%s%s%n", target.mode().label,
         target.where() != null ? " where " + target.where() : "",
         tableVersion >= 0 ? ", table version " + tableVersion : ""));

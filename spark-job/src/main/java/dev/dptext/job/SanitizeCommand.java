@@ -217,6 +217,12 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     if (rejects != null) {
       checkRejectsPath(spark);
     }
+    for (String[] v : new String[][] {{"--input", input}, {"--output", output}, {"--rejects", rejects}}) {
+      if (v[1] != null && TableName.is(spark, v[1])) {
+        System.out.println("dptext: " + v[0] + " " + v[1] + " is a catalog table name (README 'Tables by name'; "
+            + "./" + v[1] + " would be a path)");
+      }
+    }
     LOG.debug("phase: output checked");
     DpTextOptions options = SettingOptions.read(spec, settings());
     IdMode ids = idModeValue(options.idMode());

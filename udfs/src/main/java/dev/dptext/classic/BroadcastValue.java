@@ -37,6 +37,16 @@ public final class BroadcastValue<T extends Serializable> implements Serializabl
     return new BroadcastValue<>(b);
   }
 
+  /**
+   * A broadcast of {@code value}, Java-serialized, as the raw handle: for classic-only code that keeps
+   * and destroys its broadcasts itself (the partitioned path).
+   */
+  @SuppressWarnings("unchecked")
+  public static <T extends Serializable> Broadcast<JavaSerialized<T>> raw(org.apache.spark.SparkContext sc, T value) {
+    JavaSerialized<T> holder = JavaSerialized.of(value);
+    return sc.broadcast(holder, ClassTag$.MODULE$.apply((Class<JavaSerialized<T>>) holder.getClass()));
+  }
+
   /** The value (on an executor: read from the broadcast once per JVM). */
   public T get() {
     return handle.value().get();
