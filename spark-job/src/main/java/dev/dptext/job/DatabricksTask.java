@@ -25,7 +25,10 @@ import picocli.CommandLine;
  * The RNG key comes from the cluster, like every other source of configuration: an environment
  * variable ({@code spark_env_vars: {"DPTEXT_KEY": "{{secrets/dptext/rng-key}}"}}) or the Spark conf
  * {@code spark.dptext.secretKey {{secrets/dptext/rng-key}}}. Databricks resolves the secret reference
- * when the cluster starts, so the key is in neither the job definition nor its parameters.
+ * when the cluster starts, so the key is in neither the job definition nor its parameters. On Spark
+ * Connect (serverless, standard access mode) the key is resolved by the server, never by this program:
+ * name it with {@code --databricks-secret SCOPE/KEY} or {@code --key-file /Volumes/...}; the environment
+ * of this program ({@code --key-env}) is refused there, as it would have to travel to the server.
  */
 public final class DatabricksTask {
   /** How much of the error output goes into the exception message. */
@@ -38,17 +41,33 @@ public final class DatabricksTask {
   }
 
   /**
-   * Runs one dptext command in the running SparkSession.
+   * Runs one dptext command in the running SparkSession: the cluster's (classic), or a Spark Connect
+   * session where the launch asks for one ({@code spark.api.mode=connect}, {@code spark.remote},
+   * {@code SPARK_REMOTE}) or where the classpath has nothing else (Databricks Connect in a serverless JAR
+   * task).
    *
    * @throws Failure when the command's exit code is not 0
    */
   static void run(String... args) {
-    SparkSession.builder().getOrCreate();
+    SparkSession spark = JobSession.connect(System.getProperties(), System.getenv())
+        ? JobSession.builder(System.getProperties(), System.getenv(), false).getOrCreate()
+        : SparkSession.builder().getOrCreate();
+    run(spark, args);
+  }
+
+  /**
+   * Runs one dptext command in {@code spark}, a classic session or a Spark Connect client (the shape of
+   * a Databricks serverless JAR task, whose code is handed a Connect session only); the session is left
+   * running.
+   *
+   * @throws Failure when the command's exit code is not 0
+   */
+  public static void run(SparkSession spark, String... args) {
     StringWriter errors = new StringWriter();
     PrintWriter err = new PrintWriter(new TeeWriter(new PrintWriter(System.err, true), errors), true);
     CommandLine cli = DpTextJob.commandLine(args);
     cli.setErr(err);
-    int code = DpTextJob.execute(cli, args);
+    int code = JobSession.using(spark, () -> DpTextJob.execute(cli, args));
     err.flush();
     if (code != ExitCode.OK.code) {
       throw new Failure(code, args.length > 0 ? args[0] : "(no command)", errorMessage(errors.toString()));

@@ -40,6 +40,14 @@ public final class DpTextJob implements Runnable {
   }
 
   /**
+   * Runs the job in {@code spark} (classic, or a Spark Connect client) instead of the session the job
+   * would build, and returns its exit code; the session is left for the caller.
+   */
+  public static int execute(org.apache.spark.sql.SparkSession spark, String... args) {
+    return JobSession.using(spark, () -> execute(args));
+  }
+
+  /**
    * The job's command line: every command of {@link #COMMANDS}, plus, for each command that takes
    * settings, one option per setting of the table ({@link SettingOptions}).
    */

@@ -1,15 +1,11 @@
 package dev.dptext.job;
 
-import java.util.HashMap;
-import java.util.Map;
-import org.apache.spark.SparkContext;
-import org.apache.spark.TaskContext;
+import dev.dptext.classic.RowCounter;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.api.java.UDF2;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.util.AccumulatorV2;
 
 /**
  * The input check of a run carried out by the write's own read of the input, instead of a separate
@@ -32,12 +28,13 @@ final class InputGuard {
   /** The message of the failure a rejected row causes; constant, so no record content can reach it. */
   static final String REJECTED = "dptext input check: a malformed record, or a row with text and a null id";
 
-  private final RowsPerPartition rows = new RowsPerPartition();
+  private final RowCounter rows;
   private final UserDefinedFunction check;
 
-  InputGuard(SparkContext sc) {
-    sc.register(rows, "dptext rows in (checked in the write)");
-    RowsPerPartition counter = rows;
+  /** A guard for a classic session (its row count is an accumulator, which a Spark Connect client has not). */
+  InputGuard(org.apache.spark.sql.SparkSession spark) {
+    this.rows = dev.dptext.classic.Classic.rowCounter(spark, "dptext rows in (checked in the write)");
+    RowCounter counter = rows;
     UDF2<Boolean, Boolean, Boolean> body = (malformed, nullId) -> {
       if (Boolean.TRUE.equals(malformed) || Boolean.TRUE.equals(nullId)) {
         throw new Rejected();
@@ -57,7 +54,7 @@ final class InputGuard {
 
   /** The rows that passed, once the write has run. */
   long rowsIn() {
-    return rows.value();
+    return rows.rows();
   }
 
   /** Thrown in a task for a row that cannot be sanitized. */
@@ -66,71 +63,6 @@ final class InputGuard {
 
     Rejected() {
       super(REJECTED, null, false, false);
-    }
-  }
-
-  /**
-   * Rows per partition of the stage that runs the check: a task counts its own partition, the driver
-   * keeps the last successful count of each.
-   */
-  static final class RowsPerPartition extends AccumulatorV2<Long, Long> {
-    private static final long serialVersionUID = 1L;
-
-    private final Map<Integer, Long> byPartition = new HashMap<>();
-    private int partition = -1;
-    private long rows;
-
-    void addRow() {
-      add(1L);
-    }
-
-    /** {@code n} rows of {@code partition} (a task adds to its own partition only). */
-    void addRows(int partition, long n) {
-      if (this.partition >= 0 && this.partition != partition) {
-        throw new IllegalStateException("a task counts one partition: " + this.partition + ", then " + partition);
-      }
-      this.partition = partition;
-      rows += n;
-    }
-
-    @Override
-    public boolean isZero() {
-      return byPartition.isEmpty() && partition < 0 && rows == 0;
-    }
-
-    @Override
-    public AccumulatorV2<Long, Long> copy() {
-      RowsPerPartition c = new RowsPerPartition();
-      c.byPartition.putAll(byPartition);
-      c.partition = partition;
-      c.rows = rows;
-      return c;
-    }
-
-    @Override
-    public void reset() {
-      byPartition.clear();
-      partition = -1;
-      rows = 0;
-    }
-
-    @Override
-    public void add(Long v) {
-      addRows(partition >= 0 ? partition : TaskContext.getPartitionId(), v);
-    }
-
-    @Override
-    public void merge(AccumulatorV2<Long, Long> other) {
-      RowsPerPartition o = (RowsPerPartition) other;
-      byPartition.putAll(o.byPartition);
-      if (o.partition >= 0) {
-        byPartition.put(o.partition, o.rows);
-      }
-    }
-
-    @Override
-    public Long value() {
-      return byPartition.values().stream().mapToLong(Long::longValue).sum() + (partition >= 0 ? rows : 0);
     }
   }
 }

@@ -1,42 +1,123 @@
 package dev.dptext.job;
 
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
 
-/** The job's SparkSession: Delta enabled; {@code local[*]} when not launched by spark-submit. */
+/**
+ * The job's SparkSession.
+ *
+ * <ul>
+ *   <li>Classic (spark-submit, {@code scripts/dptext}): Delta enabled; {@code local[*]} when not launched by
+ *       spark-submit.
+ *   <li>Spark Connect ({@code spark-submit --remote sc://… --conf spark.api.mode=connect}, or
+ *       {@code SPARK_REMOTE}): a Connect client of that server. Delta, the catalog and dptext's SQL function
+ *       are the server's static configuration ({@code spark.sql.extensions} cannot be set by a client:
+ *       {@code CANNOT_MODIFY_CONFIG}), and there is no local master to tune.
+ *   <li>A session handed to the job by its caller ({@link #using}: {@link DatabricksTask#run(SparkSession,
+ *       String...)}): used as it is, classic or Connect.
+ * </ul>
+ *
+ * Reads the launch settings from the {@code spark.*} system properties, as spark-core's {@code SparkConf}
+ * does, and never loads {@code SparkConf}: a Connect client's classpath (a Databricks serverless JAR task)
+ * need not have spark-core.
+ */
 final class JobSession {
   static final String DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension";
   static final String DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog";
   /** Delta's partitions for rebuilding a table's state (the files an overwrite replaces, …); 50 by default. */
   static final String DELTA_SNAPSHOT_PARTITIONS = "spark.databricks.delta.snapshotPartitions";
+  /** Spark 4's switch between a classic session and a Spark Connect client (SPARK-50605). */
+  static final String API_MODE = "spark.api.mode";
+  /** The Connect server's address, as spark-submit's {@code --remote} sets it. */
+  static final String REMOTE = "spark.remote";
+  /** The Connect server's address, as Spark's Connect clients read it from the environment. */
+  static final String REMOTE_ENV = "SPARK_REMOTE";
 
   private static final Pattern LOCAL = Pattern.compile("local(?:\\[(\\*|\\d+)(?:,\\d+)?])?");
+
+  /** The session a caller handed to the job on this thread, if any. */
+  private static final ThreadLocal<SparkSession> GIVEN = new ThreadLocal<>();
 
   private JobSession() {}
 
   static SparkSession get() {
-    SparkConf conf = new SparkConf();
+    SparkSession given = GIVEN.get();
+    if (given != null) {
+      return given;
+    }
+    return builder(System.getProperties(), System.getenv(), true).getOrCreate();
+  }
+
+  /**
+   * Runs {@code job} with {@code spark} as the job's session on this thread (commands ask
+   * {@link #get}); the previous one, if any, is restored after.
+   */
+  static <T> T using(SparkSession spark, Supplier<T> job) {
+    SparkSession before = GIVEN.get();
+    GIVEN.set(spark);
+    try {
+      return job.get();
+    } finally {
+      if (before == null) {
+        GIVEN.remove();
+      } else {
+        GIVEN.set(before);
+      }
+    }
+  }
+
+  /**
+   * Whether these launch settings ask for a Spark Connect client: {@code spark.api.mode=connect}, or a
+   * remote address ({@code spark.remote}, {@code SPARK_REMOTE}) without {@code spark.api.mode=classic}.
+   */
+  static boolean connect(Properties props, Map<String, String> env) {
+    String mode = props.getProperty(API_MODE, "").strip().toLowerCase(Locale.ROOT);
+    if (!mode.isEmpty()) {
+      return mode.equals("connect");
+    }
+    return props.getProperty(REMOTE) != null || env.get(REMOTE_ENV) != null;
+  }
+
+  /**
+   * The builder for these launch settings ({@code spark.*} system properties and the environment).
+   *
+   * @param localDefaults whether to start {@code local[*]} when no master is set (the job does; a
+   *     Databricks task, which must run in the cluster's session, does not)
+   */
+  static SparkSession.Builder builder(Properties props, Map<String, String> env, boolean localDefaults) {
+    if (connect(props, env)) {
+      // The builder's own spark.api.mode switch picks the Connect client (Spark's default is classic
+      // whenever spark-sql is on the classpath, as it is under spark-submit); the client reads the
+      // address from spark.remote or SPARK_REMOTE itself. Static confs are the server's: none is set.
+      SparkSession.Builder b = SparkSession.builder().config(API_MODE, "connect");
+      String remote = props.getProperty(REMOTE);
+      return remote != null ? b.remote(remote) : b;
+    }
     SparkSession.Builder b = SparkSession.builder().appName("dptext");
-    if (!conf.contains("spark.master")) {
+    if (props.getProperty("spark.master") == null && localDefaults) {
       b.master("local[*]");
     }
-    String ext = conf.get("spark.sql.extensions", "");
+    String ext = props.getProperty("spark.sql.extensions", "");
     if (!ext.contains(DELTA_EXTENSION)) {
       b.config("spark.sql.extensions", ext.isEmpty() ? DELTA_EXTENSION : ext + "," + DELTA_EXTENSION);
     }
-    if (!conf.contains("spark.sql.catalog.spark_catalog")) {
+    if (props.getProperty("spark.sql.catalog.spark_catalog") == null) {
       b.config("spark.sql.catalog.spark_catalog", DELTA_CATALOG);
     }
     // Delta rebuilds a table's state in 50 partitions, sized for clusters; in local mode that is 50 tasks
     // on a few cores for a small log (an overwrite of a small table: 2.4 s less with one per core on two
     // cores, BENCHMARKS.md "Fixed cost of a run"). Same state, fewer tasks; a value the user set wins.
-    int cores = localCores(conf.get("spark.master", "local[*]"), Runtime.getRuntime().availableProcessors());
-    if (cores > 0 && !conf.contains(DELTA_SNAPSHOT_PARTITIONS)) {
+    String master = props.getProperty("spark.master", localDefaults ? "local[*]" : "");
+    int cores = localCores(master, Runtime.getRuntime().availableProcessors());
+    if (cores > 0 && props.getProperty(DELTA_SNAPSHOT_PARTITIONS) == null) {
       b.config(DELTA_SNAPSHOT_PARTITIONS, String.valueOf(cores));
     }
-    return b.getOrCreate();
+    return b;
   }
 
   /**

@@ -25,7 +25,7 @@ final class ProgressReporter implements AutoCloseable {
   private final long start = System.nanoTime();
 
   private ProgressReporter(SparkSession spark, TokenAccumulators counters, int intervalSeconds) {
-    this.tracker = spark.sparkContext().statusTracker();
+    this.tracker = dev.dptext.classic.Classic.statusTracker(spark, "Progress from the status tracker");
     this.counters = counters;
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "dptext-progress");
@@ -39,6 +39,13 @@ final class ProgressReporter implements AutoCloseable {
   static ProgressReporter start(SparkSession spark, TokenAccumulators counters, int intervalSeconds) {
     if (intervalSeconds < 0) {
       throw new JobException(ExitCode.USAGE, "--progress-interval must be ≥ 0 seconds (0 = off), got " + intervalSeconds);
+    }
+    if (intervalSeconds > 0 && !dev.dptext.classic.Classic.is(spark)) {
+      // A Spark Connect client has neither the status tracker nor the token accumulators this reports:
+      // the server's Spark UI shows the run's stages.
+      LOG.info("progress: not reported on Spark Connect (no status tracker in a Connect client); the Spark UI of "
+          + "the Connect server shows the run's stages");
+      return null;
     }
     return intervalSeconds == 0 ? null : new ProgressReporter(spark, counters, intervalSeconds);
   }

@@ -6,20 +6,28 @@ import dev.dptext.knn.SearchTally;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.Settings;
-import dev.dptext.spark.TokenAccumulators;
+import dev.dptext.spark.TokenTotals;
 import java.util.Locale;
 
 /**
  * The end-of-run report: counts, privacy parameters, timing. Contains no text and no key.
+ *
+ * <p>{@code counters} is null when tokens were not counted (on a Spark Connect session, a MERGE, which
+ * reads its source twice, or a write whose observed counts did not come back); the report then says so
+ * instead of giving token figures. Rows in and out are always exact.
  *
  * <p>{@code seconds} is the whole run; {@code workSeconds} the part that reads, sanitizes and writes the
  * rows (for a stream: the query's run). The rate is taken over the latter only, and not at all when it
  * is too short to mean anything: a run's fixed cost (JVM, Spark session, model, input count) would
  * otherwise make a small input look slow ("9 tokens/s" for the demo's nine tickets).
  */
-record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRejected, TokenAccumulators counters,
+record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRejected, TokenTotals counters,
     double seconds, double workSeconds, String modelHash, String frequencySource, TableWriter.Target target,
     long tableVersion, String inPlace) {
+
+  /** The token lines when tokens were not counted. */
+  static final String NOT_COUNTED = "not counted (Spark Connect: counted with the write's observed metrics, which "
+      + "a MERGE does not give exactly)";
 
   /** Below this much sanitizing time a rate is mostly scheduling noise: none is reported. */
   static final double MIN_RATE_SECONDS = 2.0;
@@ -74,15 +82,19 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
       j.put("txnAppId", target.txnAppId());
       j.put("txnVersion", target.txnVersion());
     }
-    j.put("tokens", counters.tokens());
-    j.put("tokensChanged", counters.changed());
-    j.put("tokensOutOfVocabulary", counters.outOfVocabulary());
+    if (counters == null) {
+      j.put("tokensCounted", false);
+    } else {
+      j.put("tokens", counters.tokens());
+      j.put("tokensChanged", counters.changed());
+      j.put("tokensOutOfVocabulary", counters.outOfVocabulary());
+    }
     j.put("mechanism", m.name());
     j.put("epsilon", m.epsilon());
     j.put("parameters", m.describe());
     j.put("modelSha256", modelHash);
     j.put("nearestSearch", options.get(Settings.NEAREST_SEARCH));
-    if (approximate()) {
+    if (approximate() && counters != null) {
       SearchTally t = counters.search();
       j.put("nearestSearchIndex", HnswNearestWords.describeDefaults());
       j.put("searchRecallQueries", t.queries);
@@ -93,7 +105,9 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     j.put("elapsedSeconds", seconds);
     j.put("workSeconds", workSeconds);
     if (workSeconds >= MIN_RATE_SECONDS) {
-      j.put("tokensPerSecond", counters.tokens() / workSeconds);
+      if (counters != null) {
+        j.put("tokensPerSecond", counters.tokens() / workSeconds);
+      }
       j.put("rowsPerSecond", rowsIn / workSeconds);
     }
     return j;
@@ -101,28 +115,34 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
 
   String render() {
     MechanismSpec m = options.mechanismSpec();
-    long tokens = counters.tokens();
+    long tokens = counters != null ? counters.tokens() : 0;
     StringBuilder s = new StringBuilder();
     s.append("dptext sanitize summary\n");
     s.append(String.format(Locale.ROOT, "  rows in / out      %,d / %,d%n", rowsIn, rowsOut));
     if (rowsRejected > 0) {
       s.append(String.format(Locale.ROOT, "  rows rejected      %,d (raw, in the rejects table)%n", rowsRejected));
     }
+    s.append(String.format(Locale.ROOT, "  output             %s (%s)%n", target.path(), target.format()));
     s.append(String.format(Locale.ROOT, "  write              %s%s%s%n", target.mode().label,
         target.where() != null ? " where " + target.where() : "",
         tableVersion >= 0 ? ", table version " + tableVersion : ""));
     if (inPlace != null) {
       s.append(String.format(Locale.ROOT, "  in place           %s%n", inPlace));
     }
-    s.append(String.format(Locale.ROOT, "  tokens             %,d%n", tokens));
-    s.append(String.format(Locale.ROOT, "  tokens changed     %,d (%.1f%%)%n", counters.changed(), pct(counters.changed(), tokens)));
-    s.append(String.format(Locale.ROOT, "  out of vocabulary  %,d (%.1f%%)%n", counters.outOfVocabulary(), pct(counters.outOfVocabulary(), tokens)));
+    if (counters != null) {
+      s.append(String.format(Locale.ROOT, "  tokens             %,d%n", tokens));
+      s.append(String.format(Locale.ROOT, "  tokens changed     %,d (%.1f%%)%n", counters.changed(), pct(counters.changed(), tokens)));
+      s.append(String.format(Locale.ROOT, "  out of vocabulary  %,d (%.1f%%)%n", counters.outOfVocabulary(), pct(counters.outOfVocabulary(), tokens)));
+    } else {
+      s.append(String.format(Locale.ROOT, "  tokens             %s%n", NOT_COUNTED));
+    }
     s.append(String.format(Locale.ROOT, "  mechanism          %s%n", m.describe()));
     s.append(String.format(Locale.ROOT, "  model              %s (sha256 %s)%n", options.get(Settings.MODEL), modelHash));
     if (approximate()) {
       s.append(String.format(Locale.ROOT, "  nearest words      %s, %s%n", options.get(Settings.NEAREST_SEARCH),
           HnswNearestWords.describeDefaults()));
-      s.append(String.format(Locale.ROOT, "  search recall      %s%n", recall(counters.search())));
+      s.append(String.format(Locale.ROOT, "  search recall      %s%n", counters != null ? recall(counters.search())
+          : "not measured"));
     }
     if (m.definition().usesFrequencyRanks()) {
       s.append(String.format(Locale.ROOT, "  word frequencies   %s%n", frequencySource));
@@ -130,7 +150,9 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     s.append(String.format(Locale.ROOT, "  randomness         id mode %s%n", options.get(Settings.ID_MODE)));
     s.append(String.format(Locale.ROOT, "  elapsed            %.1f s (set-up %.1f s: session, model, input checks; "
         + "read, sanitize and write %.1f s)%n", seconds, seconds - workSeconds, workSeconds));
-    s.append(workSeconds >= MIN_RATE_SECONDS
+    s.append(workSeconds >= MIN_RATE_SECONDS && counters == null
+        ? String.format(Locale.ROOT, "  throughput         %,.0f rows/s (read, sanitize and write)", rowsIn / workSeconds)
+        : workSeconds >= MIN_RATE_SECONDS
         ? String.format(Locale.ROOT, "  throughput         %,.0f tokens/s, %,.0f rows/s (read, sanitize and write)",
             tokens / workSeconds, rowsIn / workSeconds)
         : String.format(Locale.ROOT, "  throughput         not reported: %.1f s of sanitizing is too little work for a "

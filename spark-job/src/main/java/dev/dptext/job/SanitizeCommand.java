@@ -1,5 +1,6 @@
 package dev.dptext.job;
 
+import dev.dptext.classic.Classic;
 import dev.dptext.config.Setting;
 import dev.dptext.config.ValueType;
 import dev.dptext.model.DpTextModel;
@@ -7,6 +8,7 @@ import dev.dptext.classic.CorpusFrequencies;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.IdMode;
+import dev.dptext.spark.ServerSanitizer;
 import dev.dptext.spark.SessionSecret;
 import dev.dptext.spark.Settings;
 import dev.dptext.spark.TokenAccumulators;
@@ -151,12 +153,37 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     return Settings.options();
   }
 
+  /**
+   * On a Spark Connect session: the server-side sanitizer whose {@code spark.dptext.*} settings this run
+   * set on the session, restored when the run ends; null on a classic session.
+   */
+  private ServerSanitizer server;
+
   @Override
   public Integer call() {
+    try {
+      return run();
+    } finally {
+      if (server != null) {
+        server.close();
+        server = null;
+      }
+    }
+  }
+
+  private Integer run() {
     long start = System.nanoTime();
     stream.check();
     SparkSession spark = JobSession.get();
-    LOG.debug("phase: session ready");
+    boolean connect = !Classic.is(spark);
+    LOG.debug("phase: session ready{}", connect ? " (Spark Connect)" : "");
+    if (connect) {
+      // The server resolves a relative path against ITS working directory; the user meant this program's,
+      // as a classic driver reads it. A catalog table's name stays a name.
+      input = TableName.is(spark, input) ? input : ServerSanitizer.absolute(input);
+      output = TableName.is(spark, output) ? output : ServerSanitizer.absolute(output);
+      rejects = rejects == null || TableName.is(spark, rejects) ? rejects : ServerSanitizer.absolute(rejects);
+    }
     InputTable.OnCorrupt corruptPolicy = InputTable.OnCorrupt.parse(onCorrupt);
     if ((corruptPolicy == InputTable.OnCorrupt.REJECT) != (rejects != null)) {
       throw new JobException(ExitCode.USAGE, rejects == null
@@ -164,6 +191,11 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
           : "--rejects is given but --on-corrupt is fail; add --on-corrupt reject or drop --rejects");
     }
     if (stream.enabled) {
+      if (connect) {
+        throw new JobException(ExitCode.USAGE, "--stream needs a classic Spark session (its micro-batches are "
+            + "written by this program's own code, which a Spark Connect client cannot run on the server); on Spark "
+            + "Connect run the batch job on a schedule, with --mode append or merge and --where selecting the new rows");
+      }
       return SanitizeStream.run(this, spark, start);
     }
     TableWriter.Target target = new TableWriter.Target(output, outputFormat, WriteMode.parse(mode), where,
@@ -185,10 +217,17 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     if (rejects != null) {
       checkRejectsPath(spark);
     }
+    for (String[] v : new String[][] {{"--input", input}, {"--output", output}, {"--rejects", rejects}}) {
+      if (v[1] != null && TableName.is(spark, v[1])) {
+        System.out.println("dptext: " + v[0] + " " + v[1] + " is a catalog table name (README 'Tables by name'; "
+            + "./" + v[1] + " would be a path)");
+      }
+    }
     LOG.debug("phase: output checked");
     DpTextOptions options = SettingOptions.read(spec, settings());
     IdMode ids = idModeValue(options.idMode());
-    DpText.Builder builder = sanitizer(spark, options); // resolves the key before any reading
+    DpText.Builder builder = connect ? serverSanitizer(spark, options, ids) // the server resolves the key
+        : sanitizer(spark, options); // resolves the key before any reading
     java.util.Optional<String> done = TableWriter.alreadyCommitted(spark, target);
     if (done.isPresent()) {
       System.out.println("dptext: " + done.get());
@@ -206,9 +245,10 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     // counts it (a model that depends on the input's own word counts has to wait for the input). A run
     // that fails on its input before this is joined only wastes the work: the error is the input's.
     boolean modelFromOptions = ids != IdMode.FRESH && frequencySource.strip().equalsIgnoreCase("embeddings");
-    CompletableFuture<Void> prepared = modelFromOptions
-        ? CompletableFuture.runAsync(() -> builder.prepare(spark), SanitizeCommand::daemon)
-        : CompletableFuture.completedFuture(null);
+    ServerSanitizer onServer = server;
+    CompletableFuture<Void> prepared = !modelFromOptions ? CompletableFuture.completedFuture(null)
+        : connect ? CompletableFuture.runAsync(() -> prepareOnServer(onServer), SanitizeCommand::daemon)
+        : CompletableFuture.runAsync(() -> builder.prepare(spark), SanitizeCommand::daemon);
     DataFormat format = inPlaceRun.active() ? DataFormat.DELTA : resolvedInputFormat();
     Map<String, String> readOptions = new LinkedHashMap<>(inputOptions);
     readOptions.putAll(inPlaceRun.readOptions());
@@ -230,8 +270,10 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     // anything is written or, where a rejected record cannot leave anything written, the write's own
     // read of the input (InputGuard), which saves a whole pass over it.
     int spreadTo = spreadTarget(spark, input.accepted());
-    InputGuard guard = checkRidesTheWrite(spark, corruptPolicy, outputBefore, target, builder.options(), spreadTo)
-        ? new InputGuard(spark.sparkContext()) : null;
+    // On Spark Connect the count is a pass of its own (an exact aggregate): the guard's count is an
+    // accumulator, which a Connect client has not.
+    InputGuard guard = !connect && checkRidesTheWrite(spark, corruptPolicy, outputBefore, target, builder.options(),
+        spreadTo) ? new InputGuard(spark) : null;
     InputTable.Counts counts = null;
     long rejected = 0;
     Dataset<Row> accepted;
@@ -259,8 +301,13 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     if (model != null) {
       builder.model(model);
     }
-    TokenAccumulators counters = new TokenAccumulators(spark.sparkContext());
-    builder.countTokens(counters);
+    // Token statistics come from accumulators in the sanitizer's tasks; a Connect client has none: there
+    // they come from the write's observed metrics (ServerSanitizer.transformCounted). Rows in and out,
+    // which the run checks, are exact either way.
+    TokenAccumulators counters = connect ? null : new TokenAccumulators(spark);
+    if (counters != null) {
+      builder.countTokens(counters);
+    }
     Dataset<Row> result;
     long workStart;
     try {
@@ -269,7 +316,11 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       // Sanitizing starts here: the broadcast path's transform is lazy, but the partitioned path's runs
       // its rounds (and computes on-demand candidate rows) before returning.
       workStart = System.nanoTime();
-      result = builder.transform(in, text, out);
+      // On Connect the rows carry their token counts, summed by the write's observed metrics; not for a
+      // MERGE, which reads its source twice (a count of its rows would be a count of both reads).
+      result = !connect ? builder.transform(in, text, out)
+          : target.mode() == WriteMode.MERGE ? server.transform(in, text, out)
+          : server.transformCounted(in, text, out);
     } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
@@ -308,7 +359,11 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     boolean intact = rowsOut + rejected == rowsIn;
     inPlaceRun.finish(intact); // a purge swaps the new table in only when every row is there
     long end = System.nanoTime();
-    RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, rejected, counters, (end - start) / 1e9,
+    // Observed metrics come back with the write's own response: by now they are here, or never will be
+    // (a few seconds' grace for the client to apply them).
+    dev.dptext.spark.TokenTotals tokens = connect ? server.totals(java.time.Duration.ofSeconds(5)).orElse(null)
+        : counters;
+    RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, rejected, tokens, (end - start) / 1e9,
         (end - workStart) / 1e9, hash, frequencies, target, written.version(), inPlaceRun.note().orElse(null));
     System.out.println(summary.render());
     LOG.debug("phase: summary printed");
@@ -436,8 +491,25 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     }
     // Three tasks per core: with one task per core a core that finishes early idles (3 partitions on 2
     // cores take as long as 4); the shuffle costs far less than sanitizing.
-    int target = 3 * spark.sparkContext().defaultParallelism();
-    return in.rdd().getNumPartitions() < target ? target : 0;
+    if (!Classic.is(spark)) {
+      // A Connect client can ask neither the cores nor the input's partitions (no SparkContext, no RDD):
+      // the server's default parallelism is what its range() is split into, and the input is always
+      // spread (the output does not depend on it; a classic run skips the shuffle for an input already
+      // in enough partitions).
+      return 3 * serverParallelism(spark);
+    }
+    int target = 3 * Classic.defaultParallelism(spark);
+    return Classic.partitions(in) < target ? target : 0;
+  }
+
+  /**
+   * The Connect server's default parallelism: the partitions of a {@code range} without a partition
+   * count (one small job; ranges are split into the default parallelism).
+   */
+  static int serverParallelism(SparkSession spark) {
+    Row r = spark.range(0, 1 << 16).select(org.apache.spark.sql.functions.spark_partition_id().as("p"))
+        .agg(org.apache.spark.sql.functions.max("p")).first();
+    return r.isNullAt(0) ? 1 : r.getInt(0) + 1;
   }
 
   /**
@@ -534,6 +606,66 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
           "--id-column is given but --id-mode is " + ValueType.label(mode) + "; drop one of them");
     }
     return mode;
+  }
+
+  /**
+   * On Spark Connect: the options to send to the server, as a builder that holds them (its model and key
+   * are never built here); the session's {@code spark.dptext.*} settings are set to them until the run
+   * ends ({@link ServerSanitizer}). What the server cannot do from settings alone is refused before
+   * anything is read.
+   */
+  private DpText.Builder serverSanitizer(SparkSession spark, DpTextOptions options, IdMode ids) {
+    String noClassic = "; on Spark Connect ";
+    if (!frequencySource.strip().equalsIgnoreCase("embeddings")) {
+      throw new JobException(ExitCode.USAGE, "--frequency-source " + frequencySource + " re-ranks the model in this "
+          + "program, which a Spark Connect server cannot take from it" + noClassic + "use --frequency-source "
+          + "embeddings (the public rank), or run the job with a classic session");
+    }
+    try {
+      if (dev.dptext.spark.ModelLoader.partitioned(spark, options) != null) {
+        throw new JobException(ExitCode.USAGE, "The partitioned model " + options.get(Settings.MODEL) + " is searched "
+            + "shard by shard by this program's own Spark jobs, which need a classic session" + noClassic
+            + "use a model that fits each executor (--model-layout broadcast), or run the job with a classic session");
+      }
+      // Given on the command line, or in --config with another variable than the default's.
+      boolean keyEnvGiven = spec.commandLine().getParseResult().hasMatchedOption(Settings.KEY_ENV.cliName())
+          || !options.get(Settings.KEY_ENV).equals(Settings.KEY_ENV.defaultValue().orElse(null));
+      ServerSanitizer.checkKeySource(options, keyEnvGiven, System.getenv());
+      DpText.Builder b = DpText.sanitizer(options);
+      if (ids == IdMode.COLUMN) {
+        b.idColumn(idColumn);
+      }
+      server = ServerSanitizer.open(spark, b.options(), ids == IdMode.COLUMN ? idColumn : null);
+      return b;
+    } catch (IllegalArgumentException e) {
+      throw new JobException(ExitCode.USAGE, e.getMessage());
+    }
+  }
+
+  /**
+   * Has the Connect server build the sanitizer (model and key): its failure names the server's problem,
+   * in one line (the server's own message; never a key, and no row is involved).
+   */
+  private static void prepareOnServer(ServerSanitizer server) {
+    try {
+      server.prepare();
+    } catch (RuntimeException e) {
+      String message = JobException.firstLine(e.getMessage());
+      if (String.valueOf(e.getMessage()).contains("UNRESOLVED_ROUTINE")) {
+        throw new JobException(ExitCode.USAGE, "The Spark Connect server has no SQL function " + DpText.SQL_FUNCTION
+            + ": start it with spark.sql.extensions=" + dev.dptext.spark.DpTextExtensions.class.getName()
+            + " (beside Delta's) and the dptext jar on its classpath (README, 'Spark Connect')");
+      }
+      if (String.valueOf(e.getMessage()).contains("No RNG key")) {
+        // The server's own message names its environment and its conf; say it from this side.
+        throw new JobException(ExitCode.USAGE, "The Spark Connect server has no RNG key for this run: name one with "
+            + "--key-file PATH (a key file the server can read, e.g. on /Volumes) or --databricks-secret SCOPE/KEY, "
+            + "or start the server with spark.dptext.secretKey in its conf; to run with fresh, non-reproducible "
+            + "randomness instead, pass --fresh-randomness");
+      }
+      throw new JobException(ExitCode.USAGE, "The Spark Connect server could not prepare " + DpText.SQL_FUNCTION
+          + " with this run's settings: " + message);
+    }
   }
 
   /** The DataFrame-API sanitizer of these options, with the key resolved now (before any data is read). */

@@ -42,6 +42,7 @@ final class SanitizeStream {
     WriteMode mode = WriteMode.parse(c.mode);
     refuseUnsupported(c, mode);
     refuseInPlace(spark, c.input, c.output);
+    c.checkNesting(spark); // an output inside the input (or the reverse) is refused before the query starts
     // What is at the output (a file, a non-Delta directory) is refused as in a batch run; whether an
     // existing table may take this stream's rows is the checkpoint's question.
     TableWriter.Target target = new TableWriter.Target(c.output, "delta", mode, null, List.of(), null, null);
@@ -85,7 +86,7 @@ final class SanitizeStream {
     String hash = ModelOptions.hash(spark, options);
     Map<String, String> audit = RunSummary.audit(builder.options(), builder.guarantee(), hash,
         SanitizeCommand.PUBLIC_FREQUENCIES);
-    TokenAccumulators counters = new TokenAccumulators(spark.sparkContext());
+    TokenAccumulators counters = new TokenAccumulators(spark);
     builder.countTokens(counters);
     CompletableFuture<String> queryId = new CompletableFuture<>();
     InputTable in = input;

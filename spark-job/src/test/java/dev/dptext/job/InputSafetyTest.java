@@ -224,14 +224,14 @@ class InputSafetyTest {
 
   @Test
   void theRowsCountedInTheWriteCountAPartitionOnceWhateverItsAttempts() {
-    InputGuard.RowsPerPartition driver = new InputGuard.RowsPerPartition();
-    InputGuard.RowsPerPartition first = (InputGuard.RowsPerPartition) driver.copyAndReset();
+    dev.dptext.classic.RowsPerPartition driver = new dev.dptext.classic.RowsPerPartition();
+    dev.dptext.classic.RowsPerPartition first = (dev.dptext.classic.RowsPerPartition) driver.copyAndReset();
     first.addRows(3, 10);
     driver.merge(first);
-    InputGuard.RowsPerPartition rerun = (InputGuard.RowsPerPartition) driver.copyAndReset();
+    dev.dptext.classic.RowsPerPartition rerun = (dev.dptext.classic.RowsPerPartition) driver.copyAndReset();
     rerun.addRows(3, 10); // partition 3 computed again after a lost shuffle file
     driver.merge(rerun);
-    InputGuard.RowsPerPartition other = (InputGuard.RowsPerPartition) driver.copyAndReset();
+    dev.dptext.classic.RowsPerPartition other = (dev.dptext.classic.RowsPerPartition) driver.copyAndReset();
     other.addRows(4, 7);
     driver.merge(other);
     assertEquals(17, driver.value());

@@ -1,6 +1,11 @@
 package dev.dptext.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
 
@@ -14,5 +19,27 @@ class JobSessionTest {
     assertEquals(0, JobSession.localCores("local-cluster[2,1,1024]", 8));
     assertEquals(0, JobSession.localCores("spark://host:7077", 8));
     assertEquals(0, JobSession.localCores("yarn", 8));
+  }
+
+  private static Properties props(String... keyValues) {
+    Properties p = new Properties();
+    for (int i = 0; i < keyValues.length; i += 2) {
+      p.setProperty(keyValues[i], keyValues[i + 1]);
+    }
+    return p;
+  }
+
+  @Test
+  void aConnectClientIsWhatTheLaunchAsksFor() {
+    // spark-submit --remote sc://… --conf spark.api.mode=connect
+    assertTrue(JobSession.connect(props("spark.api.mode", "connect", "spark.remote", "sc://h:15002"), Map.of()));
+    assertTrue(JobSession.connect(props("spark.api.mode", " Connect "), Map.of()));
+    // A remote address alone (spark.remote, or SPARK_REMOTE as Spark's clients read it).
+    assertTrue(JobSession.connect(props("spark.remote", "sc://h:15002"), Map.of()));
+    assertTrue(JobSession.connect(props(), Map.of("SPARK_REMOTE", "sc://h:15002")));
+    // Classic: nothing asked, or classic asked explicitly (it wins over an address).
+    assertFalse(JobSession.connect(props("spark.master", "local[2]"), Map.of()));
+    assertFalse(JobSession.connect(props("spark.api.mode", "classic", "spark.remote", "sc://h:15002"),
+        Map.of("SPARK_REMOTE", "sc://h:15002")));
   }
 }

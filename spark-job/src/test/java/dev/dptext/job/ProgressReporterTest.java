@@ -18,7 +18,7 @@ class ProgressReporterTest {
   @Test
   void logsTheRunningStageEverySecond() {
     SparkSession spark = SharedSpark.get();
-    TokenAccumulators counters = new TokenAccumulators(spark.sparkContext());
+    TokenAccumulators counters = new TokenAccumulators(spark);
     List<String> progress;
     try (LogCapture logs = new LogCapture(); ProgressReporter reporter = ProgressReporter.start(spark, counters, 1)) {
       // Two tasks that take ~3 s: the reporter sees the stage while it runs.

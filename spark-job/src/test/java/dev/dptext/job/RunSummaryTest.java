@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  */
 class RunSummaryTest {
   private static RunSummary summary(long rows, double seconds, double workSeconds) {
-    TokenAccumulators counters = new TokenAccumulators(SharedSpark.get().sparkContext());
+    TokenAccumulators counters = new TokenAccumulators(SharedSpark.get());
     TableWriter.Target target = new TableWriter.Target("/out", "delta", WriteMode.ERROR_IF_EXISTS, null, List.of(),
         null, null);
     return new RunSummary(DpTextOptions.defaults(), rows, rows, 0, counters, seconds, workSeconds, "h", "f", target, 0,

@@ -47,6 +47,83 @@ public final class Classic {
   }
 
   /**
+   * The value {@code key} had in the application's start-up conf ({@code SparkConf}), if any; empty on
+   * a Spark Connect session, whose start-up conf is the server's and is never asked for here.
+   */
+  public static java.util.Optional<String> startupConf(SparkSession spark, String key) {
+    if (!is(spark)) {
+      return java.util.Optional.empty();
+    }
+    scala.Option<String> v = spark.sparkContext().getConf().getOption(key);
+    return v.isDefined() ? java.util.Optional.of(v.get()) : java.util.Optional.empty();
+  }
+
+  /** The cluster's default parallelism (its cores, for most cluster managers). */
+  public static int defaultParallelism(SparkSession spark) {
+    return context(spark, "the cluster's default parallelism", "").defaultParallelism();
+  }
+
+  /** The partitions {@code df} is read in (planning it, not running it). */
+  public static int partitions(org.apache.spark.sql.Dataset<?> df) {
+    requireClassic(df.sparkSession(), "counting a Dataset's partitions", "");
+    return df.rdd().getNumPartitions();
+  }
+
+  /**
+   * The application of the session's {@code SparkContext}: a JVM has one, and what a driver caches per
+   * application (a broadcast handle) dies with it.
+   */
+  public static String applicationId(SparkSession spark) {
+    return context(spark, "the application id", "").applicationId();
+  }
+
+  /** Whether the session runs in local mode (its tasks run in this JVM). */
+  public static boolean isLocal(SparkSession spark) {
+    return context(spark, "the master", "").isLocal();
+  }
+
+  /**
+   * Registers a SQL function in a running classic session's function registry (its session state, which a
+   * Connect client does not have: there, the server's {@code spark.sql.extensions} registers it).
+   */
+  public static void registerFunction(SparkSession spark, org.apache.spark.sql.catalyst.FunctionIdentifier name,
+      org.apache.spark.sql.catalyst.expressions.ExpressionInfo info,
+      scala.Function1<scala.collection.immutable.Seq<org.apache.spark.sql.catalyst.expressions.Expression>,
+          org.apache.spark.sql.catalyst.expressions.Expression> builder) {
+    requireClassic(spark, "Registering a SQL function in a running session", "On Spark Connect, start the server with "
+        + "spark.sql.extensions=dev.dptext.spark.DpTextExtensions and the dptext jar on its classpath.");
+    ((org.apache.spark.sql.classic.SparkSession) spark).sessionState().functionRegistry()
+        .registerFunction(name, info, builder);
+  }
+
+  /**
+   * The catalyst expression of a user-defined function applied to {@code args}: what a SQL function's
+   * builder returns. Runs where functions are resolved, which is always a classic session (the driver, or
+   * the Spark Connect server).
+   */
+  public static org.apache.spark.sql.catalyst.expressions.Expression udfExpression(
+      org.apache.spark.sql.expressions.UserDefinedFunction udf,
+      scala.collection.immutable.Seq<org.apache.spark.sql.catalyst.expressions.Expression> args) {
+    return org.apache.spark.sql.classic.UserDefinedFunctionUtils.toScalaUDF(
+        (org.apache.spark.sql.expressions.SparkUserDefinedFunction) udf, args);
+  }
+
+  /**
+   * A row counter registered with the session's Spark context under {@code name}: exact per partition
+   * ({@link RowsPerPartition}).
+   */
+  public static RowCounter rowCounter(SparkSession spark, String name) {
+    RowsPerPartition rows = new RowsPerPartition();
+    context(spark, "Counting rows in the write (" + name + ")", "").register(rows, name);
+    return rows;
+  }
+
+  /** The status tracker of the session's application: its stages and tasks, for progress reports. */
+  public static org.apache.spark.SparkStatusTracker statusTracker(SparkSession spark, String feature) {
+    return context(spark, feature, "").statusTracker();
+  }
+
+  /**
    * Fails on a Spark Connect session with a message naming {@code feature} and {@code alternative};
    * call it before any data is read.
    */

@@ -32,7 +32,7 @@ public final class CorpusFrequencies {
     Classic.requireClassic(df.sparkSession(), "--frequency-source private-corpus",
         "Use the default public word ranks (--frequency-source embeddings), or run on classic compute");
     Broadcast<JavaSerialized<Embeddings>> b =
-        JavaSerialized.broadcast(df.sparkSession().sparkContext(), embeddings);
+        BroadcastValue.raw(df.sparkSession().sparkContext(), embeddings);
     int n = embeddings.size();
     MapPartitionsFunction<String, long[]> countPartition = texts -> {
       Tokenizer tk = new Tokenizer(b.value().get()::indexOf);

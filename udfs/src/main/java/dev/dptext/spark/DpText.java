@@ -1,5 +1,6 @@
 package dev.dptext.spark;
 
+import dev.dptext.classic.Classic;
 import dev.dptext.config.Setting;
 import dev.dptext.config.ValueType;
 import dev.dptext.knn.NearestSearch;
@@ -48,6 +49,18 @@ public final class DpText {
 
   /** SQL function names. */
   public static final String SQL_FUNCTION = "dp_sanitize";
+
+  /**
+   * {@code dp_sanitize_counted(text[, id])}: {@link #SQL_FUNCTION}'s text with the row's token counts, as a
+   * struct ({@code text, tokens, changed, outOfVocabulary, searchQueries, searchWanted, searchFound}); for a
+   * Spark Connect client, which sums them with {@code Dataset.observe} (it has no accumulators).
+   */
+  public static final String SQL_FUNCTION_COUNTED = "dp_sanitize_counted";
+
+  /** What to do on Spark Connect instead of building a sanitizer in the client. */
+  static final String CONNECT_ALTERNATIVE = "On Spark Connect the server builds the sanitizer: call its SQL function "
+      + SQL_FUNCTION + " (functions.call_function, or ServerSanitizer), configured by the session's spark.dptext.* "
+      + "settings, with the server started with spark.sql.extensions=" + DpTextExtensions.class.getName() + ".";
 
   private DpText() {}
 
@@ -260,6 +273,7 @@ public final class DpText {
      * the driver's object: {@link #sanitizerSource}). Not for fresh randomness, which never shares.
      */
     public void prepare(SparkSession spark) {
+      Classic.requireClassic(spark, "Preparing a sanitizer in this program", CONNECT_ALTERNATIVE);
       if (o.idMode() == IdMode.FRESH) {
         throw new IllegalStateException("prepare() shares the broadcast; fresh randomness never does");
       }
@@ -277,6 +291,16 @@ public final class DpText {
      * (loading it whole on every executor is what the layout exists to avoid).
      */
     public UserDefinedFunction udf(SparkSession spark) {
+      UserDefinedFunction udf = functions.udf(new SanitizeFunction(checkedSource(spark), counters), DataTypes.StringType)
+          .withName(SQL_FUNCTION);
+      return o.idMode() == IdMode.FRESH ? udf.asNondeterministic() : udf;
+    }
+
+    /** The row function's sanitizer, after the checks that apply to every row function. */
+    private SanitizerSource checkedSource(SparkSession spark) {
+      // A UDF sent from a Connect client is Java-serialized into its plan, which the server logs: with the
+      // sanitizer in it, the key would be there. Refused before the key is resolved.
+      Classic.requireClassic(spark, "A dptext UDF built in this program", CONNECT_ALTERNATIVE);
       if (modelInstance == null && ModelLoader.partitioned(spark, o) != null) {
         throw new IllegalArgumentException(SQL_FUNCTION + " and the column function sanitize row by row and "
             + "cannot use the partitioned model " + o.get(Settings.MODEL) + " (" + Settings.MODEL_LAYOUT.confKey()
@@ -284,11 +308,19 @@ public final class DpText {
             + ".transform, dptext.sanitize in Python, the DpTextSanitizer stage or the sanitize job), or set "
             + Settings.MODEL_LAYOUT.confKey() + "=broadcast to load it whole on every executor");
       }
-      SanitizerSource source = o.modelDistribution() == ModelDistribution.PATH
+      return o.modelDistribution() == ModelDistribution.PATH
           ? pathSanitizer(spark, this)
           : sanitizerSource(spark, this);
-      UserDefinedFunction udf =
-          functions.udf(new SanitizeFunction(source, counters), DataTypes.StringType).withName(SQL_FUNCTION);
+    }
+
+    /**
+     * The UDF of {@code dp_sanitize_counted}: the same sanitizer as {@link #udf}, returning each row's text
+     * with its token counts ({@link CountingSanitizeFunction#TYPE}).
+     */
+    UserDefinedFunction countingUdf(SparkSession spark) {
+      UserDefinedFunction udf = functions.udf(new CountingSanitizeFunction(checkedSource(spark)),
+          CountingSanitizeFunction.TYPE)
+          .withName(SQL_FUNCTION_COUNTED);
       return o.idMode() == IdMode.FRESH ? udf.asNondeterministic() : udf;
     }
   }
@@ -328,12 +360,12 @@ public final class DpText {
     }
     // Equal configurations share one sanitizer: the options compare every setting; the key compares by
     // content, in memory only.
-    String application = spark.sparkContext().applicationId();
+    String application = Classic.applicationId(spark);
     BroadcastKey cacheKey = new BroadcastKey(application, o,
         b.modelInstance == null ? 0 : System.identityHashCode(b.modelInstance), key);
     // A JVM has one active Spark context: the entries of other applications belong to stopped ones.
     SANITIZERS.keySet().removeIf(k -> !k.application().equals(application));
-    boolean local = spark.sparkContext().isLocal();
+    boolean local = Classic.isLocal(spark);
     SanitizerSource[] source = new SanitizerSource[1]; // held strongly from here: a cached one can be collected
     SANITIZERS.compute(cacheKey, (k, existing) -> {
       SanitizerSource cached = existing == null ? null : existing.source();
@@ -374,7 +406,8 @@ public final class DpText {
       LOG.debug("sanitizer handed to local tasks (no broadcast)");
       return source;
     }
-    SanitizerSource source = SanitizerSource.broadcast(JavaSerialized.broadcast(spark.sparkContext(), s));
+    SanitizerSource source = SanitizerSource.broadcast(dev.dptext.classic.BroadcastValue.of(spark, s, "Sanitizing "
+        + "with a sanitizer built in this program", CONNECT_ALTERNATIVE));
     LOG.debug("sanitizer broadcast");
     return source;
   }

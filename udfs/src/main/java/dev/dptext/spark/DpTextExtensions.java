@@ -15,6 +15,8 @@ public final class DpTextExtensions implements SparkSessionExtensionsProvider {
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
     extensions.injectFunction(new Tuple3<>(SqlFunctions.identifier(), SqlFunctions.info(), SqlFunctions.builder()));
+    extensions.injectFunction(new Tuple3<>(SqlFunctions.countedIdentifier(), SqlFunctions.countedInfo(),
+        SqlFunctions.countedBuilder()));
     return BoxedUnit.UNIT;
   }
 }

@@ -1,7 +1,6 @@
 package dev.dptext.spark;
 
 import dev.dptext.classic.Classic;
-import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.SparkSession;
 
@@ -11,26 +10,20 @@ import org.apache.spark.sql.SparkSession;
  *
  * <p>On a classic session: the application's own ({@code SparkContext.hadoopConfiguration()}, with its
  * {@code spark.hadoop.*} settings and credentials). On a Spark Connect client there is no
- * {@code SparkContext}: the configuration is the client's defaults plus the session's
- * {@code spark.hadoop.*} settings, so a path is reached from the client's machine. That holds for local
+ * {@code SparkContext}: the configuration is the client's own defaults ({@code core-site.xml} on its
+ * class path, its credentials), so a path is reached from the client's machine. That holds for local
  * and cloud paths with the client's credentials and Databricks volumes mounted at {@code /Volumes}; a
  * table addressed by name needs no file access at all.
  */
 public final class HadoopConf {
-  private static final String PREFIX = "spark.hadoop.";
-
   private HadoopConf() {}
 
   public static Configuration of(SparkSession spark) {
     if (Classic.is(spark)) {
       return Classic.hadoopConfiguration(spark);
     }
-    Configuration conf = new Configuration();
-    for (Map.Entry<String, String> e : scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()).entrySet()) {
-      if (e.getKey().startsWith(PREFIX)) {
-        conf.set(e.getKey().substring(PREFIX.length()), e.getValue());
-      }
-    }
-    return conf;
+    // Not the session's spark.hadoop.* settings: listing a Connect session's conf (getAll) makes the
+    // server send every setting, unredacted, a key given at its start-up included.
+    return new Configuration();
   }
 }

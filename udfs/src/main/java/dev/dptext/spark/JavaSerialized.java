@@ -29,15 +29,20 @@ public final class JavaSerialized<T extends Serializable> implements Serializabl
     this.value = value;
   }
 
-  /** Broadcasts {@code value} so that executors deserialize it with Java serialization. */
+  /**
+   * Broadcasts {@code value} so that executors deserialize it with Java serialization.
+   *
+   * <p>Names {@code SparkContext} and {@code Broadcast} outside {@code dev.dptext.classic}: callers move to
+   * {@code dev.dptext.classic.BroadcastValue.of(spark, value, feature, alternative)}, then this goes.
+   */
   @SuppressWarnings("unchecked")
   public static <T extends Serializable> Broadcast<JavaSerialized<T>> broadcast(SparkContext sc, T value) {
     JavaSerialized<T> holder = of(value);
     return sc.broadcast(holder, ClassTag$.MODULE$.apply((Class<JavaSerialized<T>>) holder.getClass()));
   }
 
-  /** The holder alone, without broadcasting it (for tests of the serializers). */
-  static <T extends Serializable> JavaSerialized<T> of(T value) {
+  /** The holder alone, without broadcasting it ({@code dev.dptext.classic.BroadcastValue} broadcasts it). */
+  public static <T extends Serializable> JavaSerialized<T> of(T value) {
     if (value == null) {
       throw new IllegalArgumentException("nothing to broadcast: the value is null");
     }

@@ -1,7 +1,7 @@
 package dev.dptext.spark;
 
 import java.io.Serializable;
-import org.apache.spark.broadcast.Broadcast;
+import dev.dptext.classic.BroadcastValue;
 
 /**
  * Where a task finds its {@link Sanitizer}: what {@link SanitizeFunction} carries into the task
@@ -13,20 +13,20 @@ interface SanitizerSource extends Serializable {
   Sanitizer get();
 
   /** The sanitizer the driver built and broadcast. */
-  static SanitizerSource broadcast(Broadcast<JavaSerialized<Sanitizer>> broadcast) {
+  static SanitizerSource broadcast(BroadcastValue<Sanitizer> broadcast) {
     return new Broadcasted(broadcast);
   }
 
   /** Holds only the broadcast handle: the closure stays small and the key stays inside the broadcast. */
-  record Broadcasted(Broadcast<JavaSerialized<Sanitizer>> handle) implements SanitizerSource {
+  record Broadcasted(BroadcastValue<Sanitizer> handle) implements SanitizerSource {
     @Override
     public Sanitizer get() {
-      return handle.value().get();
+      return handle.get();
     }
 
     @Override
     public String toString() {
-      return "broadcast sanitizer " + handle.id();
+      return "sanitizer " + handle;
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.dptext.spark;
 
+import dev.dptext.classic.Classic;
 import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
 
@@ -19,16 +20,21 @@ public final class SessionSecret {
   private SessionSecret() {}
 
   /**
-   * The session's key, if any.
+   * The session's key, if any; always empty on a Spark Connect client (the server resolves its key).
    *
    * @throws IllegalArgumentException when the key was set on the running session, not at start-up
    */
   public static Optional<String> get(SparkSession spark) {
+    if (!Classic.is(spark)) {
+      // A Spark Connect server answers a client's conf request in clear: the key of a Connect session is
+      // the server's to resolve (ServerSanitizer), and is never asked for from here.
+      return Optional.empty();
+    }
     scala.Option<String> runtime = spark.conf().getOption(Settings.SECRET_KEY.confKey());
     if (runtime.isEmpty()) {
       return Optional.empty();
     }
-    scala.Option<String> startup = spark.sparkContext().getConf().getOption(Settings.SECRET_KEY.confKey());
+    Optional<String> startup = Classic.startupConf(spark, Settings.SECRET_KEY.confKey());
     if (startup.isEmpty() || !startup.get().equals(runtime.get())) {
       throw new IllegalArgumentException(Settings.SECRET_KEY.confKey() + " was set on the running session (SET or "
           + "spark.conf.set): Spark would write it, unredacted, into the event log with every job. Run "

@@ -9,8 +9,6 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.ExpressionInfo;
-import org.apache.spark.sql.classic.UserDefinedFunctionUtils;
-import org.apache.spark.sql.expressions.SparkUserDefinedFunction;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
 import scala.Function1;
 import scala.Option;
@@ -72,8 +70,29 @@ final class SqlFunctions {
     return new ExpressionInfo(SqlFunctions.class.getName(), null, DpText.SQL_FUNCTION, usage(), arguments());
   }
 
-  /** The function builder: validates arity and binds the session's sanitizer. */
+  static FunctionIdentifier countedIdentifier() {
+    return new FunctionIdentifier(DpText.SQL_FUNCTION_COUNTED, Option.empty(), Option.empty());
+  }
+
+  static ExpressionInfo countedInfo() {
+    return new ExpressionInfo(SqlFunctions.class.getName(), null, DpText.SQL_FUNCTION_COUNTED,
+        "_FUNC_(text[, id]) - " + DpText.SQL_FUNCTION + "(text[, id]) with the row's token counts: a struct of text, "
+            + "tokens, changed, outOfVocabulary, searchQueries, searchWanted and searchFound (for Spark Connect "
+            + "clients, which sum the counts with Dataset.observe).", arguments());
+  }
+
+  /** The builder of {@code dp_sanitize}. */
   static Function1<Seq<Expression>, Expression> builder() {
+    return builder(false);
+  }
+
+  /** The builder of {@code dp_sanitize_counted}. */
+  static Function1<Seq<Expression>, Expression> countedBuilder() {
+    return builder(true);
+  }
+
+  /** The function builder: validates arity and binds the session's sanitizer. */
+  private static Function1<Seq<Expression>, Expression> builder(boolean counted) {
     return (Function1<Seq<Expression>, Expression> & java.io.Serializable) children -> {
       java.util.List<Expression> args = CollectionConverters.asJava(children);
       SparkSession spark = SparkSession.active();
@@ -94,18 +113,21 @@ final class SqlFunctions {
         throw new IllegalArgumentException(
             DpText.SQL_FUNCTION + " takes 1 or 2 arguments (text[, id]), got " + args.size());
       }
-      UserDefinedFunction udf = b.udf(spark);
+      UserDefinedFunction udf = counted ? b.countingUdf(spark) : b.udf(spark);
       java.util.List<Expression> bound = new java.util.ArrayList<>(args);
       if (bound.size() == 1) {
         bound.add(org.apache.spark.sql.catalyst.expressions.Literal.create(null, org.apache.spark.sql.types.DataTypes.StringType));
       }
-      return UserDefinedFunctionUtils.toScalaUDF(
-          (SparkUserDefinedFunction) udf, CollectionConverters.asScala(bound).toList());
+      return dev.dptext.classic.Classic.udfExpression(udf, CollectionConverters.asScala(bound).toList());
     };
   }
 
+  /**
+   * Registers the function in a running classic session. A Spark Connect client cannot: its functions
+   * are the server's, registered by {@link DpTextExtensions} in the server's {@code spark.sql.extensions}.
+   */
   static void register(SparkSession spark) {
-    org.apache.spark.sql.classic.SparkSession classic = (org.apache.spark.sql.classic.SparkSession) spark;
-    classic.sessionState().functionRegistry().registerFunction(identifier(), info(), builder());
+    dev.dptext.classic.Classic.registerFunction(spark, identifier(), info(), builder());
+    dev.dptext.classic.Classic.registerFunction(spark, countedIdentifier(), countedInfo(), countedBuilder());
   }
 }

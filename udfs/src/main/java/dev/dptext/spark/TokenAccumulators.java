@@ -3,8 +3,8 @@ package dev.dptext.spark;
 import dev.dptext.knn.SearchTally;
 import dev.dptext.text.TokenCounts;
 import java.io.Serializable;
-import org.apache.spark.SparkContext;
-import org.apache.spark.util.LongAccumulator;
+import dev.dptext.classic.LongCounter;
+import org.apache.spark.sql.SparkSession;
 
 /**
  * Spark accumulators for token statistics (tokens, tokens changed, out-of-vocabulary tokens, and the
@@ -12,23 +12,27 @@ import org.apache.spark.util.LongAccumulator;
  * over executors. Like all accumulators updated inside transformations, a recomputed partition may
  * count twice; row counts, which the job checks, are computed exactly by other means.
  */
-public final class TokenAccumulators implements Serializable {
+public final class TokenAccumulators implements Serializable, TokenTotals {
   private static final long serialVersionUID = 1L;
 
-  private final LongAccumulator tokens;
-  private final LongAccumulator changed;
-  private final LongAccumulator oov;
-  private final LongAccumulator recallQueries;
-  private final LongAccumulator recallWanted;
-  private final LongAccumulator recallFound;
+  private final LongCounter tokens;
+  private final LongCounter changed;
+  private final LongCounter oov;
+  private final LongCounter recallQueries;
+  private final LongCounter recallWanted;
+  private final LongCounter recallFound;
 
-  public TokenAccumulators(SparkContext sc) {
-    this.tokens = sc.longAccumulator("dptext tokens");
-    this.changed = sc.longAccumulator("dptext tokens changed");
-    this.oov = sc.longAccumulator("dptext tokens out of vocabulary");
-    this.recallQueries = sc.longAccumulator("dptext approximate search: queries checked");
-    this.recallWanted = sc.longAccumulator("dptext approximate search: neighbours wanted");
-    this.recallFound = sc.longAccumulator("dptext approximate search: neighbours found");
+  /**
+   * Accumulators registered with the session's Spark context: classic sessions only (a Spark Connect
+   * client has no accumulators).
+   */
+  public TokenAccumulators(SparkSession spark) {
+    this.tokens = LongCounter.register(spark, "dptext tokens");
+    this.changed = LongCounter.register(spark, "dptext tokens changed");
+    this.oov = LongCounter.register(spark, "dptext tokens out of vocabulary");
+    this.recallQueries = LongCounter.register(spark, "dptext approximate search: queries checked");
+    this.recallWanted = LongCounter.register(spark, "dptext approximate search: neighbours wanted");
+    this.recallFound = LongCounter.register(spark, "dptext approximate search: neighbours found");
   }
 
   public void add(TokenCounts c) {
@@ -46,6 +50,7 @@ public final class TokenAccumulators implements Serializable {
    * The approximate nearest-word search's sampled checks against exact search, summed (all zero with
    * exact search): {@link SearchTally#recall()} is its recall@k.
    */
+  @Override
   public SearchTally search() {
     SearchTally t = new SearchTally();
     t.queries = recallQueries.value();
@@ -54,14 +59,17 @@ public final class TokenAccumulators implements Serializable {
     return t;
   }
 
+  @Override
   public long tokens() {
     return tokens.value();
   }
 
+  @Override
   public long changed() {
     return changed.value();
   }
 
+  @Override
   public long outOfVocabulary() {
     return oov.value();
   }

@@ -67,7 +67,7 @@ class NearestSearchTest {
       DpTextSparkTest.setUp();
     }
     var input = DpTextSparkTest.input;
-    TokenAccumulators counters = new TokenAccumulators(SharedSpark.get().sparkContext());
+    TokenAccumulators counters = new TokenAccumulators(SharedSpark.get());
     List<String> broadcast = DpTextSparkTest.outputsById(builder(model).countTokens(counters)
         .option("modelDistribution", "broadcast").transform(input.repartition(1), "text", "text_dp"));
     List<String> path = DpTextSparkTest.outputsById(builder(model).option("modelDistribution", "path")

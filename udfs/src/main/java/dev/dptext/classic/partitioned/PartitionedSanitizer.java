@@ -16,6 +16,7 @@ import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.model.PartitionedModel;
 import dev.dptext.model.VocabularyCentre;
 import dev.dptext.random.RandomStream;
+import dev.dptext.classic.BroadcastValue;
 import dev.dptext.spark.JavaSerialized;
 import dev.dptext.spark.Sanitizer;
 import dev.dptext.text.TextSanitizer;
@@ -85,13 +86,13 @@ public final class PartitionedSanitizer {
     this.mechanism = m;
     this.shards = shards;
     this.headWords = headWords < 0 ? HeadRows.defaultWords(model) : headWords;
-    this.sanitizer = JavaSerialized.broadcast(spark.sparkContext(), sanitizer);
+    this.sanitizer = BroadcastValue.raw(spark.sparkContext(), sanitizer);
     HeadRows headRows = null;
     if (m instanceof ExponentialMechanism e && model.hasTable(e.targetStart()) && !model.tablesOnDemand()) {
       headRows = HeadRows.load(spark, model, e, this.headWords);
     }
     // With rows on demand the head is made by each transform, from the rows its input needs.
-    this.head = headRows == null ? null : JavaSerialized.broadcast(spark.sparkContext(), headRows);
+    this.head = headRows == null ? null : BroadcastValue.raw(spark.sparkContext(), headRows);
   }
 
   /**
@@ -225,7 +226,7 @@ public final class PartitionedSanitizer {
       targets.unpersist(false); // the rows are computed and persisted
     }
     List<Row> headRows = rows.filter(org.apache.spark.sql.functions.col("rank").lt(headWords)).collectAsList();
-    head = JavaSerialized.broadcast(spark.sparkContext(),
+    head = BroadcastValue.raw(spark.sparkContext(),
         HeadRows.onDemand(spark, model, (ExponentialMechanism) mechanism, headWords, headRows));
     return Shards.withTable(vectors, rows.javaRDD(), tableStart, model.size());
   }
