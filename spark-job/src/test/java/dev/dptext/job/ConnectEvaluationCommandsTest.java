@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,27 +24,13 @@ import org.junit.jupiter.api.io.TempDir;
 class ConnectEvaluationCommandsTest {
   @TempDir static Path tmp;
   static SparkSession connect;
-  static java.lang.reflect.Method execute;
   static Path glove;
   static Path lexicon;
 
   @BeforeAll
-  static void setUp() throws Exception {
+  static void setUp() throws IOException {
     SharedSpark.get();
-    // The Connect fixture and DpTextJob.execute(session, args) come with the Connect sanitize work (branch
-    // connect); until both are on this branch the test is skipped, not failed.
-    Class<?> fixture;
-    try {
-      fixture = Class.forName("dev.dptext.job.ConnectServer");
-      execute = DpTextJob.class.getDeclaredMethod("execute", SparkSession.class, String[].class);
-    } catch (ClassNotFoundException | NoSuchMethodException e) {
-      Assumptions.assumeTrue(false, "needs the Spark Connect test server and DpTextJob.execute(session, args): " + e);
-      return;
-    }
-    java.lang.reflect.Method session = fixture.getDeclaredMethod("session");
-    session.setAccessible(true);
-    execute.setAccessible(true);
-    connect = (SparkSession) session.invoke(null);
+    connect = ConnectServer.session();
     glove = JobFixtures.gloveFile(tmp, 2000);
     lexicon = tmp.resolve("lexicon.csv");
     Files.writeString(lexicon, "word,label\ngood,1\ngreat,1\nbest,1\nbad,0\nworst,0\npoor,0\n");
@@ -63,9 +48,7 @@ class ConnectEvaluationCommandsTest {
     System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
     int code;
     try {
-      code = spark == null ? DpTextJob.execute(args) : (int) execute.invoke(null, spark, args);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException(e.getCause() != null ? e.getCause() : e);
+      code = spark == null ? DpTextJob.execute(args) : DpTextJob.execute(spark, args);
     } finally {
       System.setOut(oldOut);
       System.setErr(oldErr);

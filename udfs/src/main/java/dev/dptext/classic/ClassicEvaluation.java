@@ -1,10 +1,8 @@
 package dev.dptext.classic;
 
 import dev.dptext.evaluation.Shipped;
-import dev.dptext.spark.JavaSerialized;
 import java.io.Serializable;
 import org.apache.spark.SparkContext;
-import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -31,24 +29,25 @@ public final class ClassicEvaluation {
 
   /** {@code value} broadcast (Java-serialized whatever spark.serializer says), destroyed by {@link Shipped#release}. */
   public static <T extends Serializable> Shipped<T> broadcast(SparkSession spark, T value) {
-    return new Broadcasted<>(JavaSerialized.broadcast(context(spark), value));
+    return new Broadcasted<>(BroadcastValue.of(spark, value, "the evaluation's broadcast",
+        "Spark Connect sessions ship by model path"));
   }
 
   /** Holds only the broadcast handle, so the task's function stays small. */
-  private record Broadcasted<T extends Serializable>(Broadcast<JavaSerialized<T>> handle) implements Shipped<T> {
+  private record Broadcasted<T extends Serializable>(BroadcastValue<T> value) implements Shipped<T> {
     @Override
     public T get() {
-      return handle.value().get();
+      return value.get();
     }
 
     @Override
     public void release() {
-      handle.destroy();
+      value.destroy();
     }
 
     @Override
     public String toString() {
-      return "broadcast " + handle.id();
+      return value.toString();
     }
   }
 }
