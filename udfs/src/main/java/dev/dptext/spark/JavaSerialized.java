@@ -3,9 +3,6 @@ package dev.dptext.spark;
 import com.esotericsoftware.kryo.DefaultSerializer;
 import com.esotericsoftware.kryo.serializers.JavaSerializer;
 import java.io.Serializable;
-import org.apache.spark.SparkContext;
-import org.apache.spark.broadcast.Broadcast;
-import scala.reflect.ClassTag$;
 
 /**
  * A broadcast value that reaches the executors through Java serialization whatever
@@ -29,19 +26,7 @@ public final class JavaSerialized<T extends Serializable> implements Serializabl
     this.value = value;
   }
 
-  /**
-   * Broadcasts {@code value} so that executors deserialize it with Java serialization.
-   *
-   * <p>Names {@code SparkContext} and {@code Broadcast} outside {@code dev.dptext.classic}: callers move to
-   * {@code dev.dptext.classic.BroadcastValue.of(spark, value, feature, alternative)}, then this goes.
-   */
-  @SuppressWarnings("unchecked")
-  public static <T extends Serializable> Broadcast<JavaSerialized<T>> broadcast(SparkContext sc, T value) {
-    JavaSerialized<T> holder = of(value);
-    return sc.broadcast(holder, ClassTag$.MODULE$.apply((Class<JavaSerialized<T>>) holder.getClass()));
-  }
-
-  /** The holder alone, without broadcasting it ({@code dev.dptext.classic.BroadcastValue} broadcasts it). */
+  /** The holder of {@code value} ({@code dev.dptext.classic.BroadcastValue} broadcasts it). */
   public static <T extends Serializable> JavaSerialized<T> of(T value) {
     if (value == null) {
       throw new IllegalArgumentException("nothing to broadcast: the value is null");
