@@ -94,7 +94,7 @@ val model = "default"
 // Sanitize: each row is seeded by its id, so the same key and ids give the same output on every re-run,
 // whatever the partitioning (the id must be stable and unique). The counters sum dptext's token counts
 // over the executors while the table is written.
-val tokenCounts = new TokenAccumulators(spark.sparkContext)
+val tokenCounts = new TokenAccumulators(spark)
 
 val sanitized = DpText.sanitizer(spark)
   .model(model)
