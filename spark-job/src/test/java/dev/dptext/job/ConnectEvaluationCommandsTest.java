@@ -4,10 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -36,31 +33,16 @@ class ConnectEvaluationCommandsTest {
     Files.writeString(lexicon, "word,label\ngood,1\ngreat,1\nbest,1\nbad,0\nworst,0\npoor,0\n");
   }
 
-  record Run(int exitCode, String out, String err) {}
-
   /** Runs the job in {@code spark} (null: the job's own session, classic here) with its output captured. */
-  static Run run(SparkSession spark, String... args) {
-    PrintStream oldOut = System.out;
-    PrintStream oldErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    int code;
-    try {
-      code = spark == null ? DpTextJob.execute(args) : DpTextJob.execute(spark, args);
-    } finally {
-      System.setOut(oldOut);
-      System.setErr(oldErr);
-    }
-    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  static DpTextJobTest.Run run(SparkSession spark, String... args) {
+    return DpTextJobTest.run(spark, args);
   }
 
   /** Both runs succeed and print the same, wall-clock times aside. */
   static void samePrint(String... args) {
-    Run classic = run(null, args);
+    DpTextJobTest.Run classic = run(null, args);
     assertEquals(0, classic.exitCode(), classic.err());
-    Run onConnect = run(connect, args);
+    DpTextJobTest.Run onConnect = run(connect, args);
     assertEquals(0, onConnect.exitCode(), onConnect.out() + onConnect.err());
     assertEquals(untimed(classic.out()), untimed(onConnect.out()));
   }
@@ -75,10 +57,10 @@ class ConnectEvaluationCommandsTest {
         "--model", glove.toString(), "--neighbours", "32", "--mechanisms", "santext laplace vickrey:t=0.5",
         "--draws", "200", "--refine", "2", "--t-grid", "0.5,1", "--output", null};
     args[args.length - 1] = tmp.resolve("tune-classic").toString();
-    Run classic = run(null, args);
+    DpTextJobTest.Run classic = run(null, args);
     assertEquals(0, classic.exitCode(), classic.err());
     args[args.length - 1] = tmp.resolve("tune-connect").toString();
-    Run onConnect = run(connect, args);
+    DpTextJobTest.Run onConnect = run(connect, args);
     assertEquals(0, onConnect.exitCode(), onConnect.out() + onConnect.err());
     assertEquals(untimed(classic.out()), untimed(onConnect.out()));
     assertTrue(onConnect.out().contains("Recommended: "), onConnect.out());
@@ -105,7 +87,7 @@ class ConnectEvaluationCommandsTest {
     for (String which : List.of("utility", "mia")) {
       Path out = tmp.resolve("evaluate-" + which);
       // The input does not exist: reading it would have been an input error (exit 3), not this one.
-      Run r = run(connect, "evaluate", which, "--input", tmp.resolve("no-such-table.jsonl").toString(),
+      DpTextJobTest.Run r = run(connect, "evaluate", which, "--input", tmp.resolve("no-such-table.jsonl").toString(),
           "--model", glove.toString(), "--output", out.toString());
       assertEquals(2, r.exitCode(), r.out() + r.err());
       assertTrue(r.err().contains("Spark Connect session") && r.err().contains("classic Spark session: spark-submit")

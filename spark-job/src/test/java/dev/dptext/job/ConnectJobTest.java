@@ -54,24 +54,9 @@ class ConnectJobTest {
     assertFalse(Files.readString(ConnectServer.LOG).contains(KEY), "the key reached the Connect server's log");
   }
 
-  record Run(int exitCode, String out, String err) {}
-
-  /** Runs the job in {@code spark} (null: the job's own session, classic here) with output captured. */
-  static Run run(SparkSession spark, String... args) {
-    PrintStream oldOut = System.out;
-    PrintStream oldErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    int code;
-    try {
-      code = spark == null ? DpTextJob.execute(args) : DpTextJob.execute(spark, args);
-    } finally {
-      System.setOut(oldOut);
-      System.setErr(oldErr);
-    }
-    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  /** Runs the job in {@code spark} (null: the job's own session, classic here) with its output captured. */
+  static DpTextJobTest.Run run(SparkSession spark, String... args) {
+    return DpTextJobTest.run(spark, args);
   }
 
   static String[] sanitize(String output, String... extra) {
@@ -92,9 +77,9 @@ class ConnectJobTest {
   static void sameRows(String name, String format, String... extra) {
     String a = tmp.resolve(name + "-classic").toString();
     String b = tmp.resolve(name + "-connect").toString();
-    Run c = run(null, sanitize(a, extra));
+    DpTextJobTest.Run c = run(null, sanitize(a, extra));
     assertEquals(0, c.exitCode(), c.err());
-    Run r = run(connect, sanitize(b, extra));
+    DpTextJobTest.Run r = run(connect, sanitize(b, extra));
     assertEquals(0, r.exitCode(), r.out() + r.err());
     assertTrue(r.out().contains("rows in / out      16 / 16"), r.out());
     List<String> expected = rows(a, format);
@@ -120,10 +105,10 @@ class ConnectJobTest {
   /** The same Delta run on both sides; asserts both exit with {@code code} and print {@code printed}. */
   static void both(String a, String b, int code, String printed, String... extra) {
     long t0 = System.nanoTime();
-    Run c = run(null, sanitize(a, extra));
+    DpTextJobTest.Run c = run(null, sanitize(a, extra));
     assertEquals(code, c.exitCode(), c.out() + c.err());
     long t1 = System.nanoTime();
-    Run r = run(connect, sanitize(b, extra));
+    DpTextJobTest.Run r = run(connect, sanitize(b, extra));
     System.out.printf("  %s: classic %.1f s, Connect %.1f s%n", String.join(" ", extra), (t1 - t0) / 1e9,
         (System.nanoTime() - t1) / 1e9);
     assertEquals(code, r.exitCode(), r.out() + r.err());
@@ -182,9 +167,9 @@ class ConnectJobTest {
     String[] args = {"sanitize", "--input", "default.connect_tickets", "--output", "default.connect_tickets_dp",
         "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString(),
         "--progress-interval", "0"};
-    Run c = run(null, args);
+    DpTextJobTest.Run c = run(null, args);
     assertEquals(0, c.exitCode(), c.out() + c.err());
-    Run r = run(connect, args);
+    DpTextJobTest.Run r = run(connect, args);
     assertEquals(0, r.exitCode(), r.out() + r.err());
     assertTrue(r.out().contains("rows in / out      16 / 16"), r.out());
     List<String> expected = classic.table("default.connect_tickets_dp").collectAsList().stream().map(Object::toString)
@@ -203,7 +188,7 @@ class ConnectJobTest {
       classic.read().json(sample).write().format("delta").save(table);
     }
     for (String[] side : new String[][] {{a, "classic"}, {b, "connect"}}) {
-      Run r = run(side[1].equals("classic") ? null : connect, "sanitize", "--input", side[0], "--output", side[0],
+      DpTextJobTest.Run r = run(side[1].equals("classic") ? null : connect, "sanitize", "--input", side[0], "--output", side[0],
           "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file",
           keyFile.toString(), "--progress-interval", "0", "--mode", "overwrite", "--in-place", "purge-history");
       assertEquals(0, r.exitCode(), side[1] + ": " + r.out() + r.err());
@@ -231,9 +216,9 @@ class ConnectJobTest {
     classicArgs.add(a);
     List<String> connectArgs = new ArrayList<>(List.of(args));
     connectArgs.add(b);
-    Run c = run(null, classicArgs.toArray(new String[0]));
+    DpTextJobTest.Run c = run(null, classicArgs.toArray(new String[0]));
     assertEquals(0, c.exitCode(), c.err());
-    Run r = run(connect, connectArgs.toArray(new String[0]));
+    DpTextJobTest.Run r = run(connect, connectArgs.toArray(new String[0]));
     assertEquals(0, r.exitCode(), r.out() + r.err());
     assertEquals(rows(a, "parquet"), rows(b, "parquet"));
   }
@@ -242,7 +227,7 @@ class ConnectJobTest {
   void theSessionsSettingsAreRestoredAfterTheRun() {
     connect.conf().set("spark.dptext.mechanism", "vickrey");
     String out = tmp.resolve("restored").toString();
-    Run r = run(connect, sanitize(out, "--output-format", "parquet", "--mechanism", "santext"));
+    DpTextJobTest.Run r = run(connect, sanitize(out, "--output-format", "parquet", "--mechanism", "santext"));
     assertEquals(0, r.exitCode(), r.out() + r.err());
     assertEquals("vickrey", connect.conf().get("spark.dptext.mechanism"));
     assertFalse(connect.conf().getOption("spark.dptext.keyFile").isDefined(), "the run's key file stayed set");
@@ -252,7 +237,7 @@ class ConnectJobTest {
   @Test
   void aKeyInThisProgramsEnvironmentIsRefusedBeforeAnythingIsRead() {
     String out = tmp.resolve("key-env").toString();
-    Run r = run(connect, "sanitize", "--input", SAMPLE, "--output", out, "--output-format", "parquet",
+    DpTextJobTest.Run r = run(connect, "sanitize", "--input", SAMPLE, "--output", out, "--output-format", "parquet",
         "--id-column", "id", "--key-env", "SOME_KEY", "--progress-interval", "0");
     assertEquals(ExitCode.USAGE.code, r.exitCode(), r.err());
     assertTrue(r.err().contains("--key-env") && r.err().contains("spark.dptext.keyFile")
@@ -260,7 +245,7 @@ class ConnectJobTest {
     assertFalse(Files.exists(Path.of(out)), "nothing may be written");
     if (System.getenv("DPTEXT_KEY") == null) {
       // Nothing named, and the server (started without one) has no key of its own.
-      Run none = run(connect, "sanitize", "--input", SAMPLE, "--output", out, "--output-format", "parquet",
+      DpTextJobTest.Run none = run(connect, "sanitize", "--input", SAMPLE, "--output", out, "--output-format", "parquet",
           "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--progress-interval", "0");
       assertEquals(ExitCode.USAGE.code, none.exitCode(), none.err());
       assertTrue(none.err().contains("has no RNG key") && none.err().contains("--key-file"), none.err());
@@ -270,11 +255,11 @@ class ConnectJobTest {
 
   @Test
   void streamingAndClientSideModelsAreRefusedOnConnectWithTheAlternative() {
-    Run corpus = run(connect, sanitize(tmp.resolve("corpus").toString(), "--output-format", "parquet",
+    DpTextJobTest.Run corpus = run(connect, sanitize(tmp.resolve("corpus").toString(), "--output-format", "parquet",
         "--mechanism", "santext+", "--frequency-source", "private-corpus"));
     assertEquals(ExitCode.USAGE.code, corpus.exitCode(), corpus.err());
     assertTrue(corpus.err().contains("--frequency-source embeddings"), corpus.err());
-    Run stream = run(connect, sanitize(tmp.resolve("stream").toString(), "--stream", "--checkpoint",
+    DpTextJobTest.Run stream = run(connect, sanitize(tmp.resolve("stream").toString(), "--stream", "--checkpoint",
         tmp.resolve("stream-checkpoint").toString()));
     assertEquals(ExitCode.USAGE.code, stream.exitCode(), stream.err());
     assertTrue(stream.err().contains("--stream needs a classic Spark session"), stream.err());
@@ -302,7 +287,7 @@ class ConnectJobTest {
         "{\"id\": null, \"text\": \"a row without an id\"}",
         "{\"id\": 4, \"text\": \"please call me back\"}"));
     String failed = tmp.resolve("malformed-failed").toString();
-    Run fail = run(connect, "sanitize", "--input", input.toString(), "--output", failed, "--output-format", "parquet",
+    DpTextJobTest.Run fail = run(connect, "sanitize", "--input", input.toString(), "--output", failed, "--output-format", "parquet",
         "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString(),
         "--progress-interval", "0");
     assertEquals(ExitCode.INPUT.code, fail.exitCode(), fail.out() + fail.err());
@@ -313,7 +298,7 @@ class ConnectJobTest {
     String a = tmp.resolve("malformed-classic").toString();
     String b = tmp.resolve("malformed-connect").toString();
     for (String[] side : new String[][] {{a, "classic"}, {b, "connect"}}) {
-      Run r = run(side[1].equals("classic") ? null : connect, "sanitize", "--input", input.toString(), "--output",
+      DpTextJobTest.Run r = run(side[1].equals("classic") ? null : connect, "sanitize", "--input", input.toString(), "--output",
           side[0], "--output-format", "parquet", "--id-column", "id", "--model", embeddings.toString(),
           "--neighbours", "32", "--key-file", keyFile.toString(), "--progress-interval", "0", "--on-corrupt", "reject",
           "--rejects", side[0] + "-rejects");
@@ -332,7 +317,7 @@ class ConnectJobTest {
     String out = tmp.resolve("submitted").toString();
     System.setProperty(JobSession.API_MODE, "connect");
     System.setProperty(JobSession.REMOTE, remote);
-    Run r;
+    DpTextJobTest.Run r;
     try {
       assertFalse(dev.dptext.classic.Classic.is(JobSession.get()), "the job's own session must be a Connect client");
       r = run(null, sanitize(out, "--output-format", "parquet"));

@@ -40,6 +40,11 @@ class DpTextJobTest {
   record Run(int exitCode, String out, String err) {}
 
   static Run run(String... args) {
+    return run(null, args);
+  }
+
+  /** Runs the job in {@code spark} (null: the job's own session) with its stdout and stderr captured. */
+  static Run run(SparkSession spark, String... args) {
     PrintStream oldOut = System.out;
     PrintStream oldErr = System.err;
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -48,7 +53,7 @@ class DpTextJobTest {
     System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
     int code;
     try {
-      code = DpTextJob.execute(args);
+      code = spark == null ? DpTextJob.execute(args) : DpTextJob.execute(spark, args);
     } finally {
       System.setOut(oldOut);
       System.setErr(oldErr);

@@ -64,26 +64,9 @@ class WritePathHolesTest {
         .map(r -> r.<String>getAs("text")).collect(Collectors.toList());
   }
 
-  /**
-   * Every file under {@code dir} where the canary is readable: Parquet rows, and the bytes of every
-   * other file (the Delta log, checkpoints, {@code .crc} checksums).
-   */
+  /** Every file under {@code dir} where the canary is readable ({@link WritePathTest#canaryFound}). */
   static List<String> canaryFound(Path dir) throws Exception {
-    List<String> found = new ArrayList<>();
-    try (Stream<Path> files = Files.walk(dir)) {
-      for (Path f : files.filter(Files::isRegularFile).collect(Collectors.toList())) {
-        String name = f.getFileName().toString();
-        if (name.endsWith(".parquet")) {
-          if (spark.read().parquet(f.toString()).filter(org.apache.spark.sql.functions.to_json(
-              org.apache.spark.sql.functions.struct("*")).contains(CANARY)).count() > 0) {
-            found.add(f.toString());
-          }
-        } else if (new String(Files.readAllBytes(f), java.nio.charset.StandardCharsets.ISO_8859_1).contains(CANARY)) {
-          found.add(f.toString());
-        }
-      }
-    }
-    return found;
+    return WritePathTest.canaryFound(dir);
   }
 
   static long versions(Path table) {

@@ -77,7 +77,7 @@ class WritePathTest {
       for (Path f : files.filter(Files::isRegularFile).collect(Collectors.toList())) {
         String name = f.getFileName().toString();
         if (name.endsWith(".parquet")) {
-          Dataset<Row> rows = spark.read().parquet(f.toString());
+          Dataset<Row> rows = SharedSpark.get().read().parquet(f.toString());
           if (rows.filter(org.apache.spark.sql.functions.to_json(org.apache.spark.sql.functions.struct("*"))
               .contains(CANARY)).count() > 0) {
             found.add(f.toString());
