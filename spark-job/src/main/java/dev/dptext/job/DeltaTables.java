@@ -116,6 +116,30 @@ final class DeltaTables {
     return best;
   }
 
+  /** What dptext's commits of one transaction app added: how many commits, rows, and the last version. */
+  record AppCommits(int commits, long rows, long lastVersion) {}
+
+  /**
+   * The commits after {@code after} that dptext made with transaction app id {@code appId} (a stream's
+   * micro-batches), with the rows they added ({@code operationMetrics.numOutputRows}).
+   */
+  static AppCommits commitsOf(SparkSession spark, String path, String appId, long after) {
+    int commits = 0;
+    long rows = 0;
+    long last = -1;
+    for (Row r : history(spark, path).where(functions.col("version").gt(after)
+        .and(functions.col("userMetadata").contains(appId))).collectAsList()) {
+      if (!appId.equals(metadata(r).get(TXN_APP_ID))) {
+        continue;
+      }
+      commits++;
+      Map<String, String> metrics = r.getJavaMap(r.fieldIndex("operationMetrics"));
+      rows += metrics == null || metrics.get("numOutputRows") == null ? 0 : Long.parseLong(metrics.get("numOutputRows"));
+      last = Math.max(last, r.<Long>getAs("version"));
+    }
+    return new AppCommits(commits, rows, last);
+  }
+
   /** The transaction app ids starting with {@code prefix} that the history records. */
   static Set<String> transactionApps(SparkSession spark, String path, String prefix) {
     Set<String> apps = new TreeSet<>();

@@ -175,7 +175,23 @@ final class InputTable {
 
   /** The same table's rules (corrupt-record column, id column) over one micro-batch of its stream. */
   InputTable over(Dataset<Row> batch) {
-    return new InputTable(batch, hasCorruptColumn, idColumn, textColumn);
+    return rules().over(batch);
+  }
+
+  /** What tells this table's accepted rows from its rejected ones, without its data. */
+  Rules rules() {
+    return new Rules(hasCorruptColumn, idColumn, textColumn);
+  }
+
+  /**
+   * The rules of an input (its corrupt-record column, id and text columns), serializable: a stream's
+   * micro-batch function carries them, and on Spark Connect it runs on the server.
+   */
+  record Rules(boolean hasCorruptColumn, String idColumn, String textColumn) implements java.io.Serializable {
+    /** The micro-batch {@code batch} of the input these rules came from. */
+    InputTable over(Dataset<Row> batch) {
+      return new InputTable(batch, hasCorruptColumn, idColumn, textColumn);
+    }
   }
 
   private static void checkReservedOptions(Map<String, String> options) {

@@ -11,6 +11,35 @@ final class JobException extends RuntimeException {
     this.exitCode = exitCode;
   }
 
+  /** Marks a message thrown on a Spark Connect server, where the exception's class does not reach the client. */
+  private static final java.util.regex.Pattern SERVER_MARK = java.util.regex.Pattern.compile(" \\[dptext exit (\\d)\\]");
+
+  /**
+   * This exception with its exit code written into its message: code that runs on a Spark Connect
+   * server (a stream's micro-batch function) throws this, and the client finds the code again with
+   * {@link #fromServer}.
+   */
+  JobException onServer() {
+    return SERVER_MARK.matcher(String.valueOf(getMessage())).find() ? this
+        : new JobException(exitCode, getMessage() + " [dptext exit " + exitCode.code + "]");
+  }
+
+  /**
+   * The {@link JobException} that code on a Spark Connect server threw ({@link #onServer}), from the error
+   * the client received (whose message quotes it, after the server's own words); empty for any other error.
+   */
+  static java.util.Optional<JobException> fromServer(Throwable t) {
+    String message = String.valueOf(t.getMessage());
+    java.util.regex.Matcher m = SERVER_MARK.matcher(message);
+    if (!m.find()) {
+      return java.util.Optional.empty();
+    }
+    String text = message.substring(0, m.start());
+    int quoted = text.lastIndexOf(JobException.class.getName() + ": ");
+    text = quoted >= 0 ? text.substring(quoted + JobException.class.getName().length() + 2) : text;
+    return java.util.Optional.of(new JobException(ExitCode.of(Integer.parseInt(m.group(1))), text.strip()));
+  }
+
   /**
    * The first line of a library's message, for quoting it in ours: Spark's analysis errors go on with
    * the plan, which can hold literals from the query.

@@ -153,22 +153,17 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     return Settings.options();
   }
 
-  /**
-   * On a Spark Connect session: the server-side sanitizer whose {@code spark.dptext.*} settings this run
-   * set on the session, restored when the run ends; null on a classic session.
-   */
+  /** On a Spark Connect session: the server-side sanitizer of this run's settings; null on a classic session. */
   private ServerSanitizer server;
+
+  /** {@link #server}, once {@link #serverSanitizer} made it. */
+  ServerSanitizer server() {
+    return server;
+  }
 
   @Override
   public Integer call() {
-    try {
-      return run();
-    } finally {
-      if (server != null) {
-        server.close();
-        server = null;
-      }
-    }
+    return run();
   }
 
   private Integer run() {
@@ -191,11 +186,6 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
           : "--rejects is given but --on-corrupt is fail; add --on-corrupt reject or drop --rejects");
     }
     if (stream.enabled) {
-      if (connect) {
-        throw new JobException(ExitCode.USAGE, "--stream needs a classic Spark session (its micro-batches are "
-            + "written by this program's own code, which a Spark Connect client cannot run on the server); on Spark "
-            + "Connect run the batch job on a schedule, with --mode append or merge and --where selecting the new rows");
-      }
       return SanitizeStream.run(this, spark, start);
     }
     TableWriter.Target target = new TableWriter.Target(output, outputFormat, WriteMode.parse(mode), where,
@@ -247,7 +237,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     boolean modelFromOptions = ids != IdMode.FRESH && frequencySource.strip().equalsIgnoreCase("embeddings");
     ServerSanitizer onServer = server;
     CompletableFuture<Void> prepared = !modelFromOptions ? CompletableFuture.completedFuture(null)
-        : connect ? CompletableFuture.runAsync(() -> prepareOnServer(onServer), SanitizeCommand::daemon)
+        : connect ? CompletableFuture.runAsync(() -> prepareOnServer(spark, onServer), SanitizeCommand::daemon)
         : CompletableFuture.runAsync(() -> builder.prepare(spark), SanitizeCommand::daemon);
     DataFormat format = inPlaceRun.active() ? DataFormat.DELTA : resolvedInputFormat();
     Map<String, String> readOptions = new LinkedHashMap<>(inputOptions);
@@ -288,7 +278,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       }
       if (counts.rejected() > 0) {
         TableWriter.write(input.rejected(), new TableWriter.Target(rejects, outputFormat, WriteMode.OVERWRITE, null,
-            List.of(), null, null), TableWriter.Commit.of(Map.of()));
+            List.of(), null, null), TableWriter.Commit.rawRecords());
         rejected = OutputFormat.read(spark, rejects, outputFormat).count();
         org.slf4j.LoggerFactory.getLogger(SanitizeCommand.class).warn(
             "{} rejected record(s) ({} malformed, {} with a null id) written, unsanitized, to {}",
@@ -476,13 +466,18 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
    * The rows to sanitize, over enough partitions to keep every core busy: sanitizing is CPU-bound per
    * row, and a single input file smaller than a split is one partition.
    */
-  Dataset<Row> spread(SparkSession spark, Dataset<Row> in) {
-    int to = spreadTarget(spark, in);
+  static Dataset<Row> spread(int partitions, SparkSession spark, Dataset<Row> in) {
+    int to = spreadTarget(partitions, spark, in);
     return to > 0 ? in.repartition(to) : in;
   }
 
   /** The partitions {@link #spread} repartitions {@code in} to, or 0 when it keeps the read's own. */
   int spreadTarget(SparkSession spark, Dataset<Row> in) {
+    return spreadTarget(partitions, spark, in);
+  }
+
+  /** {@link #spreadTarget(SparkSession, Dataset)} for {@code --partitions partitions}. */
+  static int spreadTarget(int partitions, SparkSession spark, Dataset<Row> in) {
     if (partitions < 0) {
       throw new JobException(ExitCode.USAGE, "--partitions must be ≥ 0 (0 = automatic), got " + partitions);
     }
@@ -610,11 +605,10 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
 
   /**
    * On Spark Connect: the options to send to the server, as a builder that holds them (its model and key
-   * are never built here); the session's {@code spark.dptext.*} settings are set to them until the run
-   * ends ({@link ServerSanitizer}). What the server cannot do from settings alone is refused before
+   * are never built here); each query carries them as {@code dp_sanitize}'s options ({@link ServerSanitizer}). What the server cannot do from settings alone is refused before
    * anything is read.
    */
-  private DpText.Builder serverSanitizer(SparkSession spark, DpTextOptions options, IdMode ids) {
+  DpText.Builder serverSanitizer(SparkSession spark, DpTextOptions options, IdMode ids) {
     String noClassic = "; on Spark Connect ";
     if (!frequencySource.strip().equalsIgnoreCase("embeddings")) {
       throw new JobException(ExitCode.USAGE, "--frequency-source " + frequencySource + " re-ranks the model in this "
@@ -635,7 +629,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       if (ids == IdMode.COLUMN) {
         b.idColumn(idColumn);
       }
-      server = ServerSanitizer.open(spark, b.options(), ids == IdMode.COLUMN ? idColumn : null);
+      server = ServerSanitizer.of(b.options(), ids == IdMode.COLUMN ? idColumn : null);
       return b;
     } catch (IllegalArgumentException e) {
       throw new JobException(ExitCode.USAGE, e.getMessage());
@@ -646,9 +640,9 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
    * Has the Connect server build the sanitizer (model and key): its failure names the server's problem,
    * in one line (the server's own message; never a key, and no row is involved).
    */
-  private static void prepareOnServer(ServerSanitizer server) {
+  static void prepareOnServer(SparkSession spark, ServerSanitizer server) {
     try {
-      server.prepare();
+      server.prepare(spark);
     } catch (RuntimeException e) {
       String message = JobException.firstLine(e.getMessage());
       if (String.valueOf(e.getMessage()).contains("UNRESOLVED_ROUTINE")) {

@@ -1,5 +1,6 @@
 package dev.dptext.job;
 
+import dev.dptext.classic.Classic;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.IdMode;
@@ -27,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * also uses.
  *
  * <p>The model and mechanism are built and broadcast once, before the query starts; each micro-batch
- * reuses the broadcast. Refused in stream mode: fresh randomness (a replayed micro-batch would differ
+ * reuses the broadcast. On Spark Connect the server builds them ({@code dp_sanitize}, prepared before the
+ * query starts) and runs the micro-batch function itself; the run's figures are read back from the
+ * output's history. Refused in stream mode: fresh randomness (a replayed micro-batch would differ
  * from the attempt a crash interrupted), corpus word counts (a stream has no whole corpus), output
  * other than Delta, in-place, and modes other than errorifexists and append.
  */
@@ -60,7 +63,9 @@ final class SanitizeStream {
           + "interrupted is run again after the restart, and with fresh randomness its rows would get other text "
           + "than the lost attempt's. Use --id-column (recommended) or --id-mode content-hash");
     }
-    DpText.Builder builder = SanitizeCommand.sanitizer(spark, options); // resolves the key before any reading
+    boolean connect = !Classic.is(spark);
+    DpText.Builder builder = connect ? c.serverSanitizer(spark, options, ids) // the server resolves the key
+        : SanitizeCommand.sanitizer(spark, options); // resolves the key before any reading
     DataFormat format = c.resolvedInputFormat();
     Map<String, String> readOptions = new LinkedHashMap<>(c.inputOptions);
     readOptions.putAll(c.stream.sourceOptions());
@@ -79,22 +84,39 @@ final class SanitizeStream {
         builder.seedByContent();
       }
       builder.validate(input.schema(), text);
-      builder.prepare(spark); // the model and the broadcast, once for the whole query
+      if (connect) {
+        SanitizeCommand.prepareOnServer(spark, c.server()); // the server's model and key, before the query starts
+      } else {
+        builder.prepare(spark); // the model and the broadcast, once for the whole query
+      }
     } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
     String hash = ModelOptions.hash(spark, options);
     Map<String, String> audit = RunSummary.audit(builder.options(), builder.guarantee(), hash,
         SanitizeCommand.PUBLIC_FREQUENCIES);
-    TokenAccumulators counters = new TokenAccumulators(spark);
-    builder.countTokens(counters);
-    CompletableFuture<String> queryId = new CompletableFuture<>();
+    // A classic run counts tokens with accumulators; a Connect client has none (the micro-batches run on
+    // the server, whose log has each one's figures).
+    TokenAccumulators counters = connect ? null : new TokenAccumulators(spark);
+    StreamBatchWriter.Sanitize sanitize;
+    String textColumn = text;
+    if (connect) {
+      dev.dptext.spark.ServerSanitizer server = c.server(); // serializable: settings and the key's source only
+      sanitize = rows -> server.transform(rows, textColumn, out);
+    } else {
+      builder.countTokens(counters);
+      sanitize = rows -> builder.transform(rows, textColumn, out); // classic: never serialized
+    }
+    CompletableFuture<String> queryId = connect ? null : new CompletableFuture<>();
     InputTable in = input;
     String inputPath = c.input;
-    StreamBatchWriter writer = new StreamBatchWriter(input, builder, text, out, c.output, c.rejects,
+    int partitions = c.partitions;
+    StreamBatchWriter writer = new StreamBatchWriter(input.rules(), sanitize, text, out, c.output, c.rejects,
         counts -> InputTable.failure(counts, inputPath, format, readOptions), audit, counters,
-        batch -> c.spread(spark, batch), queryId);
+        batch -> SanitizeCommand.spread(partitions, batch.sparkSession(), batch), queryId);
     checkpoint.bind();
+    long outputVersion = versionOf(spark, c.output);
+    long rejectsVersion = c.rejects == null ? -1 : versionOf(spark, c.rejects);
     StreamingQuery query;
     long workStart = System.nanoTime();
     try {
@@ -106,29 +128,61 @@ final class SanitizeStream {
     } catch (java.util.concurrent.TimeoutException e) {
       throw new JobException(ExitCode.FAILURE, "The stream did not start: " + JobException.firstLine(e.getMessage()));
     }
-    queryId.complete(query.id().toString());
+    if (queryId != null) {
+      queryId.complete(query.id().toString());
+    }
     LOG.info("stream: query {} (run {}) started; checkpoint {}, trigger {}", query.id(), query.runId(),
         checkpoint.path(), c.stream.trigger);
     try (ProgressReporter progress = ProgressReporter.start(spark, counters, c.progressInterval)) {
       query.awaitTermination();
     } catch (StreamingQueryException e) {
       throw failure(e, checkpoint.path());
+    } catch (RuntimeException e) {
+      throw connect ? failure(e, checkpoint.path()) : e; // a Connect client's errors are not StreamingQueryExceptions
     }
-    LOG.info("stream: query {} finished: {} micro-batch(es) committed by this run", query.id(), writer.batches());
     long end = System.nanoTime();
-    long version = writer.lastVersion() >= 0 ? writer.lastVersion()
+    Committed done = connect ? Committed.fromHistory(spark, c, query.id().toString(), outputVersion, rejectsVersion)
+        : new Committed(writer.batches(), writer.rowsIn(), writer.rowsOut(), writer.rowsRejected(), writer.lastVersion());
+    LOG.info("stream: query {} finished: {} micro-batch(es) committed by this run", query.id(), done.batches());
+    long version = done.lastVersion() >= 0 ? done.lastVersion()
         : OutputLocation.inspect(spark, c.output).kind == OutputLocation.Kind.DELTA_TABLE
             ? TableWriter.currentVersion(spark, c.output) : -1;
-    RunSummary summary = new RunSummary(builder.options(), writer.rowsIn(), writer.rowsOut(), writer.rowsRejected(),
-        counters, (end - start) / 1e9, (end - workStart) / 1e9, hash, SanitizeCommand.PUBLIC_FREQUENCIES, target, version, null);
+    RunSummary summary = new RunSummary(builder.options(), done.rowsIn(), done.rowsOut(), done.rowsRejected(),
+        counters, (end - start) / 1e9, (end - workStart) / 1e9, hash, SanitizeCommand.PUBLIC_FREQUENCIES, target,
+        version, null);
     System.out.println(summary.render().replace("dptext sanitize summary",
-        "dptext sanitize summary (stream: " + writer.batches() + " micro-batch(es) this run)"));
+        "dptext sanitize summary (stream: " + done.batches() + " micro-batch(es) this run)"));
     String summaryPath = c.summaryJson != null ? c.summaryJson
         : c.output.replaceAll("/+$", "") + "/" + RunSummary.FILE_NAME;
     Map<String, Object> json = summary.toMap(c.output);
-    json.put("stream", Map.of("queryId", query.id().toString(), "microBatches", writer.batches()));
+    json.put("stream", Map.of("queryId", query.id().toString(), "microBatches", done.batches()));
     OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(json) + "\n");
     return 0;
+  }
+
+  /** What this run committed: micro-batches, rows, the output's last version (or -1). */
+  private record Committed(int batches, long rowsIn, long rowsOut, long rowsRejected, long lastVersion) {
+    /**
+     * On Spark Connect the micro-batches were written on the server: what this run committed is read
+     * from the output's (and the rejects table's) history, the commits of this query's transaction made
+     * after the versions the run started from. Exact, since each micro-batch is one commit whose
+     * operation metrics count its rows.
+     */
+    static Committed fromHistory(SparkSession spark, SanitizeCommand c, String queryId, long outputVersion,
+        long rejectsVersion) {
+      String app = StreamCheckpoint.appId(queryId);
+      DeltaTables.AppCommits out = versionOf(spark, c.output) < 0 ? new DeltaTables.AppCommits(0, 0, -1)
+          : DeltaTables.commitsOf(spark, c.output, app, outputVersion);
+      long rejected = c.rejects == null || versionOf(spark, c.rejects) < 0 ? 0
+          : DeltaTables.commitsOf(spark, c.rejects, app, rejectsVersion).rows();
+      return new Committed(out.commits(), out.rows() + rejected, out.rows(), rejected, out.lastVersion());
+    }
+  }
+
+  /** The Delta table's current version at {@code path}, or -1 when there is none yet. */
+  private static long versionOf(SparkSession spark, String path) {
+    return OutputLocation.inspect(spark, path).kind == OutputLocation.Kind.DELTA_TABLE
+        ? TableWriter.currentVersion(spark, path) : -1;
   }
 
   /** The options a stream cannot honour, each refused with its reason. */
@@ -175,10 +229,14 @@ final class SanitizeStream {
    * The exit code of a failed query: the {@link JobException} a micro-batch threw (as a batch run would
    * end), else an unexpected failure (exit 1; a restart resumes from the checkpoint).
    */
-  private static RuntimeException failure(StreamingQueryException e, String checkpoint) {
+  private static RuntimeException failure(Exception e, String checkpoint) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof JobException je) {
         return je;
+      }
+      java.util.Optional<JobException> remote = JobException.fromServer(t);
+      if (remote.isPresent()) {
+        return remote.get();
       }
       // Spark's checkpoint log creates each micro-batch's entry exclusively: a second run of the same
       // stream finds the entry the first one wrote.

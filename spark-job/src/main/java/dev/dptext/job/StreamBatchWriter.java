@@ -1,13 +1,11 @@
 package dev.dptext.job;
 
-import dev.dptext.spark.DpText;
 import dev.dptext.spark.TokenAccumulators;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -32,27 +30,52 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The batch is persisted for the duration of the call: the count and the write then read the input
  * once, and the stream's observed metrics ({@link InputTable#observed}) are computed once.
+ *
+ * <p>Serializable: on a Spark Connect session {@code foreachBatch} sends this function to the server,
+ * which runs it where the query runs. What it carries then is the input's rules, the server-side
+ * sanitizer's settings ({@link dev.dptext.spark.ServerSanitizer}: the key's source, never the key), the
+ * target and the audit; the counts of what it committed stay on the server (its log), and the client
+ * reads them from the output's history.
  */
 final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(StreamBatchWriter.class);
 
+  /** Sanitizes one micro-batch's accepted rows: text column in, output column out. */
+  interface Sanitize extends java.io.Serializable {
+    Dataset<Row> apply(Dataset<Row> rows);
+  }
+
+  /** Builds the error for a micro-batch's rejected records without a rejects table. */
+  interface Failure extends java.io.Serializable {
+    JobException apply(InputTable.Counts counts);
+  }
+
+  /** Spreads a micro-batch over the cluster's cores. */
+  interface Spread extends java.io.Serializable {
+    Dataset<Row> apply(Dataset<Row> rows);
+  }
+
   /** The query's input: the rules that tell accepted rows from rejected ones. */
-  private final InputTable input;
-  private final DpText.Builder sanitizer;
+  private final InputTable.Rules input;
+  private final Sanitize sanitizer;
   private final String textColumn;
   private final String outputColumn;
   private final String output;
   /** The rejects table (raw records), or null when a rejected record stops the stream. */
   private final String rejects;
   /** The error for rejected records without a rejects table (counts only, never content). */
-  private final Function<InputTable.Counts, JobException> failure;
+  private final Failure failure;
   private final Map<String, String> audit;
-  private final TokenAccumulators counters;
+  /** Token counters of a classic run; null on Spark Connect (no accumulators there). */
+  private final transient TokenAccumulators counters;
   /** Spreads a micro-batch over the cluster's cores (rows are independent; the output does not depend on it). */
-  private final Function<Dataset<Row>, Dataset<Row>> spread;
-  /** The query id, known once the query started; keys the Delta transactions. */
-  private final CompletableFuture<String> queryId;
+  private final Spread spread;
+  /**
+   * The query id, known once the query started; keys the Delta transactions. On a Spark Connect server
+   * (this function deserialized there) it is the query's own local property instead.
+   */
+  private final transient CompletableFuture<String> queryId;
 
   /**
    * Below this many rows a micro-batch is sanitized where it was read, without spreading it over the
@@ -70,9 +93,9 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
   private int batches;
   private long lastVersion = -1;
 
-  StreamBatchWriter(InputTable input, DpText.Builder sanitizer, String textColumn, String outputColumn,
-      String output, String rejects, Function<InputTable.Counts, JobException> failure, Map<String, String> audit, TokenAccumulators counters,
-      Function<Dataset<Row>, Dataset<Row>> spread, CompletableFuture<String> queryId) {
+  StreamBatchWriter(InputTable.Rules input, Sanitize sanitizer, String textColumn, String outputColumn,
+      String output, String rejects, Failure failure, Map<String, String> audit, TokenAccumulators counters,
+      Spread spread, CompletableFuture<String> queryId) {
     this.input = input;
     this.sanitizer = sanitizer;
     this.textColumn = textColumn;
@@ -80,7 +103,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
     this.output = output;
     this.rejects = rejects;
     this.failure = failure;
-    this.audit = audit;
+    this.audit = new java.util.LinkedHashMap<>(audit);
     this.counters = counters;
     this.spread = spread;
     this.queryId = queryId;
@@ -88,8 +111,17 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
 
   @Override
   public void call(Dataset<Row> batch, Long batchId) {
+    try {
+      write(batch, batchId);
+    } catch (JobException e) {
+      // On a Spark Connect server (no query id handed over) only the message reaches the client: carry the code in it.
+      throw queryId == null ? e.onServer() : e;
+    }
+  }
+
+  private void write(Dataset<Row> batch, long batchId) {
     long start = System.nanoTime();
-    String appId = StreamCheckpoint.appId(queryId.join());
+    String appId = StreamCheckpoint.appId(queryId(batch));
     TableWriter.Target target = new TableWriter.Target(output, "delta", WriteMode.APPEND, null, List.of(), appId,
         batchId);
     // Only a run's first micro-batch can be one that a crash interrupted (within a run, a failed
@@ -103,9 +135,9 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
           + "read or written", batchId);
       return;
     }
-    long tokens = counters.tokens();
-    long changed = counters.changed();
-    long oov = counters.outOfVocabulary();
+    long tokens = counters == null ? 0 : counters.tokens();
+    long changed = counters == null ? 0 : counters.changed();
+    long oov = counters == null ? 0 : counters.outOfVocabulary();
     Dataset<Row> cached = batch.persist(StorageLevel.MEMORY_AND_DISK());
     try {
       InputTable rows = input.over(cached);
@@ -121,8 +153,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
             + "unsanitized, to {}", batchId, rejected, counts.malformed(), counts.nullIds(), rejects);
       }
       Dataset<Row> toSanitize = rows.accepted();
-      Dataset<Row> clean = sanitizer.transform(counts.rows() >= SPREAD_MIN_ROWS ? spread.apply(toSanitize) : toSanitize,
-          textColumn, outputColumn);
+      Dataset<Row> clean = sanitizer.apply(counts.rows() >= SPREAD_MIN_ROWS ? spread.apply(toSanitize) : toSanitize);
       TableWriter.Result written;
       try {
         written = TableWriter.write(clean, target, TableWriter.Commit.of(audit));
@@ -148,6 +179,12 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
       rowsRejected += rejected;
       batches++;
       lastVersion = written.version();
+      if (counters == null) {
+        LOG.info(String.format(Locale.ROOT, "stream: micro-batch %d committed as table version %d: rows in %,d, "
+            + "out %,d, rejected %,d; %.1f s", batchId, written.version(), counts.rows(), written.rowsWritten(),
+            rejected, (System.nanoTime() - start) / 1e9));
+        return;
+      }
       long t = counters.tokens() - tokens;
       LOG.info(String.format(Locale.ROOT, "stream: micro-batch %d committed as table version %d: rows in %,d, "
           + "out %,d, rejected %,d; tokens %,d, changed %.1f%%, out of vocabulary %.1f%%; %.1f s", batchId,
@@ -158,11 +195,20 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
     }
   }
 
+  /** The query's id: handed over by the program that started it, else the query's own (on a Connect server). */
+  private String queryId(Dataset<Row> batch) {
+    if (queryId != null) {
+      return queryId.join();
+    }
+    return dev.dptext.classic.Classic.streamingQueryId(batch.sparkSession()).orElseThrow(() ->
+        new IllegalStateException("No streaming query id in this micro-batch's thread"));
+  }
+
   /** Appends the micro-batch's rejected records (raw) to the rejects table, exactly once like the rows. */
   private void writeRejects(InputTable rows, String appId, long batchId) {
     try {
       TableWriter.write(rows.rejected(), new TableWriter.Target(rejects, "delta", WriteMode.APPEND, null, List.of(),
-          appId, batchId), TableWriter.Commit.of(Map.of()));
+          appId, batchId), TableWriter.Commit.rawRecords());
     } catch (TableWriter.AlreadyCommitted e) {
       // Written before a restart: the replay has the same rejected records.
     }

@@ -29,7 +29,7 @@ final class TableWriter {
 
   /** Where and how to write; validated before any data is read. */
   record Target(String path, String format, WriteMode mode, String where, List<String> mergeKeys,
-      String txnAppId, Long txnVersion) {
+      String txnAppId, Long txnVersion) implements java.io.Serializable {
 
     Target {
       format = OutputFormat.checkFormat(format);
@@ -77,9 +77,18 @@ final class TableWriter {
    * conflict, not a silent loss.
    */
   record Commit(Map<String, String> audit, Map<String, String> inherited, List<String> partitionColumns,
-      Long readVersion) {
+      Long readVersion) implements java.io.Serializable {
     static Commit of(Map<String, String> audit) {
       return new Commit(audit, Map.of(), List.of(), null);
+    }
+
+    /**
+     * The commit of a rejects table, which holds raw records: created without column statistics. Delta
+     * otherwise keeps each file's minimum and maximum text (a 32-character prefix of a raw record) in the
+     * table's log, and prints them in its INFO logs (a Spark Connect server's or a Databricks driver's).
+     */
+    static Commit rawRecords() {
+      return new Commit(Map.of(), Map.of("delta.dataSkippingNumIndexedCols", "0"), List.of(), null);
     }
   }
 

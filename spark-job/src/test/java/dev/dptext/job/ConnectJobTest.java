@@ -224,14 +224,15 @@ class ConnectJobTest {
   }
 
   @Test
-  void theSessionsSettingsAreRestoredAfterTheRun() {
+  void theRunLeavesTheSessionsSettingsAloneAndIsNotChangedByThem() {
     connect.conf().set("spark.dptext.mechanism", "vickrey");
     String out = tmp.resolve("restored").toString();
     DpTextJobTest.Run r = run(connect, sanitize(out, "--output-format", "parquet", "--mechanism", "santext"));
     assertEquals(0, r.exitCode(), r.out() + r.err());
     assertEquals("vickrey", connect.conf().get("spark.dptext.mechanism"));
-    assertFalse(connect.conf().getOption("spark.dptext.keyFile").isDefined(), "the run's key file stayed set");
+    assertFalse(connect.conf().getOption("spark.dptext.keyFile").isDefined(), "the run set the session's key file");
     connect.conf().unset("spark.dptext.mechanism");
+    assertTrue(r.out().contains("santext") && !r.out().contains("vickrey"), r.out());
   }
 
   @Test
@@ -254,16 +255,11 @@ class ConnectJobTest {
   }
 
   @Test
-  void streamingAndClientSideModelsAreRefusedOnConnectWithTheAlternative() {
+  void clientSideModelsAndUdfsAreRefusedOnConnectWithTheAlternative() {
     DpTextJobTest.Run corpus = run(connect, sanitize(tmp.resolve("corpus").toString(), "--output-format", "parquet",
         "--mechanism", "santext+", "--frequency-source", "private-corpus"));
     assertEquals(ExitCode.USAGE.code, corpus.exitCode(), corpus.err());
     assertTrue(corpus.err().contains("--frequency-source embeddings"), corpus.err());
-    DpTextJobTest.Run stream = run(connect, sanitize(tmp.resolve("stream").toString(), "--stream", "--checkpoint",
-        tmp.resolve("stream-checkpoint").toString()));
-    assertEquals(ExitCode.USAGE.code, stream.exitCode(), stream.err());
-    assertTrue(stream.err().contains("--stream needs a classic Spark session"), stream.err());
-    assertFalse(Files.exists(tmp.resolve("stream-checkpoint")), "refused before anything is started");
     // The DataFrame API reads the session's settings (never the key), and refuses to build a UDF here: its
     // plan would carry the sanitizer; the server's dp_sanitize is the way.
     connect.conf().set("spark.dptext.mechanism", "vickrey");

@@ -77,6 +77,16 @@ public final class Classic {
     return context(spark, "the application id", "").applicationId();
   }
 
+  /**
+   * The id of the streaming query whose micro-batch this thread runs (Spark's {@code sql.streaming.queryId}
+   * local property), for a {@code foreachBatch} function that runs where the query runs: the driver, or a
+   * Spark Connect server.
+   */
+  public static java.util.Optional<String> streamingQueryId(SparkSession spark) {
+    return java.util.Optional.ofNullable(context(spark, "the streaming query's id", "")
+        .getLocalProperty("sql.streaming.queryId"));
+  }
+
   /** Whether the session runs in local mode (its tasks run in this JVM). */
   public static boolean isLocal(SparkSession spark) {
     return context(spark, "the master", "").isLocal();

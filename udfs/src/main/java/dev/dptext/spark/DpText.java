@@ -43,6 +43,10 @@ import org.apache.spark.sql.types.StructType;
  * The model and mechanism are built once on the driver and broadcast; each row is sanitized with its
  * own keyed random stream, so the output depends only on (key, id, text) — not on partitioning,
  * retries or executor count.
+ *
+ * <p>On a Spark Connect session {@link Builder#transform} calls the server's {@code dp_sanitize} with
+ * this configuration ({@link Builder#onServer}): the same rows, the same text, with the model and the key
+ * on the server.
  */
 public final class DpText {
   private static final Logger LOG = LoggerFactory.getLogger(DpText.class);
@@ -58,9 +62,10 @@ public final class DpText {
   public static final String SQL_FUNCTION_COUNTED = "dp_sanitize_counted";
 
   /** What to do on Spark Connect instead of building a sanitizer in the client. */
-  static final String CONNECT_ALTERNATIVE = "On Spark Connect the server builds the sanitizer: call its SQL function "
-      + SQL_FUNCTION + " (functions.call_function, or ServerSanitizer), configured by the session's spark.dptext.* "
-      + "settings, with the server started with spark.sql.extensions=" + DpTextExtensions.class.getName() + ".";
+  static final String CONNECT_ALTERNATIVE = "On Spark Connect the server builds the sanitizer: use transform (it "
+      + "calls the server's SQL function " + SQL_FUNCTION + " with this configuration), or call " + SQL_FUNCTION
+      + " yourself (functions.call_function), with the server started with spark.sql.extensions="
+      + DpTextExtensions.class.getName() + ".";
 
   private DpText() {}
 
@@ -205,6 +210,9 @@ public final class DpText {
      */
     public Dataset<Row> transform(Dataset<Row> df, String inputColumn, String outputColumn) {
       validate(df.schema(), inputColumn);
+      if (!Classic.is(df.sparkSession())) {
+        return onServer().transform(df, inputColumn, outputColumn);
+      }
       PartitionedModel partitioned = modelInstance == null ? ModelLoader.partitioned(df.sparkSession(), o) : null;
       if (partitioned != null) {
         if (o.nearestSearch() != NearestSearch.EXACT) {
@@ -273,7 +281,10 @@ public final class DpText {
      * the driver's object: {@link #sanitizerSource}). Not for fresh randomness, which never shares.
      */
     public void prepare(SparkSession spark) {
-      Classic.requireClassic(spark, "Preparing a sanitizer in this program", CONNECT_ALTERNATIVE);
+      if (!Classic.is(spark)) {
+        onServer().prepare(spark);
+        return;
+      }
       if (o.idMode() == IdMode.FRESH) {
         throw new IllegalStateException("prepare() shares the broadcast; fresh randomness never does");
       }
@@ -283,6 +294,34 @@ public final class DpText {
       if (o.modelDistribution() == ModelDistribution.BROADCAST) {
         sanitizerSource(spark, this);
       }
+    }
+
+    /**
+     * This configuration as the Spark Connect server's {@code dp_sanitize} call ({@link ServerSanitizer}):
+     * the server builds the model and resolves the key, so what only this program holds is refused
+     * before anything is read — the key itself, a model in memory, accumulators — each naming what to
+     * do instead.
+     */
+    public ServerSanitizer onServer() {
+      String connect = " On Spark Connect the server builds the sanitizer; ";
+      if (key != null) {
+        throw new IllegalArgumentException("key(SecretKey) hands the key to this program, but on Spark Connect it "
+            + "would travel to the server inside the query's plan." + connect + "name the key's source instead: "
+            + ServerSanitizer.KEY_SOURCES);
+      }
+      if (modelInstance != null) {
+        throw new IllegalArgumentException("model(DpTextModel) gives a model in this program's memory, which a Spark "
+            + "Connect server cannot use." + connect + "give the model's path with model(\"...\") (save it with "
+            + "ModelLoader.save)");
+      }
+      if (counters != null) {
+        throw new IllegalArgumentException("countTokens(TokenAccumulators) needs accumulators, which Spark Connect "
+            + "has not." + connect + "count with ServerSanitizer.transformCounted and Dataset.observe");
+      }
+      boolean keyEnvGiven = o.isSet(Settings.KEY_ENV)
+          && !o.get(Settings.KEY_ENV).equals(Settings.KEY_ENV.defaultValue().orElse(null));
+      ServerSanitizer.checkKeySource(o, keyEnvGiven, System.getenv());
+      return ServerSanitizer.of(o, idColumn);
     }
 
     /**

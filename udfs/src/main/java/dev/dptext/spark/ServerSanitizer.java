@@ -18,35 +18,39 @@ import org.apache.spark.sql.functions;
  * only names them.
  *
  * <p>Why: a Connect client's plan is a protobuf that the server logs and shows in its UI. A
- * Java-serialized UDF carrying the sanitizer (or the key) would put the key there. Instead the client
- * sets the session's {@code spark.dptext.*} runtime settings (the mechanism, the model's path, the key's
- * SOURCE: a key file's path or a Databricks secret's name, never the key) and calls the server's SQL
- * function {@code dp_sanitize} ({@link DpTextExtensions} in the server's {@code spark.sql.extensions})
- * by name. The server reads those settings when it analyses the plan, builds the sanitizer and hands it
- * to its tasks as it does for SQL (broadcast, or per executor from the model's path: the server's
- * {@code modelDistribution}).
+ * Java-serialized UDF carrying the sanitizer (or the key) would put the key there. Instead the query
+ * calls the server's SQL function {@code dp_sanitize} ({@link DpTextExtensions} in the server's
+ * {@code spark.sql.extensions}) by name, with the run's settings as its options map (the mechanism, the
+ * model's path, the key's SOURCE: a key file's path or a Databricks secret's name, never the key). The
+ * server builds the sanitizer when it analyses the plan and hands it to its tasks as it does for SQL
+ * (broadcast, or per executor from the model's path: the server's {@code modelDistribution}).
+ *
+ * <p>The query carries its settings itself, so nothing of the session is changed: a DataFrame run later,
+ * each micro-batch of a stream and other users of the session all get exactly these settings. Every
+ * setting is sent (an unset one as NULL, its default), so the server's own {@code spark.dptext.*} values
+ * cannot change the output; the key's source is sent only when given, so a source the server was started
+ * with still applies.
  *
  * <p>The key is never read here: {@code spark.dptext.secretKey} is not asked for (a Connect server
  * answers a client's conf request in clear), a key file is read by the server, and a key in this
  * program's environment is refused ({@link #checkKeySource}).
- *
- * <p>The session's dptext settings are the caller's shared state (a notebook's, a Databricks task's):
- * {@link #close} restores each to what it was.
  */
-public final class ServerSanitizer implements AutoCloseable {
+public final class ServerSanitizer implements java.io.Serializable {
+  private static final long serialVersionUID = 1L;
+
   /** Where the key may be named for a Connect server; for messages. */
   static final String KEY_SOURCES = Settings.KEY_FILE.confKey() + " (--key-file: a key file the server can read, "
       + "e.g. on a /Volumes path) or " + Settings.DATABRICKS_SECRET.confKey() + " (--databricks-secret SCOPE/KEY), "
       + "or " + Settings.SECRET_KEY.confKey() + " in the server's start-up conf";
 
-  private final SparkSession spark;
-  private final DpTextOptions options;
+  /** Setting name → text (null: the default), as sent in the function's options map. */
+  private final LinkedHashMap<String, String> settings;
+  private final IdMode idMode;
   private final String idColumn;
-  private final Map<String, Optional<String>> before = new LinkedHashMap<>();
 
-  private ServerSanitizer(SparkSession spark, DpTextOptions options, String idColumn) {
-    this.spark = spark;
-    this.options = options;
+  private ServerSanitizer(LinkedHashMap<String, String> settings, IdMode idMode, String idColumn) {
+    this.settings = settings;
+    this.idMode = idMode;
     this.idColumn = idColumn;
   }
 
@@ -76,37 +80,35 @@ public final class ServerSanitizer implements AutoCloseable {
   }
 
   /**
-   * Sets the session's {@code spark.dptext.*} settings to {@code options} (every setting the options
-   * give; the others unset, so the server's start-up values cannot change the output; the key's
-   * source only when given, so a source the server was started with still applies).
+   * The server-side sanitizer of {@code options} (the key's source checked by the caller with
+   * {@link #checkKeySource}; the key itself refused).
    *
    * @param idColumn the id column for {@link IdMode#COLUMN}, else null
+   * @throws IllegalArgumentException when the options hold the key itself, or name no id column in
+   *     {@link IdMode#COLUMN}
    */
-  public static ServerSanitizer open(SparkSession spark, DpTextOptions options, String idColumn) {
-    ServerSanitizer s = new ServerSanitizer(spark, options, idColumn);
-    try {
-      for (Setting<?> setting : Settings.options()) {
-        if (setting == Settings.KEY_ENV) {
-          continue; // the server's own environment: checkKeySource refused a variable named here
-        }
-        String key = setting.confKey();
-        String value = text(options, setting);
-        boolean keySource = setting == Settings.KEY_FILE || setting == Settings.DATABRICKS_SECRET;
-        if (value == null && keySource) {
-          continue;
-        }
-        s.before.put(key, Optional.ofNullable(spark.conf().getOption(key).getOrElse(() -> null)));
-        if (value == null) {
-          spark.conf().unset(key);
-        } else {
-          spark.conf().set(key, setting == Settings.KEY_FILE || setting == Settings.MODEL ? absolute(value) : value);
-        }
-      }
-    } catch (RuntimeException e) {
-      s.close();
-      throw e;
+  public static ServerSanitizer of(DpTextOptions options, String idColumn) {
+    if (options.isSet(Settings.SECRET_KEY)) {
+      throw new IllegalArgumentException("On Spark Connect the key itself is never sent to the server (it would be in "
+          + "the query's plan, the server's logs and UI). Name it with " + KEY_SOURCES);
     }
-    return s;
+    if (options.idMode() == IdMode.COLUMN && idColumn == null) {
+      throw new IllegalArgumentException("No id column given for " + Settings.ID_MODE.confKey() + "=column");
+    }
+    LinkedHashMap<String, String> settings = new LinkedHashMap<>();
+    for (Setting<?> setting : Settings.options()) {
+      if (setting == Settings.KEY_ENV) {
+        continue; // the server's own environment: checkKeySource refused a variable named here
+      }
+      String value = text(options, setting);
+      boolean keySource = setting == Settings.KEY_FILE || setting == Settings.DATABRICKS_SECRET;
+      if (value == null && keySource) {
+        continue;
+      }
+      settings.put(setting.name(), value != null && (setting == Settings.KEY_FILE || setting == Settings.MODEL)
+          ? absolute(value) : value);
+    }
+    return new ServerSanitizer(settings, options.idMode(), options.idMode() == IdMode.COLUMN ? idColumn : null);
   }
 
   private static <T> String text(DpTextOptions options, Setting<T> setting) {
@@ -130,16 +132,27 @@ public final class ServerSanitizer implements AutoCloseable {
    * any data is read, and the run's transform then reuses it (the server caches it per configuration).
    * Not for fresh randomness, whose sanitizer is never shared.
    */
-  public void prepare() {
-    if (options.idMode() == IdMode.FRESH) {
+  public void prepare(SparkSession spark) {
+    if (idMode == IdMode.FRESH) {
       return;
     }
     List<Column> args = new ArrayList<>(List.of(functions.lit("")));
-    if (options.idMode() == IdMode.COLUMN) {
+    if (idMode == IdMode.COLUMN) {
       args.add(functions.lit("dptext-prepare"));
     }
+    args.add(optionsMap());
     // Analysis alone resolves the function, which builds the sanitizer on the server: no job runs.
     spark.range(1).select(functions.call_function(DpText.SQL_FUNCTION, args.toArray(new Column[0]))).schema();
+  }
+
+  /** The settings as the function's options argument: a map literal (NULL values: the defaults). */
+  private Column optionsMap() {
+    List<Column> kv = new ArrayList<>();
+    for (Map.Entry<String, String> e : settings.entrySet()) {
+      kv.add(functions.lit(e.getKey()));
+      kv.add(e.getValue() == null ? functions.lit(null).cast("string") : functions.lit(e.getValue()));
+    }
+    return functions.map(kv.toArray(new Column[0]));
   }
 
   /**
@@ -177,12 +190,12 @@ public final class ServerSanitizer implements AutoCloseable {
 
   private Column call(String function, String inputColumn) {
     Column text = functions.col(inputColumn);
-    return options.idMode() == IdMode.COLUMN
-        ? functions.call_function(function, text, functions.col(idColumn))
-        : functions.call_function(function, text);
+    return idMode == IdMode.COLUMN
+        ? functions.call_function(function, text, functions.col(idColumn), optionsMap())
+        : functions.call_function(function, text, optionsMap());
   }
 
-  private org.apache.spark.sql.Observation observation;
+  private transient org.apache.spark.sql.Observation observation;
 
   /**
    * The token counts of {@link #transformCounted}'s rows, once an action on them has run; empty when the
@@ -248,22 +261,5 @@ public final class ServerSanitizer implements AutoCloseable {
       t.found = get("searchFound");
       return t;
     }
-  }
-
-  /** Restores the session's dptext settings to what they were before {@link #open}. */
-  @Override
-  public void close() {
-    for (Map.Entry<String, Optional<String>> e : before.entrySet()) {
-      try {
-        if (e.getValue().isPresent()) {
-          spark.conf().set(e.getKey(), e.getValue().get());
-        } else {
-          spark.conf().unset(e.getKey());
-        }
-      } catch (RuntimeException ignored) {
-        // A session that is gone has no settings to restore.
-      }
-    }
-    before.clear();
   }
 }

@@ -18,19 +18,22 @@ import scala.jdk.javaapi.CollectionConverters;
 /**
  * The SQL function {@code dp_sanitize}, for both {@link DpTextExtensions} (spark.sql.extensions) and
  * {@link DpText#register(SparkSession)} on a running session. The function is resolved lazily, when a
- * query uses it, from the session's {@code spark.dptext.*} settings at that moment.
+ * query uses it, from the session's {@code spark.dptext.*} settings at that moment, overridden by the
+ * call's own options map ({@link #withQueryOptions}).
  */
 final class SqlFunctions {
   private SqlFunctions() {}
 
   /** The usage line of {@code DESCRIBE FUNCTION}, from the registry. */
   static String usage() {
-    return "_FUNC_(text, id) - Rewrites each word of `text` with a differentially private mechanism over word "
+    return "_FUNC_(text, id[, options]) - Rewrites each word of `text` with a differentially private mechanism over word "
         + "embeddings (" + Settings.MECHANISM.confKey() + ": " + String.join(", ", Mechanisms.names()) + "; default "
         + Mechanisms.DEFAULT + "), seeded by the secret key and the row's stable `id`, so re-runs give identical "
         + "output.\n"
         + "_FUNC_(text) - The same, seeded by the text itself (" + Settings.ID_MODE.confKey() + "=content-hash: equal "
-        + "texts get equal outputs) or freshly (" + Settings.ID_MODE.confKey() + "=fresh: not reproducible).";
+        + "texts get equal outputs) or freshly (" + Settings.ID_MODE.confKey() + "=fresh: not reproducible).\n"
+        + "`options`, a constant map of settings (e.g. map('mechanism', 'laplace', 'epsilon', '10')), overrides the "
+        + "session's settings for this call; a NULL value means the setting's default.";
   }
 
   /**
@@ -41,6 +44,8 @@ final class SqlFunctions {
     StringBuilder s = new StringBuilder("\n    Arguments:\n");
     s.append("      * text - a string column; null stays null, empty stays empty\n");
     s.append("      * id - a stable unique row id of any atomic type (its string form keys the row's noise)\n");
+    s.append("      * options - a constant MAP<STRING, STRING> of settings (names below, or their conf keys) for this "
+        + "call; NULL = the default; never the key itself (" + Settings.SECRET_KEY.name() + " is refused)\n");
     s.append("\n    Mechanisms (").append(Settings.MECHANISM.confKey()).append(") and their guarantees:\n");
     for (MechanismDefinition d : Mechanisms.ALL) {
       List<String> params = new ArrayList<>();
@@ -76,7 +81,7 @@ final class SqlFunctions {
 
   static ExpressionInfo countedInfo() {
     return new ExpressionInfo(SqlFunctions.class.getName(), null, DpText.SQL_FUNCTION_COUNTED,
-        "_FUNC_(text[, id]) - " + DpText.SQL_FUNCTION + "(text[, id]) with the row's token counts: a struct of text, "
+        "_FUNC_(text[, id][, options]) - " + DpText.SQL_FUNCTION + "(text[, id][, options]) with the row's token counts: a struct of text, "
             + "tokens, changed, outOfVocabulary, searchQueries, searchWanted and searchFound (for Spark Connect "
             + "clients, which sum the counts with Dataset.observe).", arguments());
   }
@@ -91,13 +96,19 @@ final class SqlFunctions {
     return builder(true);
   }
 
-  /** The function builder: validates arity and binds the session's sanitizer. */
+  /**
+   * The function builder: validates the arguments and binds the sanitizer of the session's settings,
+   * overridden by the optional trailing options map.
+   */
   private static Function1<Seq<Expression>, Expression> builder(boolean counted) {
     return (Function1<Seq<Expression>, Expression> & java.io.Serializable) children -> {
-      java.util.List<Expression> args = CollectionConverters.asJava(children);
+      java.util.List<Expression> args = new java.util.ArrayList<>(CollectionConverters.asJava(children));
       SparkSession spark = SparkSession.active();
-      DpText.Builder b = DpText.sanitizer(spark);
-      IdMode mode = b.options().idMode();
+      DpTextOptions options = SessionConf.options(spark);
+      if (!args.isEmpty() && args.get(args.size() - 1).dataType() instanceof org.apache.spark.sql.types.MapType) {
+        options = withQueryOptions(options, args.remove(args.size() - 1));
+      }
+      IdMode mode = options.idMode();
       if (args.size() == 2 && mode != IdMode.COLUMN) {
         throw new IllegalArgumentException(
             DpText.SQL_FUNCTION + "(text, id) was called but " + Settings.ID_MODE.confKey() + " is " + mode
@@ -110,16 +121,57 @@ final class SqlFunctions {
                 + "(read the trade-off in the README)");
       }
       if (args.size() != 1 && args.size() != 2) {
-        throw new IllegalArgumentException(
-            DpText.SQL_FUNCTION + " takes 1 or 2 arguments (text[, id]), got " + args.size());
+        throw new IllegalArgumentException(DpText.SQL_FUNCTION + " takes the text, an id when "
+            + Settings.ID_MODE.confKey() + "=column, and optionally a constant map of settings: (text[, id][, "
+            + "options]); got " + children.size() + " argument(s)");
       }
+      DpText.Builder b = DpText.sanitizer(options);
       UserDefinedFunction udf = counted ? b.countingUdf(spark) : b.udf(spark);
-      java.util.List<Expression> bound = new java.util.ArrayList<>(args);
-      if (bound.size() == 1) {
-        bound.add(org.apache.spark.sql.catalyst.expressions.Literal.create(null, org.apache.spark.sql.types.DataTypes.StringType));
+      if (args.size() == 1) {
+        args.add(org.apache.spark.sql.catalyst.expressions.Literal.create(null,
+            org.apache.spark.sql.types.DataTypes.StringType));
       }
-      return dev.dptext.classic.Classic.udfExpression(udf, CollectionConverters.asScala(bound).toList());
+      return dev.dptext.classic.Classic.udfExpression(udf, CollectionConverters.asScala(args).toList());
     };
+  }
+
+  /**
+   * {@code options} with the settings of a query's options argument: a constant {@code MAP<STRING,
+   * STRING>} of setting names (or {@code spark.dptext.*} keys) to values, a NULL value meaning the
+   * setting's default. Why an argument and not only the session's settings: a query then says how it
+   * sanitizes by itself, whatever the session's settings are when it runs (a lazily run DataFrame, each
+   * micro-batch of a stream, concurrent users of one session). The key itself is refused here: a query's
+   * text is in its plan, the logs and the UI; its source (keyFile, databricksSecret) is not a secret.
+   */
+  static DpTextOptions withQueryOptions(DpTextOptions options, Expression map) {
+    if (!map.foldable()) {
+      throw new IllegalArgumentException("The options argument of " + DpText.SQL_FUNCTION + " must be a constant "
+          + "map, e.g. map('epsilon', '3', 'mechanism', 'santext'); a column's values cannot configure a sanitizer");
+    }
+    Object value = map.eval(null);
+    if (value == null) {
+      return options;
+    }
+    org.apache.spark.sql.catalyst.util.MapData data = (org.apache.spark.sql.catalyst.util.MapData) value;
+    DpTextOptions o = options;
+    for (int i = 0; i < data.numElements(); i++) {
+      String name = String.valueOf(data.keyArray().get(i, org.apache.spark.sql.types.DataTypes.StringType));
+      Object v = data.valueArray().isNullAt(i) ? null
+          : data.valueArray().get(i, org.apache.spark.sql.types.DataTypes.StringType);
+      Setting<?> setting = Settings.byName(name).or(() -> Settings.byConfKey(name)).orElseThrow(() ->
+          new IllegalArgumentException("Unknown dptext setting '" + name + "' in the options of "
+              + DpText.SQL_FUNCTION + "; known settings are " + Settings.options().stream().map(Setting::name).toList()));
+      if (setting.secret()) {
+        throw new IllegalArgumentException("The options of " + DpText.SQL_FUNCTION + " name " + setting.name()
+            + ", the key itself: a query's text is in its plan, the logs and the UI. Name where the key is instead: "
+            + Settings.KEY_FILE.name() + " or " + Settings.DATABRICKS_SECRET.name()
+            + ", or set " + Settings.SECRET_KEY.confKey() + " at the application's start");
+      }
+      o = v == null ? o.with(setting, null) : o.withText(setting, v.toString());
+    }
+    o.mechanismSpec(); // the mechanism's parameters must fit together
+    o.checkNearestSearch();
+    return o;
   }
 
   /**

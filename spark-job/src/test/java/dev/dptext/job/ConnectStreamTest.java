@@ -1,0 +1,124 @@
+package dev.dptext.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code sanitize --stream} with the job's session a Spark Connect client of a real local server
+ * ({@link ConnectServer}): the micro-batch function runs on the server, carrying the run's settings and
+ * the key's source only. Each micro-batch is committed once, with the classic run's rows; a restart
+ * resumes; a replayed micro-batch whose commit landed is skipped; a malformed record stops the stream
+ * with the batch job's exit code and message (no raw text), and the rejects table takes it on the
+ * resumed run. The server's log never holds the key or the raw text.
+ */
+class ConnectStreamTest {
+  static final String KEY = "445566778899aabbccddeeff00112233445566778899aabbccddeeff00112233";
+
+  @TempDir static Path tmp;
+  static SparkSession connect;
+  static Path keyFile;
+  static Path embeddings;
+
+  @BeforeAll
+  static void setUp() throws Exception {
+    connect = ConnectServer.session();
+    keyFile = JobFixtures.keyFile(tmp, KEY);
+    embeddings = JobFixtures.gloveFile(tmp, 1000);
+  }
+
+  @AfterAll
+  static void nothingSecretOrRawInTheServersLog() throws Exception {
+    String log = Files.readString(ConnectServer.LOG);
+    assertFalse(log.contains(KEY), "the key reached the Connect server's log");
+    assertFalse(log.contains(StreamSanitizeTest.CANARY), "raw text reached the Connect server's log");
+  }
+
+  /** The stream over {@code input}, as the job on {@code spark} (null: classic) runs it. */
+  static DpTextJobTest.Run stream(SparkSession spark, Path input, Path output, Path checkpoint, String... extra) {
+    List<String> a = new ArrayList<>(List.of("sanitize", "--input", input.toString(), "--output", output.toString(),
+        "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString(),
+        "--progress-interval", "0", "--stream", "--checkpoint", checkpoint.toString(), "--input-format", "json",
+        "--input-schema", StreamSanitizeTest.SCHEMA));
+    a.addAll(List.of(extra));
+    return DpTextJobTest.run(spark, a.toArray(new String[0]));
+  }
+
+  @Test
+  void eachMicroBatchIsCommittedOnceWithTheClassicRowsAndARestartResumes() throws Exception {
+    Path in = tmp.resolve("files");
+    StreamSanitizeTest.writeFiles(in, 0, 4, 5);
+    Path classicOut = tmp.resolve("classic");
+    Path out = tmp.resolve("connect");
+    Path cp = tmp.resolve("connect-checkpoint");
+    DpTextJobTest.Run c = stream(null, in, classicOut, tmp.resolve("classic-checkpoint"), "--max-files-per-trigger", "2");
+    assertEquals(0, c.exitCode(), c.err());
+    DpTextJobTest.Run r = stream(connect, in, out, cp, "--max-files-per-trigger", "2");
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    assertTrue(r.out().contains("stream: 2 micro-batch(es) this run") && r.out().contains("rows in / out      20 / 20"),
+        r.out());
+    assertEquals(StreamSanitizeTest.rows(classicOut), StreamSanitizeTest.rows(out), "the classic run's rows");
+    assertEquals(2, StreamSanitizeTest.versions(out), "one commit per micro-batch");
+    assertFalse(StreamSanitizeTest.rows(out).stream().anyMatch(s -> s.contains(StreamSanitizeTest.CANARY)),
+        "raw text in the output");
+
+    // New files: the restart takes only those.
+    StreamSanitizeTest.writeFiles(in, 4, 2, 5);
+    DpTextJobTest.Run more = stream(connect, in, out, cp, "--max-files-per-trigger", "2");
+    assertEquals(0, more.exitCode(), more.out() + more.err());
+    assertTrue(more.out().contains("stream: 1 micro-batch(es) this run")
+        && more.out().contains("rows in / out      10 / 10"), more.out());
+    assertEquals(30, StreamSanitizeTest.rows(out).size());
+
+    // A crash after micro-batch 2's Delta commit, before Spark marked it finished: the server runs it again,
+    // and the transaction in the table makes that a no-op.
+    List<String> expected = StreamSanitizeTest.rows(out);
+    StreamSanitizeTest.forgetFinished(cp, 2);
+    DpTextJobTest.Run replay = stream(connect, in, out, cp, "--max-files-per-trigger", "2");
+    assertEquals(0, replay.exitCode(), replay.out() + replay.err());
+    assertTrue(replay.out().contains("stream: 0 micro-batch(es) this run"), replay.out());
+    assertEquals(3, StreamSanitizeTest.versions(out), "no second commit of micro-batch 2");
+    assertEquals(expected, StreamSanitizeTest.rows(out));
+  }
+
+  @Test
+  void aMalformedRecordStopsTheStreamWithTheBatchJobsExitCodeAndTheRejectsTakeIt() throws Exception {
+    Path in = tmp.resolve("bad-files");
+    StreamSanitizeTest.writeFiles(in, 0, 2, 5);
+    StreamSanitizeTest.write(in.resolve("part-002.json"), List.of("{\"id\": 100, \"text\": \"fine\"}",
+        "{\"id\": \"not a number\", \"text\": \"" + StreamSanitizeTest.CANARY + " broken\"}"), 2);
+    Path out = tmp.resolve("bad");
+    Path cp = tmp.resolve("bad-checkpoint");
+    DpTextJobTest.Run failed = stream(connect, in, out, cp, "--max-files-per-trigger", "1");
+    assertEquals(ExitCode.INPUT.code, failed.exitCode(), failed.out() + failed.err());
+    assertTrue(failed.err().contains("Micro-batch 2") && failed.err().contains("1 malformed record(s) of 2")
+        && failed.err().contains("--on-corrupt reject"), failed.err());
+    assertFalse(failed.err().contains("[dptext exit"), "the server's exit-code mark is for the client only");
+    assertFalse(failed.err().contains(StreamSanitizeTest.CANARY), "raw text in the error");
+    assertEquals(10, connect.read().format("delta").load(out.toString()).count(), "micro-batches 0 and 1 stay");
+
+    Path rejects = tmp.resolve("bad-rejects");
+    DpTextJobTest.Run resumed = stream(connect, in, out, cp, "--max-files-per-trigger", "1", "--on-corrupt", "reject",
+        "--rejects", rejects.toString());
+    assertEquals(0, resumed.exitCode(), resumed.out() + resumed.err());
+    assertTrue(resumed.out().contains("rows in / out      2 / 1"), resumed.out());
+    assertEquals(11, connect.read().format("delta").load(out.toString()).count());
+    assertEquals(1, connect.read().format("delta").load(rejects.toString()).count());
+    // Raw records: the rejects table keeps no column statistics (raw prefixes) in its log.
+    try (var log = Files.list(rejects.resolve("_delta_log"))) {
+      for (Path f : log.filter(f -> f.toString().endsWith(".json")).toList()) {
+        assertFalse(Files.readString(f).contains(StreamSanitizeTest.CANARY), "raw text in the rejects' log " + f);
+      }
+    }
+  }
+}
