@@ -629,7 +629,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       if (ids == IdMode.COLUMN) {
         b.idColumn(idColumn);
       }
-      server = ServerSanitizer.of(b.options(), ids == IdMode.COLUMN ? idColumn : null);
+      server = ServerSanitizer.forSession(spark, b.options(), ids == IdMode.COLUMN ? idColumn : null);
       return b;
     } catch (IllegalArgumentException e) {
       throw new JobException(ExitCode.USAGE, e.getMessage());

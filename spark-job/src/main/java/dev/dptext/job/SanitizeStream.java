@@ -133,12 +133,27 @@ final class SanitizeStream {
     }
     LOG.info("stream: query {} (run {}) started; checkpoint {}, trigger {}", query.id(), query.runId(),
         checkpoint.path(), c.stream.trigger);
+    // On Spark Connect the query runs on the server and outlives this program unless stopped: a stopped
+    // job (SIGTERM, Ctrl-C, a cancelled task) stops it, so a restart does not meet it on the checkpoint.
+    // A SIGKILL cannot be caught: the server stops the query when the session expires.
+    Thread stopOnExit = connect ? new Thread(() -> stopQuietly(query), "dptext-stop-stream") : null;
+    if (stopOnExit != null) {
+      Runtime.getRuntime().addShutdownHook(stopOnExit);
+    }
     try (ProgressReporter progress = ProgressReporter.start(spark, counters, c.progressInterval)) {
       query.awaitTermination();
     } catch (StreamingQueryException e) {
       throw failure(e, checkpoint.path());
     } catch (RuntimeException e) {
       throw connect ? failure(e, checkpoint.path()) : e; // a Connect client's errors are not StreamingQueryExceptions
+    } finally {
+      if (stopOnExit != null) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(stopOnExit);
+        } catch (IllegalStateException shuttingDown) {
+          // The JVM is exiting: the hook runs.
+        }
+      }
     }
     long end = System.nanoTime();
     Committed done = connect ? Committed.fromHistory(spark, c, query.id().toString(), outputVersion, rejectsVersion)
@@ -176,6 +191,14 @@ final class SanitizeStream {
       long rejected = c.rejects == null || versionOf(spark, c.rejects) < 0 ? 0
           : DeltaTables.commitsOf(spark, c.rejects, app, rejectsVersion).rows();
       return new Committed(out.commits(), out.rows() + rejected, out.rows(), rejected, out.lastVersion());
+    }
+  }
+
+  private static void stopQuietly(StreamingQuery query) {
+    try {
+      query.stop();
+    } catch (Exception e) {
+      LOG.warn("stream: could not stop query {} on the server: {}", query.id(), JobException.firstLine(e.getMessage()));
     }
   }
 

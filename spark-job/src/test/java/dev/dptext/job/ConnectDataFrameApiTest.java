@@ -108,6 +108,33 @@ class ConnectDataFrameApiTest {
   }
 
   @Test
+  void withoutTheServersFunctionTheProgramsUdfGivesTheSameRowsAndCarriesNoKey() {
+    dev.dptext.spark.DpTextOptions options = santextPlus().options();
+    List<String> expected = rows(santextPlus().transform(tickets(classic), "text", "text_dp"));
+    // What a server without dptext's extension (Databricks serverless) gets: this program's UDF, whose
+    // executors load the model and read the key file.
+    dev.dptext.spark.ServerSanitizer udf = dev.dptext.spark.ServerSanitizer.viaUdf(connect, options, "id");
+    Dataset<Row> out = udf.transform(tickets(connect), "text", "text_dp");
+    assertEquals(expected, rows(out));
+    Dataset<Row> counted = udf.transformCounted(tickets(connect), "text", "text_dp");
+    assertEquals(expected, rows(counted));
+    assertTrue(udf.totals(java.time.Duration.ofSeconds(5)).orElseThrow().tokens() > 0, "tokens counted");
+    java.io.ByteArrayOutputStream plan = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream old = System.out;
+    System.setOut(new java.io.PrintStream(plan, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      out.explain(true);
+    } finally {
+      System.setOut(old);
+    }
+    assertFalse(plan.toString(java.nio.charset.StandardCharsets.UTF_8).contains(KEY), "the key in the plan");
+    // A Databricks secret is read through dbutils on a driver, which executors cannot do.
+    IllegalArgumentException secret = assertThrows(IllegalArgumentException.class, () ->
+        dev.dptext.spark.ServerSanitizer.viaUdf(connect, options.withText(Settings.DATABRICKS_SECRET, "dptext/key"), "id"));
+    assertTrue(secret.getMessage().contains("key file every executor can read"), secret.getMessage());
+  }
+
+  @Test
   void whatOnlyThisProgramHoldsIsRefusedWithTheWayOut() {
     Dataset<Row> df = tickets(connect);
     IllegalArgumentException key = assertThrows(IllegalArgumentException.class, () -> santextPlus()

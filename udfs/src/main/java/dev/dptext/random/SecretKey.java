@@ -117,6 +117,22 @@ public final class SecretKey implements Serializable {
     return source;
   }
 
+  /**
+   * A fingerprint that tells keys apart without revealing them: HMAC-SHA256 keyed by this key over a
+   * fixed label, 128 bits in hex. Equal keys give equal fingerprints; learning the key from one is as
+   * hard as breaking HMAC-SHA256 as a PRF. Safe to put in a plan or a log.
+   */
+  public String fingerprint() {
+    try {
+      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      mac.init(new javax.crypto.spec.SecretKeySpec(material, "HmacSHA256"));
+      byte[] h = mac.doFinal("dptext key fingerprint v1".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(h, 0, 16);
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is not available in this JVM", e);
+    }
+  }
+
   /** A copy of the key bytes, for the PRF only. */
   byte[] material() {
     return material.clone();

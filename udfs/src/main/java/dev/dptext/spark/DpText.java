@@ -211,7 +211,7 @@ public final class DpText {
     public Dataset<Row> transform(Dataset<Row> df, String inputColumn, String outputColumn) {
       validate(df.schema(), inputColumn);
       if (!Classic.is(df.sparkSession())) {
-        return onServer().transform(df, inputColumn, outputColumn);
+        return onServer(df.sparkSession()).transform(df, inputColumn, outputColumn);
       }
       PartitionedModel partitioned = modelInstance == null ? ModelLoader.partitioned(df.sparkSession(), o) : null;
       if (partitioned != null) {
@@ -282,7 +282,7 @@ public final class DpText {
      */
     public void prepare(SparkSession spark) {
       if (!Classic.is(spark)) {
-        onServer().prepare(spark);
+        onServer(spark).prepare(spark);
         return;
       }
       if (o.idMode() == IdMode.FRESH) {
@@ -297,12 +297,13 @@ public final class DpText {
     }
 
     /**
-     * This configuration as the Spark Connect server's {@code dp_sanitize} call ({@link ServerSanitizer}):
-     * the server builds the model and resolves the key, so what only this program holds is refused
+     * This configuration as the Spark Connect server's {@code dp_sanitize} call, or where the server has
+     * no such function, as this program's UDF whose executors load the model and read the key file
+     * ({@link ServerSanitizer#forSession}). Either way the model and the key stay out of the plan, so what only this program holds is refused
      * before anything is read — the key itself, a model in memory, accumulators — each naming what to
      * do instead.
      */
-    public ServerSanitizer onServer() {
+    public ServerSanitizer onServer(SparkSession spark) {
       String connect = " On Spark Connect the server builds the sanitizer; ";
       if (key != null) {
         throw new IllegalArgumentException("key(SecretKey) hands the key to this program, but on Spark Connect it "
@@ -321,7 +322,7 @@ public final class DpText {
       boolean keyEnvGiven = o.isSet(Settings.KEY_ENV)
           && !o.get(Settings.KEY_ENV).equals(Settings.KEY_ENV.defaultValue().orElse(null));
       ServerSanitizer.checkKeySource(o, keyEnvGiven, System.getenv());
-      return ServerSanitizer.of(o, idColumn);
+      return ServerSanitizer.forSession(spark, o, idColumn);
     }
 
     /**

@@ -47,11 +47,19 @@ public final class ServerSanitizer implements java.io.Serializable {
   private final LinkedHashMap<String, String> settings;
   private final IdMode idMode;
   private final String idColumn;
+  /**
+   * For a server without {@code dp_sanitize}: the recipe this program's UDF carries to the executors
+   * (settings, the model's SHA-256, the key's fingerprint; never the key); null to call the server's
+   * function.
+   */
+  private final PathSanitizer recipe;
 
-  private ServerSanitizer(LinkedHashMap<String, String> settings, IdMode idMode, String idColumn) {
+  private ServerSanitizer(LinkedHashMap<String, String> settings, IdMode idMode, String idColumn,
+      PathSanitizer recipe) {
     this.settings = settings;
     this.idMode = idMode;
     this.idColumn = idColumn;
+    this.recipe = recipe;
   }
 
   /**
@@ -108,7 +116,54 @@ public final class ServerSanitizer implements java.io.Serializable {
       settings.put(setting.name(), value != null && (setting == Settings.KEY_FILE || setting == Settings.MODEL)
           ? absolute(value) : value);
     }
-    return new ServerSanitizer(settings, options.idMode(), options.idMode() == IdMode.COLUMN ? idColumn : null);
+    return new ServerSanitizer(settings, options.idMode(), options.idMode() == IdMode.COLUMN ? idColumn : null, null);
+  }
+
+  /**
+   * The server's {@code dp_sanitize} when its session has the function ({@link #of}), else this
+   * program's own UDF ({@link #viaUdf}): a Databricks serverless session loads no extension.
+   */
+  public static ServerSanitizer forSession(SparkSession spark, DpTextOptions options, String idColumn) {
+    return spark.catalog().functionExists(DpText.SQL_FUNCTION) ? of(options, idColumn)
+        : viaUdf(spark, options, idColumn);
+  }
+
+  /**
+   * For a Spark Connect server without {@code dp_sanitize} (Databricks serverless, or any server without
+   * dptext's extension), with dptext's classes on the server (its jar on the classpath, or added to the
+   * session with {@code spark.addArtifact}): a UDF of this program whose closure is the recipe of
+   * {@link ModelDistribution#PATH} without the key. Each executor loads the model from its path (checking
+   * its SHA-256 against this program's) and reads the key from the key file named by {@code keyFile},
+   * checking its fingerprint against the one this program read: the plan carries the file's path and a
+   * fingerprint, never the key.
+   *
+   * @throws IllegalArgumentException without a key file (a Databricks secret or an environment variable
+   *     cannot be read by executors), or when this program cannot read it
+   */
+  public static ServerSanitizer viaUdf(SparkSession spark, DpTextOptions options, String idColumn) {
+    ServerSanitizer named = of(options, idColumn);
+    boolean fresh = options.get(Settings.FRESH_RANDOMNESS) || options.idMode() == IdMode.FRESH;
+    String keyFile = options.get(Settings.KEY_FILE);
+    String fingerprint = null;
+    if (!fresh) {
+      if (keyFile == null || options.get(Settings.DATABRICKS_SECRET) != null) {
+        throw new IllegalArgumentException("This Spark Connect server has no " + DpText.SQL_FUNCTION + " (no "
+            + "dptext extension: e.g. Databricks serverless), so the executors sanitize with this program's UDF and "
+            + "read the key themselves: name a key file every executor can read with " + Settings.KEY_FILE.confKey()
+            + " (--key-file, e.g. on a /Volumes path; a Databricks secret cannot be read by executors), or start the "
+            + "server with spark.sql.extensions=" + DpTextExtensions.class.getName());
+      }
+      fingerprint = dev.dptext.random.SecretKey.fromFile(Path.of(absolute(keyFile))).fingerprint();
+    }
+    DpTextOptions recipeOptions = options;
+    for (Setting<?> s : List.of(Settings.KEY_FILE, Settings.MODEL)) {
+      String v = text(options, s);
+      if (v != null) {
+        recipeOptions = recipeOptions.withText(s, absolute(v));
+      }
+    }
+    PathSanitizer recipe = PathSanitizer.withoutKey(HadoopConf.of(spark), recipeOptions, fingerprint);
+    return new ServerSanitizer(named.settings, named.idMode, named.idColumn, recipe);
   }
 
   private static <T> String text(DpTextOptions options, Setting<T> setting) {
@@ -133,7 +188,7 @@ public final class ServerSanitizer implements java.io.Serializable {
    * Not for fresh randomness, whose sanitizer is never shared.
    */
   public void prepare(SparkSession spark) {
-    if (idMode == IdMode.FRESH) {
+    if (idMode == IdMode.FRESH || recipe != null) { // a UDF's recipe is checked on the executors
       return;
     }
     List<Column> args = new ArrayList<>(List.of(functions.lit("")));
@@ -190,6 +245,14 @@ public final class ServerSanitizer implements java.io.Serializable {
 
   private Column call(String function, String inputColumn) {
     Column text = functions.col(inputColumn);
+    if (recipe != null) {
+      org.apache.spark.sql.expressions.UserDefinedFunction udf = function.equals(DpText.SQL_FUNCTION)
+          ? functions.udf(new SanitizeFunction(recipe, null), org.apache.spark.sql.types.DataTypes.StringType)
+          : functions.udf(new CountingSanitizeFunction(recipe), CountingSanitizeFunction.TYPE);
+      udf = (idMode == IdMode.FRESH ? udf.asNondeterministic() : udf).withName(function);
+      return udf.apply(text, idMode == IdMode.COLUMN ? functions.col(idColumn)
+          : functions.lit(null).cast(org.apache.spark.sql.types.DataTypes.StringType));
+    }
     return idMode == IdMode.COLUMN
         ? functions.call_function(function, text, functions.col(idColumn), optionsMap())
         : functions.call_function(function, text, optionsMap());
