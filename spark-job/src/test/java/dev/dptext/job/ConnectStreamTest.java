@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code sanitize --stream} with the job's session a Spark Connect client of a real local server
  * ({@link ConnectServer}): the micro-batch function runs on the server, carrying the run's settings and
  * the key's source only. Each micro-batch is committed once, with the classic run's rows; a restart
- * resumes; a replayed micro-batch whose commit landed is skipped; a malformed record stops the stream
+ * resumes with new files; a replayed micro-batch whose commit landed is skipped; a malformed record stops the stream
  * with the batch job's exit code and message (no raw text), and the rejects table takes it on the
  * resumed run. The server's log never holds the key or the raw text.
  */
@@ -55,7 +55,8 @@ class ConnectStreamTest {
   }
 
   @Test
-  void eachMicroBatchIsCommittedOnceWithTheClassicRowsAndARestartResumes() throws Exception {
+  void microBatchesAreCommittedOnceWithTheClassicRowsAReplayIsSkippedAndAMalformedRecordStopsTheStream()
+      throws Exception {
     Path in = tmp.resolve("files");
     StreamSanitizeTest.writeFiles(in, 0, 4, 5);
     Path classicOut = tmp.resolve("classic");
@@ -67,52 +68,40 @@ class ConnectStreamTest {
     assertEquals(0, r.exitCode(), r.out() + r.err());
     assertTrue(r.out().contains("stream: 2 micro-batch(es) this run") && r.out().contains("rows in / out      20 / 20"),
         r.out());
-    assertEquals(StreamSanitizeTest.rows(classicOut), StreamSanitizeTest.rows(out), "the classic run's rows");
+    List<String> expected = StreamSanitizeTest.rows(classicOut);
+    assertEquals(expected, StreamSanitizeTest.rows(out), "the classic run's rows");
     assertEquals(2, StreamSanitizeTest.versions(out), "one commit per micro-batch");
-    assertFalse(StreamSanitizeTest.rows(out).stream().anyMatch(s -> s.contains(StreamSanitizeTest.CANARY)),
-        "raw text in the output");
+    assertFalse(expected.stream().anyMatch(s -> s.contains(StreamSanitizeTest.CANARY)), "raw text in the output");
 
-    // New files: the restart takes only those.
-    StreamSanitizeTest.writeFiles(in, 4, 2, 5);
-    DpTextJobTest.Run more = stream(connect, in, out, cp, "--max-files-per-trigger", "2");
-    assertEquals(0, more.exitCode(), more.out() + more.err());
-    assertTrue(more.out().contains("stream: 1 micro-batch(es) this run")
-        && more.out().contains("rows in / out      10 / 10"), more.out());
-    assertEquals(30, StreamSanitizeTest.rows(out).size());
-
-    // A crash after micro-batch 2's Delta commit, before Spark marked it finished: the server runs it again,
+    // A crash after micro-batch 1's Delta commit, before Spark marked it finished: the server runs it again,
     // and the transaction in the table makes that a no-op.
-    List<String> expected = StreamSanitizeTest.rows(out);
-    StreamSanitizeTest.forgetFinished(cp, 2);
+    StreamSanitizeTest.forgetFinished(cp, 1);
     DpTextJobTest.Run replay = stream(connect, in, out, cp, "--max-files-per-trigger", "2");
     assertEquals(0, replay.exitCode(), replay.out() + replay.err());
     assertTrue(replay.out().contains("stream: 0 micro-batch(es) this run"), replay.out());
-    assertEquals(3, StreamSanitizeTest.versions(out), "no second commit of micro-batch 2");
+    assertEquals(2, StreamSanitizeTest.versions(out), "no second commit of micro-batch 1");
     assertEquals(expected, StreamSanitizeTest.rows(out));
-  }
 
-  @Test
-  void aMalformedRecordStopsTheStreamWithTheBatchJobsExitCodeAndTheRejectsTakeIt() throws Exception {
-    Path in = tmp.resolve("bad-files");
-    StreamSanitizeTest.writeFiles(in, 0, 2, 5);
-    StreamSanitizeTest.write(in.resolve("part-002.json"), List.of("{\"id\": 100, \"text\": \"fine\"}",
-        "{\"id\": \"not a number\", \"text\": \"" + StreamSanitizeTest.CANARY + " broken\"}"), 2);
-    Path out = tmp.resolve("bad");
-    Path cp = tmp.resolve("bad-checkpoint");
-    DpTextJobTest.Run failed = stream(connect, in, out, cp, "--max-files-per-trigger", "1");
+    // A new file with a malformed record: its micro-batch stops the stream with the batch job's exit code
+    // and message (carried back from the server), nothing of it committed.
+    StreamSanitizeTest.write(in.resolve("part-004.json"), List.of("{\"id\": 100, \"text\": \"fine\"}",
+        "{\"id\": \"not a number\", \"text\": \"" + StreamSanitizeTest.CANARY + " broken\"}"), 4);
+    DpTextJobTest.Run failed = stream(connect, in, out, cp, "--max-files-per-trigger", "2");
     assertEquals(ExitCode.INPUT.code, failed.exitCode(), failed.out() + failed.err());
     assertTrue(failed.err().contains("Micro-batch 2") && failed.err().contains("1 malformed record(s) of 2")
         && failed.err().contains("--on-corrupt reject"), failed.err());
     assertFalse(failed.err().contains("[dptext exit"), "the server's exit-code mark is for the client only");
     assertFalse(failed.err().contains(StreamSanitizeTest.CANARY), "raw text in the error");
-    assertEquals(10, connect.read().format("delta").load(out.toString()).count(), "micro-batches 0 and 1 stay");
+    assertEquals(20, connect.read().format("delta").load(out.toString()).count(), "micro-batches 0 and 1 stay");
 
-    Path rejects = tmp.resolve("bad-rejects");
-    DpTextJobTest.Run resumed = stream(connect, in, out, cp, "--max-files-per-trigger", "1", "--on-corrupt", "reject",
+    // The restart with a rejects table takes the new file: one row out, the malformed record rejected.
+    Path rejects = tmp.resolve("rejects");
+    DpTextJobTest.Run resumed = stream(connect, in, out, cp, "--max-files-per-trigger", "2", "--on-corrupt", "reject",
         "--rejects", rejects.toString());
     assertEquals(0, resumed.exitCode(), resumed.out() + resumed.err());
-    assertTrue(resumed.out().contains("rows in / out      2 / 1"), resumed.out());
-    assertEquals(11, connect.read().format("delta").load(out.toString()).count());
+    assertTrue(resumed.out().contains("stream: 1 micro-batch(es) this run")
+        && resumed.out().contains("rows in / out      2 / 1"), resumed.out());
+    assertEquals(21, connect.read().format("delta").load(out.toString()).count());
     assertEquals(1, connect.read().format("delta").load(rejects.toString()).count());
     // Raw records: the rejects table keeps no column statistics (raw prefixes) in its log.
     try (var log = Files.list(rejects.resolve("_delta_log"))) {

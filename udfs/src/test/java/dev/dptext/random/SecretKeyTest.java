@@ -201,4 +201,19 @@ class SecretKeyTest {
     assertTrue(e.getMessage().contains(var), e.getMessage());
     assertTrue(e.getMessage().contains("openssl rand -hex 32"), e.getMessage());
   }
+
+  @Test
+  void theFingerprintTellsKeysApartAndIsTheHmacOfItsLabel() throws Exception {
+    SecretKey a = SecretKey.parse(HEX32, SOURCE);
+    SecretKey b = SecretKey.parse(HEX64, SOURCE);
+    assertEquals(a.fingerprint(), SecretKey.parse(HEX32, "elsewhere").fingerprint(), "the same key, another source");
+    assertFalse(a.fingerprint().equals(b.fingerprint()));
+    assertEquals(32, a.fingerprint().length());
+    javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+    mac.init(new javax.crypto.spec.SecretKeySpec(HexFormat.of().parseHex(HEX32), "HmacSHA256"));
+    String expected = HexFormat.of().formatHex(mac.doFinal(
+        "dptext key fingerprint v1".getBytes(java.nio.charset.StandardCharsets.UTF_8))).substring(0, 32);
+    assertEquals(expected, a.fingerprint());
+    assertFalse(a.fingerprint().contains(HEX32.substring(0, 8)), "no part of the key");
+  }
 }
