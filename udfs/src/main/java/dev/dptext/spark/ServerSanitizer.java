@@ -130,8 +130,8 @@ public final class ServerSanitizer implements java.io.Serializable {
 
   /**
    * For a Spark Connect server without {@code dp_sanitize} (Databricks serverless, or any server without
-   * dptext's extension), with dptext's classes on the server (its jar on the classpath, or added to the
-   * session with {@code spark.addArtifact}): a UDF of this program whose closure is the recipe of
+   * dptext's extension): a UDF of this program (its jar added to the session when the server cannot load
+   * dptext's classes: {@link ServerClasses}) whose closure is the recipe of
    * {@link ModelDistribution#PATH} without the key. Each executor loads the model from its path (checking
    * its SHA-256 against this program's) and reads the key from the key file named by {@code keyFile},
    * checking its fingerprint against the one this program read: the plan carries the file's path and a
@@ -163,6 +163,7 @@ public final class ServerSanitizer implements java.io.Serializable {
       }
     }
     PathSanitizer recipe = PathSanitizer.withoutKey(HadoopConf.of(spark), recipeOptions, fingerprint);
+    ServerClasses.ensure(spark);
     return new ServerSanitizer(named.settings, named.idMode, named.idColumn, recipe);
   }
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The serverless shape, end to end (README "A server without dptext's extension"): a Spark Connect
+# server with Spark and Delta only — no dptext classes, no DpTextExtensions — and the sanitize job as
+# its client (spark.api.mode=connect), batch then stream. The job finds no dp_sanitize, adds its own jar
+# to the session (SparkSession.addArtifact) and sanitizes with its UDF, whose executors load the model
+# and read the key file. Then the same runs on a classic session; the outputs must be equal row for row
+# (scripts/cluster/CheckOutputs.java). Exit 0 only then. Not part of the test suite (a second Connect
+# server per run; the suite keeps one per test JVM).
+#
+#   ./mvnw -q -DskipTests package && scripts/connect-artifact-check.sh
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+JOB="$ROOT/spark-job/target"
+[[ -f "$JOB/classpath-provided.txt" ]] || { echo "connect-artifact-check: build first: ./mvnw -q -DskipTests package" >&2; exit 2; }
+SHADED=$(ls "$JOB"/dptext-spark-job-*-shaded.jar | head -n 1)
+PROVIDED=$(cat "$JOB/classpath-provided.txt")
+M2="${M2_REPO:-$HOME/.m2/repository}/org/apache/spark"
+SERVER_JAR="$M2/spark-connect_2.13/4.0.1/spark-connect_2.13-4.0.1.jar"
+CLIENT_JAR="$M2/spark-connect-client-jvm_2.13/4.0.1/spark-connect-client-jvm_2.13-4.0.1.jar"
+[[ -f "$SERVER_JAR" && -f "$CLIENT_JAR" ]] || { echo "connect-artifact-check: run the tests once (they fetch spark-connect)" >&2; exit 2; }
+MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' "$ROOT/pom.xml")
+WORK=$(mktemp -d /tmp/dptext-connect-artifact.XXXXXX)
+PORT=${PORT:-15099}
+if tr ':' '\n' <<<"$PROVIDED" | grep -q dptext; then echo "the server's classpath holds dptext" >&2; exit 2; fi
+
+java $MODULE_OPTIONS -Xmx2g -cp "$PROVIDED:$SERVER_JAR" \
+  -Dspark.master='local[2]' -Dspark.ui.enabled=false -Dspark.connect.grpc.binding.port="$PORT" \
+  -Dspark.connect.grpc.binding.address=127.0.0.1 -Dspark.driver.host=127.0.0.1 -Dspark.sql.shuffle.partitions=4 \
+  -Dspark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension \
+  -Dspark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog \
+  -Dderby.system.home="$WORK/derby" -Dspark.sql.warehouse.dir="$WORK/warehouse" \
+  org.apache.spark.sql.connect.service.SparkConnectServer >"$WORK/server.log" 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true' EXIT
+for _ in $(seq 1 120); do
+  (exec 3<>/dev/tcp/127.0.0.1/"$PORT") 2>/dev/null && break
+  sleep 1
+done
+echo "connect-artifact-check: server (Spark + Delta only) on port $PORT; work dir $WORK"
+
+openssl rand -hex 32 > "$WORK/key" && chmod 600 "$WORK/key"
+mkdir -p "$WORK/stream-in" && cp data/sample/support-tickets.jsonl "$WORK/stream-in/"
+COMMON=(--id-column id --model default --key-file "$WORK/key" --progress-interval 0)
+client() { java $MODULE_OPTIONS -Xmx1g -cp "$SHADED:$CLIENT_JAR:$PROVIDED" -Dspark.api.mode=connect \
+  -Dspark.remote="sc://127.0.0.1:$PORT" dev.dptext.job.DpTextJob "$@"; }
+classic() { java $MODULE_OPTIONS -Xmx1g -cp "$SHADED:$PROVIDED" -Dspark.master='local[2]' -Dspark.ui.enabled=false \
+  dev.dptext.job.DpTextJob "$@"; }
+
+for side in connect classic; do
+  run=$([[ $side == connect ]] && echo client || echo classic)
+  echo "== $side: batch"
+  $run sanitize --input data/sample/support-tickets.jsonl --output "$WORK/$side-batch" "${COMMON[@]}"
+  echo "== $side: stream"
+  $run sanitize --stream --checkpoint "$WORK/$side-checkpoint" --input "$WORK/stream-in" --input-format json \
+    --input-schema 'id BIGINT, customer STRING, text STRING' --output "$WORK/$side-stream" "${COMMON[@]}"
+done
+CHECK=(java $MODULE_OPTIONS -cp "$PROVIDED" "$ROOT/scripts/cluster/CheckOutputs.java")
+"${CHECK[@]}" delta id 16 "$WORK/classic-batch" "$WORK/connect-batch"
+# A Connect stream's summary has no token counts (they stay in the server's log): rows only.
+java $MODULE_OPTIONS -Dcheck.summary=false -cp "$PROVIDED" "$ROOT/scripts/cluster/CheckOutputs.java" delta id 16 \
+  "$WORK/classic-stream" "$WORK/connect-stream"
+if grep -q -f "$WORK/key" "$WORK/server.log"; then echo "the key is in the server's log" >&2; exit 1; fi
+echo "connect-artifact-check: OK (outputs equal; the key is not in the server's log)"
