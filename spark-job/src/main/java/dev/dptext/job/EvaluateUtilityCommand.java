@@ -109,7 +109,9 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
         String.format(Locale.ROOT, "Model: %s, %,d words × %d dimensions. %d trials per cell (evaluation keys "
             + "from seed %d). Wall time of the sweep: %.0f s.", options.get(Settings.MODEL), model.embeddings().size(),
             model.embeddings().dim(), trials, seed, seconds),
-        "Classifier: MLlib regex tokenizer, hashed term frequencies (2^18), IDF, logistic regression (λ = 0.01).");
+        String.format(Locale.ROOT, "Classifier: MLlib regex tokenizer, hashed term frequencies (2^18), IDF, unit "
+            + "length per document, logistic regression without feature standardization (λ = 1/n = %.2g, "
+            + "threshold 0.5): the plain TF-IDF + logistic-regression baseline.", DownstreamUtility.regParam(trainRows)));
     UtilityReport.write(output, page, results, baseline, context, grid.axisLabel(), commandLine(spec));
     page.write(output.resolve("index.html"));
     System.out.printf(Locale.ROOT, "dptext evaluate utility: %d cells × %d trials in %.0f s; report %s%n",

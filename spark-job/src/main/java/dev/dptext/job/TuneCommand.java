@@ -75,12 +75,12 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
           + "lower bound. Default: ${DEFAULT-VALUE}.")
   int draws;
 
-  @Option(names = "--max-standard-error", paramLabel = "SE", defaultValue = "0.005",
+  @Option(names = "--max-standard-error", paramLabel = "SE", defaultValue = "0.01",
       description = "Draw more (doubling the draws, up to --max-draws) until the standard errors of E_M and L_M are "
           + "at most SE; a point that stops at --max-draws above it is flagged. Default: ${DEFAULT-VALUE}.")
   double maxStandardError;
 
-  @Option(names = "--max-draws", paramLabel = "N", defaultValue = "64000",
+  @Option(names = "--max-draws", paramLabel = "N", defaultValue = "16000",
       description = "The most Monte Carlo draws per word. Default: ${DEFAULT-VALUE}.")
   int maxDraws;
 
