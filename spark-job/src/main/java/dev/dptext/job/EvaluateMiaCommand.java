@@ -5,7 +5,6 @@ import dev.dptext.evaluation.ConfidenceInterval;
 import dev.dptext.evaluation.DownstreamUtility;
 import dev.dptext.evaluation.EvaluationKeys;
 import dev.dptext.evaluation.MembershipInference;
-import dev.dptext.evaluation.PrivacyMatching;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.report.LineChart;
@@ -47,14 +46,16 @@ final class EvaluateMiaCommand implements Callable<Integer>, SettingOptions.Comm
       description = "Space-separated mechanisms, name[:param=value,...]. Default: every mechanism.")
   List<String> mechanisms;
 
-  @Option(names = "--epsilons", paramLabel = "ε", split = ",", defaultValue = "4,16",
-      description = "ε grid on the Laplace mechanism's scale (others matched by the privacy ratio). Default: ${DEFAULT-VALUE}.")
-  List<Double> epsilons;
+  @Option(names = "--epsilons", paramLabel = "GRID", defaultValue = "4,16",
+      description = "The ε grid(s). " + EpsilonGrid.SYNTAX + " Default: ${DEFAULT-VALUE}.")
+  List<String> epsilons;
 
   @Option(names = "--shadows", paramLabel = "N", defaultValue = "2", description = "Shadow models. Default: ${DEFAULT-VALUE}.")
   int shadows;
 
-  @Option(names = "--trials", paramLabel = "N", defaultValue = "3", description = "Trials (keys) per cell. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--trials", paramLabel = "N", defaultValue = "3",
+      description = "Trials (keys) per cell; the 95%% intervals need at least 2 (with 1 the report shows means "
+          + "without intervals). Default: ${DEFAULT-VALUE}.")
   int trials;
 
   @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "Public seed. Default: ${DEFAULT-VALUE}.")
@@ -70,19 +71,17 @@ final class EvaluateMiaCommand implements Callable<Integer>, SettingOptions.Comm
 
   @Override
   public Integer call() throws Exception {
+    if (trials < 1 || shadows < 1) {
+      throw new JobException(ExitCode.USAGE, "--trials and --shadows must be at least 1, got " + trials + " and "
+          + shadows);
+    }
+    EpsilonGrid grid = EpsilonGrid.parse(epsilons);
     long start = System.nanoTime();
     SparkSession spark = JobSession.get();
     EvaluationModels.requireClassicForMia(spark);
     DpTextOptions options = SettingOptions.read(spec, settings()).with(Settings.ID_MODE, "column");
     DpTextModel model = ModelOptions.load(spark, options);
-    List<MechanismSpec> specs = new ArrayList<>();
-    try {
-      for (String m : mechanisms != null ? mechanisms : EvaluateUtilityCommand.defaultMechanisms()) {
-        specs.add(MechanismSpec.parse(m));
-      }
-    } catch (IllegalArgumentException e) {
-      throw new JobException(ExitCode.USAGE, e.getMessage());
-    }
+    List<MechanismSpec> specs = grid.mechanisms(mechanisms, EvaluateUtilityCommand.defaultMechanisms());
     DownstreamUtility.Columns c = table.columns();
     Dataset<Row> data = table.read(spark, seed).withColumn("label", functions.col(c.label()).cast("double")).cache();
     StringBuilder csv = new StringBuilder("mechanism,spec,nominal_epsilon,epsilon,trial,attack_auc\n");
@@ -95,8 +94,7 @@ final class EvaluateMiaCommand implements Callable<Integer>, SettingOptions.Comm
     System.err.printf(Locale.ROOT, "mia: raw-text model, attack AUC %s%n", raw);
     Map<String, List<double[]>> series = new LinkedHashMap<>();
     List<List<String>> rows = new ArrayList<>();
-    for (var m : PrivacyMatching.match(spark, model, MechanismSpec.of("laplace"), specs,
-        epsilons.stream().mapToDouble(Double::doubleValue).toArray(), 0, seed)) {
+    for (var m : grid.match(spark, model, specs, 0, seed)) {
       double[] aucs = new double[trials];
       for (int trial = 0; trial < trials; trial++) {
         int t = trial;
@@ -106,9 +104,9 @@ final class EvaluateMiaCommand implements Callable<Integer>, SettingOptions.Comm
         csv.append(String.format(Locale.ROOT, "%s,\"%s\",%s,%s,%d,%.6f%n", m.spec().name(), m.spec().toSpecString(),
             m.nominalEpsilon(), m.spec().epsilon(), trial, aucs[trial]));
       }
-      ConfidenceInterval ci = ConfidenceInterval.of(aucs);
+      ConfidenceInterval ci = ConfidenceInterval.ofScore(aucs);
       series.computeIfAbsent(m.spec().name(), k -> new ArrayList<>())
-          .add(new double[] {m.nominalEpsilon(), ci.mean(), Double.isNaN(ci.halfWidth()) ? 0 : ci.halfWidth()});
+          .add(new double[] {m.nominalEpsilon(), ci.mean(), ci.low(), ci.high()});
       rows.add(List.of(m.spec().describe(), Double.toString(m.nominalEpsilon()), String.format(Locale.ROOT, "%.4f", ci.mean()),
           Double.isNaN(ci.halfWidth()) ? "" : String.format(Locale.ROOT, "[%.4f, %.4f]", ci.low(), ci.high())));
       System.err.printf(Locale.ROOT, "mia: %s (nominal ε=%s): attack AUC %.4f, %.0f s elapsed%n", m.spec().describe(),
@@ -116,13 +114,15 @@ final class EvaluateMiaCommand implements Callable<Integer>, SettingOptions.Comm
     }
     Files.createDirectories(output);
     Files.writeString(output.resolve("mia.csv"), csv, StandardCharsets.UTF_8);
-    ConfidenceInterval rawCi = ConfidenceInterval.of(raw.stream().mapToDouble(Double::doubleValue).toArray());
-    LineChart chart = new LineChart("Membership inference: shadow-model attack AUC against ε",
-        "ε (multivariate Laplace scale; other mechanisms matched by the privacy ratio)", "attack AUC").logX()
-        .yRange(0.3, 1.0).baseline("raw text", rawCi.mean());
-    series.forEach((name, points) -> chart.add(new LineChart.Series(name,
-        points.stream().mapToDouble(p -> p[0]).toArray(), points.stream().mapToDouble(p -> p[1]).toArray(),
-        points.stream().mapToDouble(p -> p[2]).toArray())));
+    ConfidenceInterval rawCi = ConfidenceInterval.ofScore(raw.stream().mapToDouble(Double::doubleValue).toArray());
+    LineChart chart = new LineChart("Membership inference: shadow-model attack AUC against ε", grid.axisLabel(),
+        "attack AUC").tickAtEachX().yRange(0.3, 1.0).baseline("raw text", rawCi.mean());
+    series.forEach((name, points) -> {
+      points.sort(java.util.Comparator.comparingDouble(p -> p[0]));
+      chart.add(new LineChart.Series(name, points.stream().mapToDouble(p -> p[0]).toArray(),
+          points.stream().mapToDouble(p -> p[1]).toArray(), points.stream().mapToDouble(p -> p[2]).toArray(),
+          points.stream().mapToDouble(p -> p[3]).toArray()));
+    });
     chart.writePng(output.resolve("mia-auc.png"), 1000, 560);
     double seconds = (System.nanoTime() - start) / 1e9;
     ReportPage page = new ReportPage("dptext evaluation: membership inference");
@@ -134,7 +134,7 @@ final class EvaluateMiaCommand implements Callable<Integer>, SettingOptions.Comm
         .table(List.of("mechanism", "ε (grid)", "attack AUC", "95 % CI"), rows)
         .link("mia.csv", "every trial as CSV")
         .paragraph("Produced by:")
-        .command("dptext " + String.join(" ", spec.root().commandLine().getParseResult().originalArgs()));
+        .command(EvaluateUtilityCommand.commandLine(spec));
     page.write(output.resolve("index.html"));
     System.out.printf(Locale.ROOT, "dptext evaluate mia: %.0f s; report %s%n", seconds, output.resolve("index.html"));
     return 0;

@@ -2,7 +2,6 @@ package dev.dptext.job;
 
 import dev.dptext.config.Setting;
 import dev.dptext.evaluation.DownstreamUtility;
-import dev.dptext.evaluation.PrivacyMatching;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.mechanism.Mechanisms;
 import dev.dptext.model.DpTextModel;
@@ -50,17 +49,17 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
           + "defaults (vickrey-topk with t=0;0.5;1).")
   List<String> mechanisms;
 
-  @Option(names = "--epsilons", paramLabel = "ε", split = ",", defaultValue = "4,8,16,32",
-      description = "The ε grid on the multivariate Laplace mechanism's scale; every other mechanism runs at the "
-          + "ε that matches it by the privacy ratio (BRR §5). Default: ${DEFAULT-VALUE}.")
-  List<Double> epsilons;
+  @Option(names = "--epsilons", paramLabel = "GRID", defaultValue = "4,8,16,32",
+      description = "The ε grid(s). " + EpsilonGrid.SYNTAX + " Default: ${DEFAULT-VALUE}.")
+  List<String> epsilons;
 
   @Option(names = "--sample-pairs", paramLabel = "N", defaultValue = "0",
       description = "Privacy ratio from N sampled word pairs instead of all pairs (large vocabularies). Default: ${DEFAULT-VALUE}.")
   long samplePairs;
 
   @Option(names = "--trials", paramLabel = "N", defaultValue = "5",
-      description = "Independent trials (keys) per cell. Default: ${DEFAULT-VALUE}.")
+      description = "Independent trials (keys) per cell; the 95%% intervals need at least 2 (with 1 the report "
+          + "shows means without intervals). Default: ${DEFAULT-VALUE}.")
   int trials;
 
   @Option(names = "--seed", paramLabel = "S", defaultValue = "1",
@@ -77,22 +76,16 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
 
   @Override
   public Integer call() throws Exception {
-    if (trials < 2) {
-      throw new JobException(ExitCode.USAGE, "--trials must be at least 2 (a confidence interval needs two), got " + trials);
+    if (trials < 1) {
+      throw new JobException(ExitCode.USAGE, "--trials must be at least 1, got " + trials);
     }
+    EpsilonGrid grid = EpsilonGrid.parse(epsilons);
     long start = System.nanoTime();
     SparkSession spark = JobSession.get();
     EvaluationModels.requireClassicForUtility(spark);
     DpTextOptions options = SettingOptions.read(spec, settings());
     DpTextModel model = ModelOptions.load(spark, options);
-    List<MechanismSpec> specs = new ArrayList<>();
-    try {
-      for (String m : mechanisms != null ? mechanisms : defaultMechanisms()) {
-        specs.add(MechanismSpec.parse(m));
-      }
-    } catch (IllegalArgumentException e) {
-      throw new JobException(ExitCode.USAGE, e.getMessage());
-    }
+    List<MechanismSpec> specs = grid.mechanisms(mechanisms, defaultMechanisms());
     Dataset<Row> data = table.read(spark, seed);
     DownstreamUtility.Columns columns = table.columns();
     DownstreamUtility.Split split = DownstreamUtility.split(data, columns, testFraction, seed);
@@ -101,8 +94,7 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
     long testRows = split.test().count();
     log(String.format(Locale.ROOT, "utility: %,d training and %,d test rows; model %s (%,d words)", trainRows,
         testRows, options.get(Settings.MODEL), model.embeddings().size()));
-    List<DownstreamUtility.MatchedSpec> matched = PrivacyMatching.match(spark, model, MechanismSpec.of("laplace"),
-        specs, epsilons.stream().mapToDouble(Double::doubleValue).toArray(), samplePairs, seed);
+    List<DownstreamUtility.MatchedSpec> matched = grid.match(spark, model, specs, samplePairs, seed);
     DownstreamUtility.Score baseline = DownstreamUtility.baseline(split, columns);
     log(String.format(Locale.ROOT, "utility: raw-text baseline accuracy %.4f, AUC %.4f", baseline.accuracy(),
         baseline.auc()));
@@ -117,8 +109,10 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
         String.format(Locale.ROOT, "Model: %s, %,d words × %d dimensions. %d trials per cell (evaluation keys "
             + "from seed %d). Wall time of the sweep: %.0f s.", options.get(Settings.MODEL), model.embeddings().size(),
             model.embeddings().dim(), trials, seed, seconds),
-        "Classifier: MLlib regex tokenizer, hashed term frequencies (2^18), IDF, logistic regression (λ = 0.01).");
-    UtilityReport.write(output, page, results, baseline, context, commandLine());
+        String.format(Locale.ROOT, "Classifier: MLlib regex tokenizer, hashed term frequencies (2^18), IDF, unit "
+            + "length per document, logistic regression without feature standardization (λ = 1/n = %.2g, "
+            + "threshold 0.5): the plain TF-IDF + logistic-regression baseline.", DownstreamUtility.regParam(trainRows)));
+    UtilityReport.write(output, page, results, baseline, context, grid.axisLabel(), commandLine(spec));
     page.write(output.resolve("index.html"));
     System.out.printf(Locale.ROOT, "dptext evaluate utility: %d cells × %d trials in %.0f s; report %s%n",
         matched.size(), trials, seconds, output.resolve("index.html"));
@@ -135,8 +129,11 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
     return out;
   }
 
-  private String commandLine() {
-    return "dptext " + String.join(" ", spec.root().commandLine().getParseResult().originalArgs());
+  /** The command as typed, quoted so that it can be pasted back into a shell. */
+  static String commandLine(CommandSpec spec) {
+    List<String> words = new ArrayList<>(List.of("dptext"));
+    words.addAll(spec.root().commandLine().getParseResult().originalArgs());
+    return dev.dptext.report.ReportPage.shellCommand(words);
   }
 
   private static void log(String line) {

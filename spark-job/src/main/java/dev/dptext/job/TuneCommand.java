@@ -68,8 +68,21 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
   int words;
 
   @Option(names = "--draws", paramLabel = "N", defaultValue = "1000",
-      description = "Monte Carlo draws per word for mechanisms without an exact distribution. Default: ${DEFAULT-VALUE}.")
+      description = "Monte Carlo draws per word, to start with, for mechanisms without an exact distribution (all "
+          + "but santext and santext+; at least " + EmpiricalPrivacy.MIN_DRAWS + "). E_M uses an unbiased estimate of "
+          + "each f(y|w)², so it does not drift with N; what bias remains (a ratio of sampled sums) is within the "
+          + "standard error in the project's tests. The Bayes error (mode adversary) is biased low: in expectation a "
+          + "lower bound. Default: ${DEFAULT-VALUE}.")
   int draws;
+
+  @Option(names = "--max-standard-error", paramLabel = "SE", defaultValue = "0.01",
+      description = "Draw more (doubling the draws, up to --max-draws) until the standard errors of E_M and L_M are "
+          + "at most SE; a point that stops at --max-draws above it is flagged. Default: ${DEFAULT-VALUE}.")
+  double maxStandardError;
+
+  @Option(names = "--max-draws", paramLabel = "N", defaultValue = "16000",
+      description = "The most Monte Carlo draws per word. Default: ${DEFAULT-VALUE}.")
+  int maxDraws;
 
   @Option(names = "--epsilon-start", paramLabel = "ε", defaultValue = "0.5", description = "Default: ${DEFAULT-VALUE}.")
   double epsilonStart;
@@ -107,6 +120,14 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
     if ((priorCorpus == null) == !uniformPrior) {
       throw new JobException(ExitCode.USAGE, "Give the prior: --prior-corpus PATH (word counts) or --uniform-prior");
     }
+    if (draws < EmpiricalPrivacy.MIN_DRAWS || maxDraws < draws) {
+      throw new JobException(ExitCode.USAGE, "--draws must be at least " + EmpiricalPrivacy.MIN_DRAWS
+          + " and at most --max-draws (" + maxDraws + "), got " + draws);
+    }
+    if (!(maxStandardError > 0)) {
+      throw new JobException(ExitCode.USAGE, "--max-standard-error must be positive, got " + maxStandardError
+          + "; e.g. 0.005");
+    }
     long start = System.nanoTime();
     SparkSession spark = JobSession.get();
     DpTextOptions options = SettingOptions.read(spec, settings());
@@ -127,6 +148,7 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
     int[] evaluation = chosen.stream().mapToInt(Integer::intValue).toArray();
     double[] prior = prior(spark, model, evaluation);
     List<Tuner.Outcome> outcomes = new ArrayList<>();
+    List<String> imprecise = new ArrayList<>();
     List<String> specs = mechanisms != null ? mechanisms : EvaluateUtilityCommand.defaultMechanisms();
     for (String text : specs) {
       MechanismSpec base;
@@ -135,15 +157,17 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
       } catch (IllegalArgumentException e) {
         throw new JobException(ExitCode.USAGE, e.getMessage());
       }
-      outcomes.add(Tuner.tune(base, s -> EmpiricalPrivacy.compute(spark, evaluationModel, s, evaluation, prior, labels, draws,
-          seed), budget, epsilonStart, epsilonMax, tGrid, refine, System.err::println));
+      outcomes.add(Tuner.tune(base, s -> evaluate(spark, evaluationModel, s, evaluation, prior, labels, imprecise),
+          budget, epsilonStart, epsilonMax, tGrid, refine, System.err::println));
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     StringBuilder out = new StringBuilder();
     out.append(String.format(Locale.ROOT, "Evaluation vocabulary: %d lexicon words of %s (%,d words); prior: %s; "
-        + "budget L_M < %s; %d Monte Carlo draws per word where not exact; seed %d; %.0f s.%n", evaluation.length,
+        + "budget L_M < %s; where not exact, %d to %d Monte Carlo draws per word, until the standard errors are at "
+        + "most %s; seed %d; %.0f s.%n", evaluation.length,
         options.get(Settings.MODEL), model.embeddings().size(), uniformPrior ? "uniform" : "word counts in " + priorCorpus,
-        budget, draws, seed, seconds));
+        budget, draws, maxDraws, maxStandardError, seed, seconds));
+    imprecise.forEach(p -> out.append("warning: ").append(p).append('\n'));
     for (Tuner.Outcome o : outcomes) {
       if (o.choice().isPresent()) {
         EmpiricalPrivacy.Result r = o.choice().get();
@@ -163,10 +187,36 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
       Files.createDirectories(output);
       ReportPage page = new ReportPage("dptext tune");
       EmpiricalPrivacyReport.write(output, page, outcomes, out.toString(),
-          "dptext " + String.join(" ", spec.root().commandLine().getParseResult().originalArgs()));
+          EvaluateUtilityCommand.commandLine(spec));
       page.write(output.resolve("index.html"));
     }
     return 0;
+  }
+
+  /**
+   * One point: exact, or sampled with {@link #draws} per word, doubled until the standard errors of E_M and
+   * L_M are at most {@link #maxStandardError} or the draws reach {@link #maxDraws} (then noted in
+   * {@code imprecise}).
+   */
+  private EmpiricalPrivacy.Result evaluate(SparkSession spark, EvaluationModel model, MechanismSpec s, int[] words,
+      double[] prior, int[] labels, List<String> imprecise) {
+    int n = draws;
+    while (true) {
+      EmpiricalPrivacy.Result r = EmpiricalPrivacy.compute(spark, model, s, words, prior, labels, n, seed);
+      double se = Math.max(r.inferenceErrorSe(), r.utilityLossSe());
+      if (r.exact() || se <= maxStandardError) {
+        return r;
+      }
+      if (n >= maxDraws) {
+        imprecise.add(String.format(Locale.ROOT, "%s: standard error %.4f > %s at --max-draws %d", s.describe(), se,
+            maxStandardError, n));
+        return r;
+      }
+      int next = (int) Math.min(maxDraws, 2L * n);
+      System.err.printf(Locale.ROOT, "tune %s: standard error %.4f > %s at %d draws per word; drawing %d%n",
+          s.describe(), se, maxStandardError, n, next);
+      n = next;
+    }
   }
 
   private Lexicon readLexicon() throws IOException {

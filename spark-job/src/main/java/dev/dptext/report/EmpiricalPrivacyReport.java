@@ -78,7 +78,7 @@ public final class EmpiricalPrivacyReport {
         points = kept;
       }
       points.sort(Comparator.comparingDouble(fx));
-      chart.add(new LineChart.Series(o.mechanism(), points.stream().mapToDouble(fx).toArray(),
+      chart.add(LineChart.Series.symmetric(o.mechanism(), points.stream().mapToDouble(fx).toArray(),
           points.stream().mapToDouble(fy).toArray(), points.stream().mapToDouble(r -> 1.96 * se.applyAsDouble(r)).toArray()));
     }
     chart.writePng(dir.resolve(png), 1000, 560);

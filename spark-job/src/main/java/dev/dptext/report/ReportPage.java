@@ -49,6 +49,21 @@ public final class ReportPage {
     return this;
   }
 
+  /**
+   * A command line that a POSIX shell reads back as {@code words}: each word that holds anything but
+   * letters, digits and {@code _ . / : = , @ % + -} in single quotes (a single quote inside as {@code '\''}).
+   */
+  public static String shellCommand(List<String> words) {
+    StringBuilder out = new StringBuilder();
+    for (String w : words) {
+      if (out.length() > 0) {
+        out.append(' ');
+      }
+      out.append(!w.isEmpty() && w.matches("[A-Za-z0-9_./:=,@%+-]+") ? w : "'" + w.replace("'", "'\\''") + "'");
+    }
+    return out.toString();
+  }
+
   /** A command, shown verbatim so it can be copied. */
   public ReportPage command(String text) {
     body.append("<pre><code>").append(escape(text)).append("</code></pre>\n");

@@ -40,8 +40,8 @@ public final class UtilityReport {
     for (List<DownstreamUtility.Result> g : groups.values()) {
       DownstreamUtility.Result first = g.get(0);
       cells.add(new Cell(first.mechanism(), first.spec(), first.nominalEpsilon(), first.epsilon(), first.testText(),
-          ConfidenceInterval.of(g.stream().mapToDouble(DownstreamUtility.Result::accuracy).toArray()),
-          ConfidenceInterval.of(g.stream().mapToDouble(DownstreamUtility.Result::auc).toArray())));
+          ConfidenceInterval.ofScore(g.stream().mapToDouble(DownstreamUtility.Result::accuracy).toArray()),
+          ConfidenceInterval.ofScore(g.stream().mapToDouble(DownstreamUtility.Result::auc).toArray())));
     }
     return cells;
   }
@@ -50,9 +50,10 @@ public final class UtilityReport {
    * Writes the report's utility files into {@code dir} and its section onto {@code page}.
    *
    * @param context what the run was (data, sizes, model), one sentence per entry, for the page
+   * @param xLabel the plots' ε axis (which scale the grid is on)
    */
   public static void write(Path dir, ReportPage page, List<DownstreamUtility.Result> results,
-      DownstreamUtility.Score baseline, List<String> context, String command) throws IOException {
+      DownstreamUtility.Score baseline, List<String> context, String xLabel, String command) throws IOException {
     Files.createDirectories(dir);
     List<Cell> cells = summarise(results);
     StringBuilder trials = new StringBuilder("mechanism,spec,nominal_epsilon,epsilon,trial,test_text,accuracy,auc\n");
@@ -71,9 +72,9 @@ public final class UtilityReport {
         + "accuracy_mean,accuracy_ci_low,accuracy_ci_high,auc_mean,auc_ci_low,auc_ci_high\n");
     summary.append(String.format(Locale.ROOT, "raw,raw,,,clean,1,%.6f,,,%.6f,,%n", baseline.accuracy(), baseline.auc()));
     for (Cell c : cells) {
-      summary.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f%n", c.mechanism(),
+      summary.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%s,%d,%.6f,%s,%s,%.6f,%s,%s%n", c.mechanism(),
           quoted(c.spec()), c.nominalEpsilon(), c.epsilon(), c.testText(), c.accuracy().trials(), c.accuracy().mean(),
-          c.accuracy().low(), c.accuracy().high(), c.auc().mean(), c.auc().low(), c.auc().high()));
+          end(c.accuracy().low()), end(c.accuracy().high()), c.auc().mean(), end(c.auc().low()), end(c.auc().high())));
     }
     Files.writeString(dir.resolve(TRIALS_CSV), trials, StandardCharsets.UTF_8);
     Files.writeString(dir.resolve(TRIALS_JSON), json, StandardCharsets.UTF_8);
@@ -85,15 +86,17 @@ public final class UtilityReport {
       for (String score : List.of("accuracy", "AUC")) {
         String png = "utility-" + score.toLowerCase(Locale.ROOT) + "-" + setting + "-test.png";
         LineChart chart = new LineChart(score + " of a classifier trained on sanitized text, " + setting + " test text",
-            "ε (multivariate Laplace scale; other mechanisms matched by the privacy ratio)", score).logX().yRange(0.4, 1.0)
+            xLabel, score).tickAtEachX().yRange(0.4, 1.0)
             .baseline("raw text", score.equals("AUC") ? baseline.auc() : baseline.accuracy());
         Map<String, List<Cell>> bySpec = new LinkedHashMap<>();
         cells.stream().filter(c -> c.testText().equals(setting))
             .forEach(c -> bySpec.computeIfAbsent(c.mechanism(), k -> new ArrayList<>()).add(c));
+        bySpec.values().forEach(list -> list.sort(java.util.Comparator.comparingDouble(Cell::nominalEpsilon)));
         bySpec.forEach((mechanism, list) -> chart.add(new LineChart.Series(mechanism,
             list.stream().mapToDouble(Cell::nominalEpsilon).toArray(),
             list.stream().mapToDouble(c -> pick(c, score).mean()).toArray(),
-            list.stream().mapToDouble(c -> zeroIfNaN(pick(c, score).halfWidth())).toArray())));
+            list.stream().mapToDouble(c -> pick(c, score).low()).toArray(),
+            list.stream().mapToDouble(c -> pick(c, score).high()).toArray())));
         chart.writePng(dir.resolve(png), 1000, 560);
         page.figure(png, score + " against ε, " + setting + " test text: mean and 95 % confidence interval over "
             + "the trials; dashed: the raw-text model");
@@ -123,8 +126,9 @@ public final class UtilityReport {
     return score.equals("AUC") ? c.auc() : c.accuracy();
   }
 
-  private static double zeroIfNaN(double v) {
-    return Double.isNaN(v) ? 0 : v;
+  /** An interval end for the CSV: empty when there is none (one trial). */
+  private static String end(double v) {
+    return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.6f", v);
   }
 
   private static String ci(ConfidenceInterval ci) {

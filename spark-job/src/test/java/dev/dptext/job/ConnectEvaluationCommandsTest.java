@@ -55,7 +55,7 @@ class ConnectEvaluationCommandsTest {
   void tuneGivesTheClassicPointsAndRecommendation() throws IOException {
     String[] args = {"tune", "--max-utility-loss", "0.2", "--lexicon", lexicon.toString(), "--uniform-prior",
         "--model", glove.toString(), "--neighbours", "32", "--mechanisms", "santext laplace vickrey:t=0.5",
-        "--draws", "200", "--refine", "2", "--t-grid", "0.5,1", "--output", null};
+        "--draws", "200", "--max-draws", "200", "--refine", "2", "--t-grid", "0.5,1", "--output", null};
     args[args.length - 1] = tmp.resolve("tune-classic").toString();
     DpTextJobTest.Run classic = run(null, args);
     assertEquals(0, classic.exitCode(), classic.err());

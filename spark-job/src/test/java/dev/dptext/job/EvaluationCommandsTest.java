@@ -1,6 +1,7 @@
 package dev.dptext.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -71,6 +72,57 @@ class EvaluationCommandsTest {
     assertTrue(page.contains("dptext evaluate utility --input " + input), "the page gives the command as typed");
   }
 
+  /**
+   * Issue 28: string labels (ham/spam) ended in a raw CAST_INVALID_INPUT trace; --trials 1 was refused; one
+   * ε grid for all mechanisms took two runs to compare SanText ε 3 with Laplace ε 2000.
+   */
+  @Test
+  void stringLabelsOneTrialAndAGridPerMechanism() throws IOException {
+    StringBuilder jsonl = new StringBuilder();
+    StringBuilder three = new StringBuilder();
+    for (int i = 0; i < 120; i++) {
+      boolean spam = i % 5 < 2;
+      String text = (spam ? "win cash prize " : "meeting at noon ") + (i % 3 == 0 ? "today" : "again");
+      jsonl.append(String.format(Locale.ROOT, "{\"id\":%d,\"text\":\"%s\",\"kind\":\"%s\"}%n", i, text,
+          spam ? "spam" : "ham"));
+      three.append(String.format(Locale.ROOT, "{\"id\":%d,\"text\":\"%s\",\"kind\":\"%s\"}%n", i, text,
+          i % 3 == 0 ? "a" : i % 3 == 1 ? "b" : "c"));
+    }
+    Path mail = dir.resolve("mail.jsonl");
+    Files.writeString(mail, jsonl);
+    Path out = dir.resolve("utility-grid");
+    DpTextJobTest.Run run = DpTextJobTest.run("evaluate", "utility", "--input", mail.toString(), "--label-column",
+        "kind", "--model", glove.toString(), "--neighbours", "32", "--epsilons", "santext=3;laplace=2000",
+        "--trials", "1", "--output", out.toString());
+    assertEquals(0, run.exitCode(), run.err());
+    List<String[]> trials = csv(out.resolve("utility-trials.csv"));
+    // santext ε 3 and laplace ε 2000, each at its own ε, one trial, clean and sanitized test text.
+    assertEquals(4, trials.size());
+    assertTrue(trials.stream().anyMatch(t -> t[0].equals("santext") && Double.parseDouble(t[3]) == 3), "santext ε 3");
+    assertTrue(trials.stream().anyMatch(t -> t[0].equals("laplace") && Double.parseDouble(t[3]) == 2000));
+    // spam is the positive class by default (the larger value); the one word apart makes laplace ε 2000 perfect.
+    assertTrue(trials.stream().filter(t -> t[0].equals("laplace")).allMatch(t -> Double.parseDouble(t[7]) == 1.0),
+        "AUC 1 at ε 2000");
+    String page = Files.readString(out.resolve("index.html"));
+    assertTrue(page.contains("--epsilons &#39;santext=3;laplace=2000&#39;") || page.contains("--epsilons 'santext=3;laplace=2000'"),
+        "the command keeps its quotes");
+    Path threeFile = dir.resolve("three.jsonl");
+    Files.writeString(threeFile, three);
+    DpTextJobTest.Run bad = DpTextJobTest.run("evaluate", "utility", "--input", threeFile.toString(),
+        "--label-column", "kind", "--model", glove.toString(), "--neighbours", "32", "--epsilons", "laplace=10",
+        "--output", dir.resolve("bad").toString());
+    assertEquals(2, bad.exitCode(), bad.err());
+    assertTrue(bad.err().contains("The label column 'kind'") && bad.err().contains("3 distinct values")
+        && bad.err().contains("exactly two"), bad.err());
+    assertFalse(bad.err().contains("CAST_INVALID_INPUT") || bad.err().contains("\tat "), bad.err());
+    DpTextJobTest.Run wrongPositive = DpTextJobTest.run("evaluate", "utility", "--input", mail.toString(),
+        "--label-column", "kind", "--positive-label", "junk", "--model", glove.toString(), "--epsilons", "laplace=10",
+        "--output", dir.resolve("bad2").toString());
+    assertEquals(2, wrongPositive.exitCode(), wrongPositive.err());
+    assertTrue(wrongPositive.err().contains("--positive-label 'junk' is not a value of the label column 'kind'; "
+        + "its values are ham and spam"), wrongPositive.err());
+  }
+
   @Test
   void tuneRecommendsASettingWithItsGuaranteeAndWritesThePoints() throws IOException {
     Path lexicon = dir.resolve("lexicon.csv");
@@ -78,8 +130,12 @@ class EvaluationCommandsTest {
     Path out = dir.resolve("tune");
     DpTextJobTest.Run run = DpTextJobTest.run("tune", "--max-utility-loss", "0.2", "--lexicon", lexicon.toString(),
         "--uniform-prior", "--model", glove.toString(), "--neighbours", "32", "--mechanisms", "santext laplace",
-        "--draws", "200", "--refine", "2", "--output", out.toString());
+        "--draws", "200", "--refine", "2", "--max-standard-error", "0.0001", "--max-draws", "400",
+        "--output", out.toString());
     assertEquals(0, run.exitCode(), run.err());
+    // Laplace's points draw more until --max-draws, and say that they stopped above the bound.
+    assertTrue(run.out().contains("at --max-draws 400"), run.out());
+    assertTrue(run.err().contains("drawing 400"), run.err());
     assertTrue(run.out().contains("Evaluation vocabulary: 6 lexicon words"), run.out());
     assertTrue(run.out().contains("Recommended: "), run.out());
     assertTrue(run.out().contains("Guarantee: "), run.out());

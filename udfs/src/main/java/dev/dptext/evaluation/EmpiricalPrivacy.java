@@ -34,15 +34,24 @@ import org.apache.spark.sql.SparkSession;
  * Inputs are the words of W; outputs range over the whole vocabulary. Words are spread over Spark
  * tasks (a {@code range} of word positions, so that Spark Connect sessions run it too); each task adds
  * its words' π(w)·f(y|w) into per-output sums (Σ, Σ², max), which the driver merges in partition order.
- * With Monte Carlo, the draws are split into {@value #BATCHES} independent batches and the standard error
- * is the spread of the batch estimates over √{@value #BATCHES} (a batch estimate from n/5 draws is itself
- * biased upward for E_M, so the error is indicative, not exact).
+ * With Monte Carlo, each word's n draws are counted (c_y: how often y came out) and the estimates use
+ * all n draws: f̂(y|w) = c_y/n, and for the square in E_M the unbiased c_y(c_y − 1)/(n(n − 1)) rather
+ * than f̂², whose expectation f² + f(1 − f)/n credits the adversary with every rarely drawn output as
+ * if only its input produced it (the plug-in estimate of E_M is therefore biased low, strongly so when
+ * the outputs spread over many words: at 100 draws per word a third of its value or more). What
+ * remains is the bias of a ratio of unbiased sums, and for the mode adversary (the Bayes error) the
+ * bias of a maximum of noisy estimates, which is low: in expectation the Bayes error estimate is a
+ * lower bound. The standard errors come from {@value #BATCHES} independent batches of n/{@value #BATCHES}
+ * draws each (batch means: the spread of the batch estimates over √{@value #BATCHES}).
  */
 public final class EmpiricalPrivacy {
   private EmpiricalPrivacy() {}
 
   /** Independent batches of draws for the Monte Carlo standard error. */
   static final int BATCHES = 5;
+
+  /** The fewest Monte Carlo draws per word: two per batch, so that c(c − 1)/(n(n − 1)) is defined. */
+  public static final int MIN_DRAWS = 2 * BATCHES;
 
   /** E_M (sampling adversary), the mode adversary's error, L_M, their standard errors (0 when exact). */
   public record Result(MechanismSpec spec, double inferenceError, double bayesError, double utilityLoss,
@@ -86,11 +95,17 @@ public final class EmpiricalPrivacy {
     }
     WordMechanism mechanism = spec.build(model);
     boolean exact = mechanism instanceof ExactConditional && !monteCarlo;
+    if (!exact && draws < MIN_DRAWS) {
+      throw new IllegalArgumentException("at least " + MIN_DRAWS + " Monte Carlo draws per word are needed (two per "
+          + "batch of the standard error), got " + draws);
+    }
     Shipped<WordMechanism> shipped = EvaluationTasks.ship(spark, evaluationModel, "mechanism " + spec.toSpecString(),
         mechanism, spec::build);
     RowSeeder seeder = new RowSeeder(EvaluationKeys.of("empirical-privacy", seed, 0), spec.toSpecString());
+    // Monte Carlo: slots 0..BATCHES−1 hold the batches (for the standard error), slot BATCHES all draws.
     int batches = exact ? 1 : BATCHES;
-    int perBatch = exact ? 0 : Math.max(1, draws / BATCHES);
+    int slots = exact ? 1 : BATCHES + 1;
+    int perBatch = exact ? 0 : draws / BATCHES;
     // Work item i is evaluation word i; range splits them into the same slices parallelize did.
     int partitions = Math.max(2, EvaluationTasks.parallelism(spark) * 2);
     List<byte[]> parts;
@@ -99,7 +114,7 @@ public final class EmpiricalPrivacy {
         if (!it.hasNext()) {
           return java.util.Collections.emptyIterator();
         }
-        Sums s = new Sums(batches, size);
+        Sums s = new Sums(slots, size);
         WordMechanism m = shipped.get();
         while (it.hasNext()) {
           int i = it.next().intValue();
@@ -111,14 +126,17 @@ public final class EmpiricalPrivacy {
             int[] in = new int[perBatch];
             java.util.Arrays.fill(in, w);
             int[] out = new int[perBatch];
+            int[] all = new int[size];
             for (int batch = 0; batch < batches; batch++) {
               m.sanitize(in, perBatch, r, out);
-              double[] f = new double[size];
+              int[] counts = new int[size];
               for (int y : out) {
-                f[y] += 1.0 / perBatch;
+                counts[y]++;
+                all[y]++;
               }
-              s.add(batch, w, prior[i], f, labels);
+              s.addCounts(batch, w, prior[i], counts, perBatch, labels);
             }
+            s.addCounts(batches, w, prior[i], all, perBatch * batches, labels);
           }
         }
         return s.chunks().iterator();
@@ -127,28 +145,35 @@ public final class EmpiricalPrivacy {
       shipped.release();
     }
     // Partition by partition in order, as the RDD reduce merged them when tasks finished in order.
-    Sums total = new Sums(batches, size);
+    Sums total = new Sums(slots, size);
     for (byte[] chunk : parts) {
       total.addChunk(chunk);
     }
-    double[] inference = new double[batches];
-    double[] bayes = new double[batches];
-    double[] loss = new double[batches];
-    for (int batch = 0; batch < batches; batch++) {
+    double[] inference = new double[slots];
+    double[] bayes = new double[slots];
+    double[] loss = new double[slots];
+    for (int slot = 0; slot < slots; slot++) {
       double kept = 0;
       double best = 0;
       for (int y = 0; y < size; y++) {
-        if (total.sum[batch][y] > 0) {
-          kept += total.squares[batch][y] / total.sum[batch][y];
-          best += total.max[batch][y];
+        if (total.sum[slot][y] > 0) {
+          kept += total.squares[slot][y] / total.sum[slot][y];
+          best += total.max[slot][y];
         }
       }
-      inference[batch] = 1 - kept;
-      bayes[batch] = 1 - best;
-      loss[batch] = total.loss[batch];
+      inference[slot] = 1 - kept;
+      bayes[slot] = 1 - best;
+      loss[slot] = total.loss[slot];
     }
-    return new Result(spec, mean(inference), mean(bayes), mean(loss), se(inference), se(bayes), se(loss),
-        exact ? 0 : perBatch * batches, exact);
+    if (exact) {
+      return new Result(spec, inference[0], bayes[0], loss[0], 0, 0, 0, 0, true);
+    }
+    // The point estimates from all draws; their standard errors from the batches' spread.
+    double[] ib = java.util.Arrays.copyOf(inference, batches);
+    double[] bb = java.util.Arrays.copyOf(bayes, batches);
+    double[] lb = java.util.Arrays.copyOf(loss, batches);
+    return new Result(spec, inference[batches], bayes[batches], loss[batches], se(ib), se(bb), se(lb),
+        perBatch * batches, false);
   }
 
   private static double mean(double[] v) {
@@ -168,7 +193,10 @@ public final class EmpiricalPrivacy {
     return Math.sqrt(ss / (v.length - 1) / v.length);
   }
 
-  /** Per batch and output y: Σ_w a, Σ_w a², max_w a with a = π(w)·f(y|w); and Σ_w π(w)·Σ_y f(y|w)·d_L. */
+  /**
+   * Per slot (a batch, or all draws) and output y: Σ_w a, Σ_w a² (with an unbiased estimate of f² when f is
+   * sampled), max_w a with a = π(w)·f(y|w); and Σ_w π(w)·Σ_y f(y|w)·d_L.
+   */
   static final class Sums implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -187,7 +215,29 @@ public final class EmpiricalPrivacy {
       loss = new double[batches];
     }
 
+    /** Adds word w with its exact distribution f(·|w). */
     void add(int batch, int w, double prior, double[] f, int[] labels) {
+      add(batch, w, prior, f, null, labels);
+    }
+
+    /**
+     * Adds word w from {@code n} draws that gave output y {@code counts[y]} times: f̂ = c/n, and for the
+     * squares the unbiased estimate c(c − 1)/(n(n − 1)) of f² (n ≥ 2).
+     */
+    void addCounts(int batch, int w, double prior, int[] counts, int n, int[] labels) {
+      double[] f = new double[counts.length];
+      double[] f2 = new double[counts.length];
+      for (int y = 0; y < counts.length; y++) {
+        if (counts[y] > 0) {
+          f[y] = (double) counts[y] / n;
+          f2[y] = (double) counts[y] * (counts[y] - 1) / ((double) n * (n - 1));
+        }
+      }
+      add(batch, w, prior, f, f2, labels);
+    }
+
+    /** {@code f2}: an estimate of f(y|w)² per output, or null for f² (f exact). */
+    private void add(int batch, int w, double prior, double[] f, double[] f2, int[] labels) {
       double changed = 0;
       for (int y = 0; y < f.length; y++) {
         if (f[y] == 0) {
@@ -195,7 +245,7 @@ public final class EmpiricalPrivacy {
         }
         double a = prior * f[y];
         sum[batch][y] += a;
-        squares[batch][y] += a * a;
+        squares[batch][y] += f2 == null ? a * a : prior * prior * f2[y];
         max[batch][y] = Math.max(max[batch][y], a);
         if (labels[y] < 0 || labels[y] != labels[w]) {
           changed += f[y];

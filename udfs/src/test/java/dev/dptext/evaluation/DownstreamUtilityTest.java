@@ -96,4 +96,26 @@ class DownstreamUtilityTest {
   private static List<String> texts(Dataset<Row> df) {
     return df.orderBy("id").select("text").collectAsList().stream().map(r -> r.getString(0)).collect(Collectors.toList());
   }
+
+  /**
+   * Issue 28: the classifier is the plain TF-IDF + logistic-regression baseline: documents at unit length (a
+   * document and the same document twice score alike, so a model trained on sanitized text does not see
+   * clean test text at another scale), no per-feature standardization, λ = 1/n.
+   */
+  @Test
+  void theClassifierIsThePlainTfIdfBaseline() {
+    SparkSession spark = SharedSpark.get();
+    Dataset<Row> data = toy(spark).withColumn("label", org.apache.spark.sql.functions.col("label").cast("double"));
+    org.apache.spark.ml.PipelineModel model = DownstreamUtility.fit(data, "text");
+    org.apache.spark.ml.classification.LogisticRegressionModel lr =
+        (org.apache.spark.ml.classification.LogisticRegressionModel) model.stages()[model.stages().length - 1];
+    assertEquals(1.0 / data.count(), lr.getRegParam(), 1e-15);
+    assertTrue(!lr.getStandardization(), "no per-feature standardization");
+    Dataset<Row> doc = spark.sql("SELECT 1 AS id, 'good film, good acting' AS text, 1.0 AS label "
+        + "UNION ALL SELECT 2, 'good film, good acting good film, good acting', 1.0");
+    List<Row> p = model.transform(doc).orderBy("id").select("probability").collectAsList();
+    double once = ((org.apache.spark.ml.linalg.Vector) p.get(0).get(0)).apply(1);
+    double twice = ((org.apache.spark.ml.linalg.Vector) p.get(1).get(0)).apply(1);
+    assertEquals(once, twice, 1e-9, "the score does not depend on the document's length");
+  }
 }
