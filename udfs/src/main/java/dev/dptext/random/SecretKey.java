@@ -19,7 +19,9 @@ import java.util.Locale;
  * is redacted and every error message describes the <em>shape</em> of a bad key, never its value.
  *
  * <p>Accepted encodings: at least 32 hexadecimal digits (128 bits), or {@code base64:} followed by at
- * least 16 bytes in standard Base64. Generate one with {@code openssl rand -hex 32}.
+ * least 16 bytes in standard Base64. Generate one with {@code openssl rand -hex 32}. A key file may also
+ * hold the key's raw bytes (at least 16; anything that is not printable text), as
+ * {@code head -c 32 /dev/urandom > key} writes them.
  */
 public final class SecretKey implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -67,7 +69,8 @@ public final class SecretKey implements Serializable {
     } else {
       throw new IllegalArgumentException(
           "The RNG key in " + source + " is neither hex nor 'base64:...' (a key of "
-              + s.length() + " characters); " + HOW_TO_GENERATE);
+              + s.length() + " characters); " + HOW_TO_GENERATE
+              + (source.startsWith("key file") ? " (" + FILE_FORMATS + ")" : ""));
     }
     if (bytes.length < MIN_BYTES) {
       throw new IllegalArgumentException(
@@ -88,14 +91,48 @@ public final class SecretKey implements Serializable {
 
   /** Reads the key from a file (its whole content, surrounding whitespace ignored). */
   public static SecretKey fromFile(Path file) {
+    byte[] content;
     try {
-      return parse(Files.readString(file, StandardCharsets.UTF_8), "key file " + file);
+      content = Files.readAllBytes(file);
     } catch (IOException e) {
       throw new IllegalArgumentException(
           "Cannot read the RNG key file " + file + " (" + e.getClass().getSimpleName()
               + "); check the path and its permissions", e);
     }
+    String source = "key file " + file;
+    if (isText(content)) {
+      return parse(new String(content, StandardCharsets.US_ASCII), source);
+    }
+    // Not text: the key's raw bytes, as `head -c 32 /dev/urandom > key` writes them.
+    if (content.length < MIN_BYTES) {
+      throw new IllegalArgumentException("The RNG key in " + source + " is " + content.length + " raw bytes; at least "
+          + MIN_BYTES + " are needed (" + FILE_FORMATS + ")");
+    }
+    return new SecretKey(content, source, false);
   }
+
+  /** What a key file may hold; quoted in error messages. */
+  public static final String FILE_FORMATS = "a key file holds hex digits (`openssl rand -hex 32 > key`), "
+      + "'base64:' and Base64, or the raw bytes (`head -c 32 /dev/urandom > key`)";
+
+  /**
+   * Whether a key file's content is text (printable ASCII and whitespace): then it is hex or base64.
+   * Random raw bytes are text with negligible probability (32 random bytes: below 10^-20).
+   */
+  private static boolean isText(byte[] content) {
+    if (content.length == 0) {
+      return true;
+    }
+    for (byte b : content) {
+      boolean printable = b >= 0x20 && b < 0x7f;
+      boolean space = b == '\n' || b == '\r' || b == '\t';
+      if (!printable && !space) {
+        return false;
+      }
+    }
+    return true;
+  }
+
 
   /**
    * A fresh random key, for runs whose output need not be reproducible. Re-running such a job gives

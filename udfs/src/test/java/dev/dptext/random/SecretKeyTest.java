@@ -216,4 +216,22 @@ class SecretKeyTest {
     assertEquals(expected, a.fingerprint());
     assertFalse(a.fingerprint().contains(HEX32.substring(0, 8)), "no part of the key");
   }
+
+  @Test
+  void aKeyFileMayHoldTheRawBytes(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    byte[] raw = HexFormat.of().parseHex(HEX64);
+    raw[0] = 0; // surely not text
+    java.nio.file.Path file = java.nio.file.Files.write(dir.resolve("key.bin"), raw);
+    assertArrayEquals(raw, SecretKey.fromFile(file).material());
+    java.nio.file.Path hex = java.nio.file.Files.writeString(dir.resolve("key.hex"), HEX64 + "\n");
+    assertArrayEquals(HexFormat.of().parseHex(HEX64), SecretKey.fromFile(hex).material());
+    java.nio.file.Path shortRaw = java.nio.file.Files.write(dir.resolve("short.bin"), new byte[] {0, 1, 2, 3});
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SecretKey.fromFile(shortRaw));
+    assertTrue(e.getMessage().contains("4 raw bytes") && e.getMessage().contains("head -c 32 /dev/urandom"),
+        e.getMessage());
+    java.nio.file.Path words = java.nio.file.Files.writeString(dir.resolve("words"), "my secret passphrase");
+    IllegalArgumentException w = assertThrows(IllegalArgumentException.class, () -> SecretKey.fromFile(words));
+    assertTrue(w.getMessage().contains("openssl rand -hex 32") && w.getMessage().contains("raw bytes")
+        && !w.getMessage().contains("passphrase"), w.getMessage());
+  }
 }

@@ -58,8 +58,9 @@ import scala.Function1;
  * The RNG key is deliberately <em>not</em> a param, so it can never be written with a pipeline: at
  * transform time it is resolved like everywhere else in dptext, first match wins: the Spark conf
  * {@code spark.dptext.secretKey} (set at application start), the Databricks secret named by
- * {@code databricksSecret} (the Param, else the session's conf), the file named by {@code keyFile}, the
- * environment variable named by {@code keyEnv}. Without a key the stage
+ * {@code databricksSecret}, the file named by {@code keyFile}, the environment variable named by
+ * {@code keyEnv} — each the Param when it is set, else the session's {@code spark.dptext.*} setting, as
+ * the SQL function and the DataFrame API read it. Without a key the stage
  * fails unless {@code idMode} is {@code fresh}.
  *
  * <p><b>Reproducibility.</b> Each row's noise is keyed by (key, purpose, id): with
@@ -378,10 +379,15 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
     if (secret.isPresent()) {
       options = options.with(Settings.SECRET_KEY, secret.get());
     }
-    if (!options.isSet(Settings.DATABRICKS_SECRET)) {
-      scala.Option<String> name = spark.conf().getOption(Settings.DATABRICKS_SECRET.confKey());
-      if (name.isDefined()) {
-        options = options.withText(Settings.DATABRICKS_SECRET, name.get());
+    // The key's sources the stage's Params leave unset come from the session's settings, as for the SQL
+    // function and the DataFrame API (a key file set with configure(key_file=…) or SET spark.dptext.keyFile).
+    for (Setting<?> source : KEY_SOURCES) {
+      Param<?> param = settingParams.get(source.name());
+      if (!isSet(param)) {
+        scala.Option<String> value = spark.conf().getOption(source.confKey());
+        if (value.isDefined()) {
+          options = options.withText(source, value.get());
+        }
       }
     }
     return sanitizer(options).transform(dataset.toDF(), getInputCol(), getOutputCol());
@@ -401,6 +407,10 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
   public static DpTextSanitizer load(String path) {
     return read().load(path);
   }
+
+  /** The settings that name where the key is: the session's value applies when the stage's Param is not set. */
+  private static final List<Setting<?>> KEY_SOURCES = List.of(Settings.DATABRICKS_SECRET, Settings.KEY_FILE,
+      Settings.KEY_ENV);
 
   /** The Params as options: every setting whose Param is set or has a default; never the key. */
   private DpTextOptions options() {

@@ -225,6 +225,26 @@ class DpTextSanitizerTest {
   }
 
   @Test
+  void aKeyFileNamedInTheSessionReachesTheStageAsItReachesTheSqlFunction() {
+    // What README's Python ML example does: configure(key_file=…) sets the session's keyFile; the stage
+    // names no key itself.
+    DpTextSanitizer dp = new DpTextSanitizer()
+        .setInputCol("body").setOutputCol("body_dp").setIdCol("ticket_id").setModel(embeddingsPath).setNeighbours(32);
+    spark.conf().set(Settings.KEY_FILE.confKey(), keyFile.toString());
+    try {
+      List<String> viaApi = sanitized(DpText.sanitizer(DpTextOptions.fromMap(Map.of(Settings.NEIGHBOURS.confKey(), "32")))
+          .model(embeddingsPath).mechanism(MechanismSpec.parse("santext:epsilon=3")) // the stage's default
+          .key(SecretKey.fromFile(keyFile)).idColumn("ticket_id").transform(tickets, "body", "body_dp"));
+      assertEquals(viaApi, sanitized(dp.transform(tickets)));
+      // The stage's own Param wins over the session's.
+      dp.setKeyFile(tmp.resolve("no-such-key").toString());
+      assertMessage(() -> dp.transform(tickets), "no-such-key");
+    } finally {
+      spark.conf().unset(Settings.KEY_FILE.confKey());
+    }
+  }
+
+  @Test
   void transformSchemaRefusesBadColumnsBeforeReadingData() {
     DpTextSanitizer dp = new DpTextSanitizer().setInputCol("body").setOutputCol("body_dp").setIdCol("ticket_id");
     StructType out = dp.transformSchema(tickets.schema());
