@@ -113,6 +113,25 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     return j;
   }
 
+  /**
+   * The system property through which the launcher ({@code scripts/dptext}) learns that a run sanitized:
+   * it saves its class-data archive only from such a run (one that printed help, or found nothing to
+   * do, loaded few of the classes).
+   */
+  static final String SANITIZED_MARKER = "dptext.sanitizedMarker";
+
+  /** Tells the launcher that this run sanitized ({@link #SANITIZED_MARKER}); never fails the run. */
+  static void markSanitized() {
+    String marker = System.getProperty(SANITIZED_MARKER);
+    if (marker != null) {
+      try {
+        java.nio.file.Files.writeString(java.nio.file.Path.of(marker), "sanitized\n");
+      } catch (java.io.IOException | RuntimeException e) {
+        // Only the launcher's archive depends on it.
+      }
+    }
+  }
+
   String render() {
     MechanismSpec m = options.mechanismSpec();
     long tokens = counters != null ? counters.tokens() : 0;

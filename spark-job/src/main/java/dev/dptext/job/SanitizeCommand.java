@@ -356,6 +356,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, rejected, tokens, (end - start) / 1e9,
         (end - workStart) / 1e9, hash, frequencies, target, written.version(), inPlaceRun.note().orElse(null));
     System.out.println(summary.render());
+    RunSummary.markSanitized();
     LOG.debug("phase: summary printed");
     // A catalog table has no directory of the user's: its summary is written only where asked.
     String summaryPath = summaryJson != null ? summaryJson : TableName.is(spark, output) ? null

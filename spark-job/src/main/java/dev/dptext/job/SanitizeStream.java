@@ -167,6 +167,7 @@ final class SanitizeStream {
         version, null);
     System.out.println(summary.render().replace("dptext sanitize summary",
         "dptext sanitize summary (stream: " + done.batches() + " micro-batch(es) this run)"));
+    RunSummary.markSanitized();
     String summaryPath = c.summaryJson != null ? c.summaryJson
         : c.output.replaceAll("/+$", "") + "/" + RunSummary.FILE_NAME;
     Map<String, Object> json = summary.toMap(c.output);

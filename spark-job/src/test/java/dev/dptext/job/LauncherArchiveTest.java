@@ -1,0 +1,87 @@
+package dev.dptext.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * scripts/dptext's class-data archive (issue 28): saved only from a {@code sanitize} run that sanitized.
+ * {@code sanitize --help} used to save an archive of help's classes that every later run then mapped.
+ * A stand-in {@code java} plays the JVM: it writes the archive it is asked to dump and, like the job
+ * after its summary ({@link RunSummary#markSanitized}), the marker file when it "sanitizes".
+ */
+class LauncherArchiveTest {
+  @TempDir Path root;
+
+  @Test
+  void onlyARunThatSanitizedLeavesTheArchive() throws Exception {
+    Path repo = Path.of("..");
+    Files.createDirectories(root.resolve("scripts"));
+    Files.copy(repo.resolve("scripts/dptext"), root.resolve("scripts/dptext"));
+    Files.copy(repo.resolve("pom.xml"), root.resolve("pom.xml"));
+    Path target = Files.createDirectories(root.resolve("spark-job/target"));
+    Files.writeString(target.resolve("classpath.txt"), "");
+    Files.writeString(target.resolve("classpath-provided.txt"), "");
+    Files.writeString(target.resolve("dptext-spark-job-0-shaded.jar"), "");
+    Path bin = Files.createDirectories(root.resolve("bin"));
+    Path java = bin.resolve("java");
+    // Dumps the archive when asked; "sanitizes" (writes the marker) unless told it has nothing to do.
+    Files.writeString(java, "#!/usr/bin/env bash\n"
+        + "for a in \"$@\"; do\n"
+        + "  case \"$a\" in\n"
+        + "    -XX:ArchiveClassesAtExit=*) archive=${a#*=} ;;\n"
+        + "    -Ddptext.sanitizedMarker=*) marker=${a#*=} ;;\n"
+        + "    --help|nothing-to-do) quiet=1 ;;\n"
+        + "  esac\n"
+        + "done\n"
+        + "[[ -n \"$archive\" ]] && echo classes > \"$archive\"\n"
+        + "[[ -z \"$quiet\" && -n \"$marker\" ]] && echo sanitized > \"$marker\"\n"
+        + "exit 0\n");
+    Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+    assertEquals(0, run(bin, "sanitize", "--help"));
+    assertEquals(List.of(), archives(target), "help leaves no archive");
+    assertEquals(0, run(bin, "sanitize", "--input", "x", "nothing-to-do"));
+    assertEquals(List.of(), archives(target), "a run with nothing to do leaves no archive");
+    assertEquals(0, run(bin, "sanitize", "--input", "x"));
+    assertEquals(1, archives(target).size(), "a run that sanitized saves it");
+    try (Stream<Path> left = Files.list(target.resolve("cds"))) {
+      assertFalse(left.anyMatch(f -> f.toString().endsWith(".tmp") || f.toString().endsWith(".sanitized")),
+          "no temporary file left");
+    }
+  }
+
+  private int run(Path bin, String... args) throws Exception {
+    List<String> cmd = new java.util.ArrayList<>(List.of("bash", root.resolve("scripts/dptext").toString()));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+    pb.environment().remove("DPTEXT_CDS");
+    pb.environment().remove("DPTEXT_CDS_DIR");
+    Process p = pb.start();
+    String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.getInputStream().readAllBytes();
+    int code = p.waitFor();
+    assertTrue(code == 0, err);
+    return code;
+  }
+
+  private static List<Path> archives(Path target) throws Exception {
+    Path cds = target.resolve("cds");
+    if (!Files.isDirectory(cds)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(cds)) {
+      return files.filter(f -> f.getFileName().toString().endsWith(".jsa")).toList();
+    }
+  }
+}
