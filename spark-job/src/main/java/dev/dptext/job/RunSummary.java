@@ -23,7 +23,7 @@ import java.util.Locale;
  */
 record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRejected, TokenTotals counters,
     double seconds, double workSeconds, String modelHash, String frequencySource, TableWriter.Target target,
-    long tableVersion, String inPlace) {
+    long tableVersion, String inPlace, String modelLayout) {
 
   /** The token lines when tokens were not counted. */
   static final String NOT_COUNTED = "not counted (Spark Connect: counted with the write's observed metrics, which "
@@ -43,7 +43,7 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
    * Written as the Delta commit's userMetadata and as table properties (never the key).
    */
   static java.util.Map<String, String> audit(DpTextOptions options, String guarantee, String modelHash,
-      String frequencySource) {
+      String frequencySource, String modelLayout) {
     MechanismSpec m = options.mechanismSpec();
     java.util.Map<String, String> a = new java.util.LinkedHashMap<>();
     a.put("dptext.version", VERSION);
@@ -53,6 +53,7 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     a.put("dptext.guarantee", guarantee);
     a.put("dptext.model", options.get(Settings.MODEL));
     a.put("dptext.modelSha256", modelHash);
+    a.put("dptext.modelLayout", modelLayout);
     a.put("dptext.wordFrequencies", frequencySource);
     a.put("dptext.idMode", options.get(Settings.ID_MODE));
     a.put("dptext.nearestSearch", options.get(Settings.NEAREST_SEARCH));
@@ -93,6 +94,9 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     j.put("epsilon", m.epsilon());
     j.put("parameters", m.describe());
     j.put("modelSha256", modelHash);
+    if (modelLayout != null) {
+      j.put("modelLayout", modelLayout);
+    }
     j.put("nearestSearch", options.get(Settings.NEAREST_SEARCH));
     if (approximate() && counters != null) {
       SearchTally t = counters.search();
@@ -157,6 +161,9 @@ record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long rowsRej
     }
     s.append(String.format(Locale.ROOT, "  mechanism          %s%n", m.describe()));
     s.append(String.format(Locale.ROOT, "  model              %s (sha256 %s)%n", options.get(Settings.MODEL), modelHash));
+    if (modelLayout != null) {
+      s.append(String.format(Locale.ROOT, "  model layout       %s%n", modelLayout));
+    }
     if (approximate()) {
       s.append(String.format(Locale.ROOT, "  nearest words      %s, %s%n", options.get(Settings.NEAREST_SEARCH),
           HnswNearestWords.describeDefaults()));

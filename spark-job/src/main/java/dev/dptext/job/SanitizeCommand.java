@@ -316,8 +316,10 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     }
     String frequencies = model != null ? CorpusFrequencies.LABEL : PUBLIC_FREQUENCIES;
     String hash = model != null ? model.hash() : ModelOptions.hash(spark, options);
+    String layout = model != null ? "broadcast (a model built from the input's own word counts)"
+        : dev.dptext.spark.ModelLoader.layout(spark, options);
     Map<String, String> audit = new LinkedHashMap<>(
-        RunSummary.audit(builder.options(), builder.guarantee(), hash, frequencies));
+        RunSummary.audit(builder.options(), builder.guarantee(), hash, frequencies, layout));
     inPlaceRun.note().ifPresent(n -> audit.put(InPlace.PROPERTY, n));
     TableWriter.Result written;
     if (counts != null) {
@@ -354,7 +356,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     dev.dptext.spark.TokenTotals tokens = connect ? server.totals(java.time.Duration.ofSeconds(5)).orElse(null)
         : counters;
     RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, rejected, tokens, (end - start) / 1e9,
-        (end - workStart) / 1e9, hash, frequencies, target, written.version(), inPlaceRun.note().orElse(null));
+        (end - workStart) / 1e9, hash, frequencies, target, written.version(), inPlaceRun.note().orElse(null), layout);
     System.out.println(summary.render());
     RunSummary.markSanitized();
     LOG.debug("phase: summary printed");

@@ -93,8 +93,9 @@ final class SanitizeStream {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
     String hash = ModelOptions.hash(spark, options);
+    String layout = dev.dptext.spark.ModelLoader.layout(spark, options);
     Map<String, String> audit = RunSummary.audit(builder.options(), builder.guarantee(), hash,
-        SanitizeCommand.PUBLIC_FREQUENCIES);
+        SanitizeCommand.PUBLIC_FREQUENCIES, layout);
     // A classic run counts tokens with accumulators; a Connect client has none (the micro-batches run on
     // the server, whose log has each one's figures).
     TokenAccumulators counters = connect ? null : new TokenAccumulators(spark);
@@ -164,7 +165,7 @@ final class SanitizeStream {
             ? TableWriter.currentVersion(spark, c.output) : -1;
     RunSummary summary = new RunSummary(builder.options(), done.rowsIn(), done.rowsOut(), done.rowsRejected(),
         counters, (end - start) / 1e9, (end - workStart) / 1e9, hash, SanitizeCommand.PUBLIC_FREQUENCIES, target,
-        version, null);
+        version, null, layout);
     System.out.println(summary.render().replace("dptext sanitize summary",
         "dptext sanitize summary (stream: " + done.batches() + " micro-batch(es) this run)"));
     RunSummary.markSanitized();

@@ -39,7 +39,11 @@ class PartitionedModelJobTest {
         built[1]);
     assertTrue(Files.exists(Path.of(model, "manifest.properties")));
     String[] outputs = new String[2];
-    String[] layouts = {"partitioned", "broadcast"};
+    // auto: a directory of this size (far below 1 GiB) runs broadcast, and the summary says so and why.
+    String[] layouts = {"partitioned", "auto"};
+    String[] said = {"model layout       partitioned (modelLayout=partitioned; a partitioned model directory",
+        "model layout       broadcast (auto: a partitioned model directory with 469 KiB of vectors, at most 1 GiB, "
+            + "loaded whole; modelLayout=partitioned keeps it sharded)"};
     for (int i = 0; i < 2; i++) {
       String out = tmp.resolve("out-" + layouts[i]).toString();
       String[] r = NoiseMechanismJobTest.run("sanitize", "--input", "../data/sample/support-tickets.jsonl",
@@ -47,6 +51,7 @@ class PartitionedModelJobTest {
           "--model-layout", layouts[i], "--mechanism", "santext+", "--epsilon", "3", "--key-file", keyFile.toString());
       assertEquals("0", r[0], layouts[i] + ": " + r[1]);
       assertTrue(r[1].contains("rows in / out      16 / 16"), r[1]);
+      assertTrue(r[1].contains(said[i]), r[1]);
       List<String> rows = spark.read().parquet(out).orderBy("id").select("text").collectAsList().stream()
           .map(row -> row.isNullAt(0) ? "<null>" : row.getString(0)).collect(Collectors.toList());
       outputs[i] = String.join("\n", rows);

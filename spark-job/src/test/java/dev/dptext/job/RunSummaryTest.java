@@ -20,7 +20,7 @@ class RunSummaryTest {
     TableWriter.Target target = new TableWriter.Target("/out", "delta", WriteMode.ERROR_IF_EXISTS, null, List.of(),
         null, null);
     return new RunSummary(DpTextOptions.defaults(), rows, rows, 0, counters, seconds, workSeconds, "h", "f", target, 0,
-        null);
+        null, "broadcast (a single model file)");
   }
 
   @Test

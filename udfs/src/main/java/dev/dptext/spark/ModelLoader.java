@@ -176,6 +176,37 @@ public final class ModelLoader {
     return layout.partitioned(model.vectorBytes()) ? model : null;
   }
 
+  /**
+   * Which layout a run with {@code o} uses and why, for its summary and audit: e.g. "broadcast (auto: a
+   * partitioned model directory with 120 MiB of vectors, at most 1 GiB; modelLayout=partitioned keeps
+   * it sharded)". A partitioned directory below the threshold runs broadcast under {@code auto}, which
+   * a user who built it partitioned would not expect unless told.
+   */
+  public static String layout(SparkSession spark, DpTextOptions o) {
+    String source = o.get(Settings.MODEL);
+    ModelLayout layout = ModelLayout.parse(o.get(Settings.MODEL_LAYOUT));
+    String distribution = o.modelDistribution() == ModelDistribution.PATH
+        ? ", each executor loading it from its path" : "";
+    boolean directory = !isDefault(source) && PartitionedModel.isPartitioned(spark, source);
+    if (!directory) {
+      return "broadcast (" + (isDefault(source) ? "the embedded default model" : "a single model file") + distribution
+          + ")";
+    }
+    long bytes = PartitionedModel.open(spark, source).vectorBytes();
+    String size = bytes < (1L << 20)
+        ? String.format(java.util.Locale.ROOT, "%,.0f KiB of vectors", bytes / 1024.0)
+        : String.format(java.util.Locale.ROOT, "%,.0f MiB of vectors", bytes / 1048576.0);
+    return switch (layout) {
+      case PARTITIONED -> "partitioned (modelLayout=partitioned; a partitioned model directory with " + size + ")";
+      case BROADCAST -> "broadcast (modelLayout=broadcast; a partitioned model directory with " + size
+          + ", loaded whole" + distribution + ")";
+      case AUTO -> layout.partitioned(bytes)
+          ? "partitioned (auto: a partitioned model directory with " + size + ", more than 1 GiB)"
+          : "broadcast (auto: a partitioned model directory with " + size + ", at most 1 GiB, loaded whole"
+              + distribution + "; modelLayout=partitioned keeps it sharded)";
+    };
+  }
+
   /** Saves a model artifact to any Hadoop file system path, replacing an existing file. */
   public static void save(SparkSession spark, DpTextModel model, String target) {
     Path path = new Path(target);
