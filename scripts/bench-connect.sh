@@ -15,32 +15,17 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 ROWS=${1:-2000}
 PAIRS=${2:-3}
-JOB="$ROOT/spark-job/target"
-[[ -f "$JOB/classpath-provided.txt" ]] || { echo "bench-connect: build first: ./mvnw -q -DskipTests package" >&2; exit 2; }
 REVIEWS=${REVIEWS:-$HOME/.cache/dptext/imdb-reviews.jsonl}
 [[ -f "$REVIEWS" ]] || { echo "bench-connect: no $REVIEWS; run scripts/fetch-data.sh" >&2; exit 2; }
-SHADED=$(ls "$JOB"/dptext-spark-job-*-shaded.jar | head -n 1)
-PROVIDED=$(cat "$JOB/classpath-provided.txt")
-M2="${M2_REPO:-$HOME/.m2/repository}/org/apache/spark"
-SERVER_JAR="$M2/spark-connect_2.13/4.0.1/spark-connect_2.13-4.0.1.jar"
-CLIENT_JAR="$M2/spark-connect-client-jvm_2.13/4.0.1/spark-connect-client-jvm_2.13-4.0.1.jar"
-MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' "$ROOT/pom.xml")
+# shellcheck source=lib/connect.sh
+source "$ROOT/scripts/lib/connect.sh"
 WORK=$(mktemp -d /tmp/dptext-bench-connect.XXXXXX)
 PORT=${PORT:-15098}
 head -n "$ROWS" "$REVIEWS" > "$WORK/reviews.jsonl"
 openssl rand -hex 32 > "$WORK/key"
 
-java $MODULE_OPTIONS -Xmx4g -cp "$SHADED:$PROVIDED:$SERVER_JAR" \
-  -Dspark.master='local[*]' -Dspark.ui.enabled=false -Dspark.connect.grpc.binding.port="$PORT" \
-  -Dspark.connect.grpc.binding.address=127.0.0.1 -Dspark.driver.host=127.0.0.1 \
-  -Dlog4j2.configurationFile="$ROOT/conf/log4j2.properties" \
-  -Dspark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension,dev.dptext.spark.DpTextExtensions \
-  -Dspark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog \
-  -Dderby.system.home="$WORK/derby" -Dspark.sql.warehouse.dir="$WORK/warehouse" \
-  org.apache.spark.sql.connect.service.SparkConnectServer >"$WORK/server.log" 2>&1 &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true' EXIT
-for _ in $(seq 1 120); do (exec 3<>/dev/tcp/127.0.0.1/"$PORT") 2>/dev/null && break; sleep 1; done
+start_connect_server "$PORT" "$WORK" "$SHADED:$PROVIDED" \
+  io.delta.sql.DeltaSparkSessionExtension,dev.dptext.spark.DpTextExtensions
 
 ARGS=(sanitize --input "$WORK/reviews.jsonl" --text-column review --id-column id --mechanism santext+
   --epsilon 3 --model default --key-file "$WORK/key" --progress-interval 0)

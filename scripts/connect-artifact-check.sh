@@ -11,32 +11,15 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-JOB="$ROOT/spark-job/target"
-[[ -f "$JOB/classpath-provided.txt" ]] || { echo "connect-artifact-check: build first: ./mvnw -q -DskipTests package" >&2; exit 2; }
-SHADED=$(ls "$JOB"/dptext-spark-job-*-shaded.jar | head -n 1)
-PROVIDED=$(cat "$JOB/classpath-provided.txt")
-M2="${M2_REPO:-$HOME/.m2/repository}/org/apache/spark"
-SERVER_JAR="$M2/spark-connect_2.13/4.0.1/spark-connect_2.13-4.0.1.jar"
-CLIENT_JAR="$M2/spark-connect-client-jvm_2.13/4.0.1/spark-connect-client-jvm_2.13-4.0.1.jar"
-[[ -f "$SERVER_JAR" && -f "$CLIENT_JAR" ]] || { echo "connect-artifact-check: run the tests once (they fetch spark-connect)" >&2; exit 2; }
-MODULE_OPTIONS=$(sed -n 's#.*<spark.module.options>\(.*\)</spark.module.options>.*#\1#p' "$ROOT/pom.xml")
+# shellcheck source=lib/connect.sh
+source "$ROOT/scripts/lib/connect.sh"
 WORK=$(mktemp -d /tmp/dptext-connect-artifact.XXXXXX)
 PORT=${PORT:-15099}
 if tr ':' '\n' <<<"$PROVIDED" | grep -q dptext; then echo "the server's classpath holds dptext" >&2; exit 2; fi
 
-java $MODULE_OPTIONS -Xmx2g -cp "$PROVIDED:$SERVER_JAR" \
-  -Dspark.master='local[2]' -Dspark.ui.enabled=false -Dspark.connect.grpc.binding.port="$PORT" \
-  -Dspark.connect.grpc.binding.address=127.0.0.1 -Dspark.driver.host=127.0.0.1 -Dspark.sql.shuffle.partitions=4 \
-  -Dspark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension \
-  -Dspark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog \
-  -Dderby.system.home="$WORK/derby" -Dspark.sql.warehouse.dir="$WORK/warehouse" \
-  org.apache.spark.sql.connect.service.SparkConnectServer >"$WORK/server.log" 2>&1 &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true' EXIT
-for _ in $(seq 1 120); do
-  (exec 3<>/dev/tcp/127.0.0.1/"$PORT") 2>/dev/null && break
-  sleep 1
-done
+# The server logs at Spark's default INFO level: the key check below then reads everything it says.
+start_connect_server "$PORT" "$WORK" "$PROVIDED" io.delta.sql.DeltaSparkSessionExtension \
+  -Dlog4j2.configurationFile=org/apache/spark/log4j2-defaults.properties
 echo "connect-artifact-check: server (Spark + Delta only) on port $PORT; work dir $WORK"
 
 openssl rand -hex 32 > "$WORK/key" && chmod 600 "$WORK/key"
