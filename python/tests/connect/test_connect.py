@@ -4,9 +4,7 @@ stage, the same output as the classic path, and no key in plans or the server's 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
 import pytest
 
@@ -20,18 +18,12 @@ def by_id(df, column="body_dp"):
 
 
 @pytest.fixture(scope="module")
-def classic_reference(key):
+def classic_reference(classic_reference_process):
     """The classic session's output for the shared key, ids and settings (computed in another process)."""
-    out = support.TMP / "classic-reference.json"
-    # This process runs a Connect session, which pyspark marks in the environment: not for the child.
-    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")}
-    subprocess.run(
-        [sys.executable, "-m", "tests.connect.classic_reference", str(key[0]), str(out)],
-        check=True,
-        cwd=support.REPO / "python",
-        env=env,
-        timeout=300,
-    )
+    process, out = classic_reference_process
+    returncode = process.wait(timeout=300)
+    if returncode != 0:
+        raise subprocess.CalledProcessError(returncode, process.args)
     return {int(k): v for k, v in json.loads(out.read_text()).items()}
 
 
