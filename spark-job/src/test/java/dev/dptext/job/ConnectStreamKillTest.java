@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,27 +54,10 @@ class ConnectStreamKillTest {
     }
   }
 
-  /** The job as its own JVM, a Spark Connect client of the test server (no Spark master of its own). */
+  /** The job as its own JVM, a Spark Connect client of the test server (see {@link JobProcess}). */
   Process launch(Path stdout, Path stderr, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx512m");
-    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (a.startsWith("--add-") || a.startsWith("-XX:+IgnoreUnrecognizedVMOptions") || a.startsWith("-Djdk.reflect")
-          || a.startsWith("-Dio.netty")) {
-        cmd.add(a);
-      }
-    }
-    cmd.add("-Dlog4j2.configurationFile=" + Path.of("..", "conf", "log4j2.properties").toAbsolutePath().normalize());
-    cmd.add("-D" + JobSession.API_MODE + "=connect");
-    cmd.add("-D" + JobSession.REMOTE + "=sc://localhost:" + ConnectServer.port());
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(DpTextJob.class.getName());
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
-    pb.environment().remove("DPTEXT_KEY");
-    Process p = pb.start();
+    Process p = JobProcess.start(stdout, stderr, "512m", List.of(JobSession.API_MODE + "=connect",
+        JobSession.REMOTE + "=sc://localhost:" + ConnectServer.port()), args);
     started.add(p);
     return p;
   }

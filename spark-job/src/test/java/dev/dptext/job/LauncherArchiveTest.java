@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -24,18 +23,9 @@ class LauncherArchiveTest {
 
   @Test
   void onlyARunThatSanitizedLeavesTheArchive() throws Exception {
-    Path repo = Path.of("..");
-    Files.createDirectories(root.resolve("scripts"));
-    Files.copy(repo.resolve("scripts/dptext"), root.resolve("scripts/dptext"));
-    Files.copy(repo.resolve("pom.xml"), root.resolve("pom.xml"));
-    Path target = Files.createDirectories(root.resolve("spark-job/target"));
-    Files.writeString(target.resolve("classpath.txt"), "");
-    Files.writeString(target.resolve("classpath-provided.txt"), "");
-    Files.writeString(target.resolve("dptext-spark-job-0-shaded.jar"), "");
-    Path bin = Files.createDirectories(root.resolve("bin"));
-    Path java = bin.resolve("java");
+    Path target = root.resolve("spark-job/target");
     // Dumps the archive when asked; "sanitizes" (writes the marker) unless told it has nothing to do.
-    Files.writeString(java, "#!/usr/bin/env bash\n"
+    Path bin = LauncherSandbox.prepare(root, ""
         + "for a in \"$@\"; do\n"
         + "  case \"$a\" in\n"
         + "    -XX:ArchiveClassesAtExit=*) archive=${a#*=} ;;\n"
@@ -46,7 +36,6 @@ class LauncherArchiveTest {
         + "[[ -n \"$archive\" ]] && echo classes > \"$archive\"\n"
         + "[[ -z \"$quiet\" && -n \"$marker\" ]] && echo sanitized > \"$marker\"\n"
         + "exit 0\n");
-    Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
 
     assertEquals(0, run(bin, "sanitize", "--help"));
     assertEquals(List.of(), archives(target), "help leaves no archive");

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,26 +20,12 @@ class LauncherStderrTest {
 
   @Test
   void theIncubatorWarningIsDroppedAndEverythingElseKept() throws Exception {
-    Path repo = Path.of(System.getProperty("maven.multiModuleProjectDirectory", ".."));
-    if (!Files.isRegularFile(repo.resolve("scripts/dptext"))) {
-      repo = Path.of("..");
-    }
-    Files.createDirectories(root.resolve("scripts"));
-    Files.copy(repo.resolve("scripts/dptext"), root.resolve("scripts/dptext"));
-    Files.copy(repo.resolve("pom.xml"), root.resolve("pom.xml"));
-    Path target = Files.createDirectories(root.resolve("spark-job/target"));
-    Files.writeString(target.resolve("classpath.txt"), "");
-    Files.writeString(target.resolve("classpath-provided.txt"), "");
-    Files.writeString(target.resolve("dptext-spark-job-0-shaded.jar"), "");
-    Path bin = Files.createDirectories(root.resolve("bin"));
-    Path java = bin.resolve("java");
-    Files.writeString(java, "#!/usr/bin/env bash\n"
+    Path bin = LauncherSandbox.prepare(root, ""
         + "echo 'WARNING: Using incubator modules: jdk.incubator.vector' >&2\n"
         + "echo 'dptext: 12 rows sanitized'\n"
         + "echo '13:02:43 ERROR Executor: Exception in task 0.0' >&2\n"
         + "echo 'WARNING: Using incubator modules: something.else' >&2\n"
         + "exit 3\n");
-    Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
     ProcessBuilder pb = new ProcessBuilder("bash", root.resolve("scripts/dptext").toString(), "sanitize");
     pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
     pb.environment().put("DPTEXT_CDS", "0");

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,26 +61,10 @@ class StreamKillTest {
     }
   }
 
-  /** The job as its own JVM: this JVM's classpath and Spark's module flags, the job's log configuration. */
+  /** The job as its own JVM with a local master (see {@link JobProcess}). */
   Process launch(Path stdout, Path stderr, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx1g");
-    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (a.startsWith("--add-") || a.startsWith("-XX:+IgnoreUnrecognizedVMOptions") || a.startsWith("-Djdk.reflect")
-          || a.startsWith("-Dio.netty")) {
-        cmd.add(a);
-      }
-    }
-    cmd.add("-Dlog4j2.configurationFile=" + Path.of("..", "conf", "log4j2.properties").toAbsolutePath().normalize());
-    cmd.add("-Dspark.ui.enabled=false");
-    cmd.add("-Dspark.master=local[2]");
-    cmd.add("-Dspark.databricks.delta.snapshotPartitions=2");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(DpTextJob.class.getName());
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+    Process p = JobProcess.start(stdout, stderr, "1g", List.of("spark.ui.enabled=false", "spark.master=local[2]",
+        "spark.databricks.delta.snapshotPartitions=2"), args);
     started.add(p);
     return p;
   }
