@@ -32,7 +32,10 @@ class MembershipInferenceTest {
   @Test
   void aModelThatMemorisesItsRowsLeaksMembershipAndTheAttackIsReproducible() {
     double auc = MembershipInference.attackAuc(memorisable(), COLUMNS, 1, 3, d -> d, (s, d) -> d);
-    assertTrue(auc > 0.8, "attack AUC " + auc);
+    // Well above chance (0.5; the other test is the reference). The bar was 0.8 with MLlib's default
+    // classifier; the utility baseline of issue 28 (unit-length documents, λ = 1/n, no standardization)
+    // memorises less: 0.76 at this seed.
+    assertTrue(auc > 0.7, "attack AUC " + auc);
     assertEquals(auc, MembershipInference.attackAuc(memorisable(), COLUMNS, 1, 3, d -> d, (s, d) -> d), 1e-12);
   }
 
