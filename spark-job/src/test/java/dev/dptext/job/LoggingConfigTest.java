@@ -9,7 +9,6 @@ import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.core.LogEvent;
 import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.Configurator;
 import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.Test;
@@ -27,7 +26,10 @@ class LoggingConfigTest {
     if (!file.toFile().isFile()) {
       file = Path.of("..", "conf", "log4j2.properties");
     }
-    LoggerContext context = Configurator.initialize("job-logging-" + System.nanoTime(), file.toUri().toString());
+    // A context of its own: Configurator.initialize would hand back this JVM's context (the one every other
+    // test's log capture uses) and the shutdown below would end its logging.
+    LoggerContext context = new LoggerContext("job-logging-" + System.nanoTime(), null, file.toUri());
+    context.start();
     try {
       List<String> seen = new ArrayList<>();
       AbstractAppender capture = new AbstractAppender("capture", null, null, true, Property.EMPTY_ARRAY) {
@@ -62,7 +64,7 @@ class LoggingConfigTest {
           "ERROR breeze.optimize.LBFGS: Something else went wrong",
           "ERROR org.apache.spark.executor.Executor: Exception in task 0.0 in stage 1.0"), dedupe(seen));
     } finally {
-      Configurator.shutdown(context);
+      context.stop();
     }
   }
 
