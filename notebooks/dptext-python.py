@@ -23,18 +23,43 @@
 # MAGIC 4. **The cluster's Spark config** (*Compute → Advanced options → Spark*) names it:
 # MAGIC    `spark.dptext.databricksSecret dptext/rng-key`. dptext reads the secret through `dbutils` in the JVM
 # MAGIC    on the driver; the key never passes through Python, a query plan or the Spark conf.
+# MAGIC
+# MAGIC **Outside Databricks** it runs under plain PySpark (`pip install` the wheel, then
+# MAGIC `DPTEXT_KEY=$(openssl rand -hex 32) python notebooks/dptext-python.py`): it starts a local session with
+# MAGIC dptext and Delta (`dptext.configure(..., delta=True)`), shows tables with `show()` instead of `display`,
+# MAGIC and skips the `%sql` cell.
 
 # COMMAND ----------
 
 import dptext
 from dptext.functions import dp_sanitize
 
+try:  # On Databricks the notebook has spark, dbutils and display.
+    spark  # noqa: B018
+except NameError:
+    # Plain PySpark (python notebooks/dptext-python.py, or a Jupyter kernel): a local session with dptext's
+    # jar and Delta's (bundled in the wheel); the key comes from the environment variable DPTEXT_KEY
+    # (export DPTEXT_KEY=$(openssl rand -hex 32)), or name a file with key_file="/path/to/key".
+    from pyspark.sql import SparkSession
+
+    spark = dptext.configure(SparkSession.builder.appName("dptext-python-notebook"), delta=True).getOrCreate()
+try:
+    display  # noqa: B018
+except NameError:
+
+    def display(df):
+        df.show(truncate=False)
+
+
 # A jar installed on a running cluster is loaded after Spark started, so spark.sql.extensions cannot
-# register dp_sanitize; this call does (once per session).
+# register dp_sanitize; this call does (once per session; nothing to do where the extension did it).
 dptext.register(spark)
 
-# The secret exists (its name only: the notebook never reads the key).
-assert any(s.key == "rng-key" for s in dbutils.secrets.list("dptext")), "create the secret first (cell 1)"
+try:
+    # The secret exists (its name only: the notebook never reads the key).
+    assert any(s.key == "rng-key" for s in dbutils.secrets.list("dptext")), "create the secret first (cell 1)"
+except NameError:
+    pass  # not on Databricks: the key is the session's (DPTEXT_KEY, spark.dptext.keyFile)
 
 # COMMAND ----------
 

@@ -6,7 +6,8 @@
   package  the same staging, then a wheel in target/dist
 
 Staging copies the sources to target/pkg and adds what the build derives: _version.py (the pom's
-version in PEP 440 form), jars/ (the udfs jar of this build) and registry.json (exported by the JVM's
+version in PEP 440 form), jars/ (the udfs jar of this build; jars/delta, Delta's jars for
+configure(delta=True); jars/job, the job's jar and picocli for dptext.stream) and registry.json (exported by the JVM's
 dev.dptext.spark.RegistryJson, the one source of mechanisms, guarantees and settings).
 """
 
@@ -65,7 +66,9 @@ def pyspark_jars(python: Path) -> Path:
     return Path(out.stdout.strip()) / "jars"
 
 
-def stage(target: Path, python: Path, version: str, jar: Path, java: str) -> Path:
+def stage(
+    target: Path, python: Path, version: str, jar: Path, java: str, bundled: Path | None = None, job: Path | None = None
+) -> Path:
     """target/pkg: the sources plus the derived _version.py, jar and registry.json."""
     pkg = target / "pkg"
     if pkg.exists():
@@ -73,6 +76,8 @@ def stage(target: Path, python: Path, version: str, jar: Path, java: str) -> Pat
     shutil.copytree(PYTHON_DIR / "src", pkg / "src", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(PYTHON_DIR / "pyproject.toml", pkg)
     shutil.copy(PYTHON_DIR / "README.md", pkg)
+    (pkg / "build_support").mkdir()
+    shutil.copy(PYTHON_DIR / "build_support" / "backend.py", pkg / "build_support")
     package = pkg / "src" / "dptext"
     (package / "_version.py").write_text(
         f'"""Written by the build from the pom\'s version {version}."""\n\n'
@@ -81,6 +86,14 @@ def stage(target: Path, python: Path, version: str, jar: Path, java: str) -> Pat
     jars = package / "jars"
     jars.mkdir()
     shutil.copy(jar, jars / jar.name)
+    for sub in ("delta", "job"):
+        found = sorted((bundled / sub).glob("*.jar")) if bundled else []
+        if sub == "job" and job:
+            found.append(job)
+        if found:
+            (jars / sub).mkdir()
+            for j in found:
+                shutil.copy(j, jars / sub / j.name)
     classpath = os.pathsep.join([str(jar), str(pyspark_jars(python) / "*")])
     registry = subprocess.run(
         [java, "-cp", classpath, "dev.dptext.spark.RegistryJson"], check=True, capture_output=True, text=True
@@ -141,12 +154,16 @@ def main() -> None:
     p.add_argument("--java", required=True)
     p.add_argument("--target", required=True, type=Path)
     p.add_argument("--test-jars", default="")
+    p.add_argument("--bundled-jars", type=Path, help="a folder with delta/ and job/ jars to bundle")
+    p.add_argument("--job-jar", type=Path, help="the job's jar, bundled for dptext.stream")
     a = p.parse_args()
     if not a.jar.is_file():
         raise SystemExit(f"{a.jar} is missing: the udfs module builds it (run the reactor from the root)")
+    if a.job_jar and not a.job_jar.is_file():
+        raise SystemExit(f"{a.job_jar} is missing: the spark-job module builds it (./mvnw -B -ntp -DskipTests package)")
     a.target.mkdir(parents=True, exist_ok=True)
     python = ensure_venv(a.target)
-    pkg = stage(a.target, python, a.version, a.jar, a.java)
+    pkg = stage(a.target, python, a.version, a.jar, a.java, a.bundled_jars, a.job_jar)
     if a.goal == "test":
         install(python, pkg)
         test(python, a.target, a.test_jars)

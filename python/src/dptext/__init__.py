@@ -6,7 +6,6 @@ Spark Connect server.
 
     import dptext
     from dptext.functions import dp_sanitize
-from dptext.ml import DpTextSanitizer
 
     spark = dptext.configure(SparkSession.builder, key_env="DPTEXT_KEY").getOrCreate()
     df.select("id", dp_sanitize("body", "id").alias("body_dp"))
@@ -15,12 +14,17 @@ from dptext.ml import DpTextSanitizer
 Each mechanism's guarantee: ``dptext.mechanisms()`` or ``help(dptext.functions.dp_sanitize)``.
 """
 
+from dptext import errors as _errors
 from dptext._registry import Mechanism, default_mechanism, mechanisms
 from dptext._version import JAR_VERSION, __version__
 from dptext.dataframe import sanitize
+from dptext.errors import DpTextError
 from dptext.functions import dp_sanitize
 from dptext.ml import DpTextSanitizer
 from dptext.session import configure, is_connect, jar_path, register, set_options
+from dptext.streaming import stream
+
+_errors.install()  # dptext's JVM errors become DpTextError (README, "Python"; DPTEXT_JVM_ERRORS=1: unchanged)
 
 
 def guarantee(mechanism: str) -> str:
@@ -28,11 +32,12 @@ def guarantee(mechanism: str) -> str:
     for m in mechanisms():
         if m.name == mechanism:
             return m.guarantee
-    raise ValueError(f"Unknown mechanism {mechanism!r}; the mechanisms are {[m.name for m in mechanisms()]}")
+    raise DpTextError(f"Unknown mechanism {mechanism!r}; the mechanisms are {[m.name for m in mechanisms()]}")
 
 
 __all__ = [
     "JAR_VERSION",
+    "DpTextError",
     "DpTextSanitizer",
     "Mechanism",
     "__version__",
@@ -46,4 +51,5 @@ __all__ = [
     "register",
     "sanitize",
     "set_options",
+    "stream",
 ]

@@ -31,6 +31,7 @@ class Mechanism:
     summary: str
     guarantee: str
     parameters: tuple[Parameter, ...]
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,9 @@ class Setting:
     expected: str
     doc: str
     secret: bool
+    check: dict | None = None
+    choices: tuple[str, ...] = ()
+    hint: str = ""
 
     @property
     def python_name(self) -> str:
@@ -68,6 +72,7 @@ def raw() -> dict:
     return json.loads(text)
 
 
+@lru_cache(maxsize=1)
 def mechanisms() -> tuple[Mechanism, ...]:
     """Every mechanism, in the registry's order."""
     return tuple(
@@ -76,6 +81,7 @@ def mechanisms() -> tuple[Mechanism, ...]:
             m["summary"],
             m["guarantee"],
             tuple(Parameter(p["name"], p["required"], p["default"]) for p in m["parameters"]),
+            tuple(m.get("aliases", ())),
         )
         for m in raw()["mechanisms"]
     )
@@ -85,6 +91,7 @@ def default_mechanism() -> str:
     return raw()["defaultMechanism"]
 
 
+@lru_cache(maxsize=1)
 def settings() -> tuple[Setting, ...]:
     """Every setting, the key itself included (marked ``secret``)."""
     return tuple(
@@ -97,6 +104,9 @@ def settings() -> tuple[Setting, ...]:
             s["expected"],
             s["doc"],
             s["secret"],
+            s.get("check"),
+            tuple(s.get("choices", ())),
+            s.get("hint", ""),
         )
         for s in raw()["settings"]
     )

@@ -1,8 +1,12 @@
 """The DataFrame API: ``dptext.sanitize(df, "body", "body_dp", id_col="ticket_id", epsilon=3)``.
 
 On a classic session this is the Java DataFrame API itself (``DpText.sanitizer(spark)...transform``),
-called through py4j. On Spark Connect, where there is no JVM in this process, it applies the ML stage
-twin, which the Connect server runs with the same Java code.
+called through py4j. On Spark Connect, where there is no JVM in this process, it is the server's SQL
+function ``dp_sanitize(text[, id], options)`` with every setting in its options map: the session's
+``spark.dptext.*`` when ``sanitize`` is called, overridden by the keywords. Either way the settings are
+fixed when ``sanitize`` returns, so later ``set_options`` calls do not change what the DataFrame computes,
+and the key is resolved the same way (the session's ``secretKey``, ``databricksSecret``, ``keyFile``,
+then ``keyEnv``: on Connect, the server's).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from typing import Any
 from pyspark.sql import DataFrame
 
 from dptext import options, session
+from dptext.errors import DpTextError
 
 
 def sanitize(
@@ -32,9 +37,9 @@ def sanitize(
     ``id_mode="content-hash"`` (equal texts get equal outputs) or ``id_mode="fresh"`` (not reproducible).
     The key is never a Python value: name it with ``key_file``, ``key_env`` or ``databricks_secret``.
 
-    On Spark Connect this runs the ML stage on the server: its settings start from their defaults (not the
-    session's ``spark.dptext.*``, except the session's key and ``databricksSecret``), so pass them as
-    keywords, and ``output_col`` must be a new column.
+    Settings are fixed when this returns (a later ``set_options`` does not change the DataFrame), on a
+    classic session as on Spark Connect. A value that does not fit raises ``dptext.DpTextError`` here, with
+    the message the command line gives.
     """
     conf = options.to_conf(settings)
     spark = df.sparkSession
@@ -47,7 +52,7 @@ def sanitize(
     mode = (id_mode or "").strip().lower()
     if id_col is not None:
         if mode not in ("", "column"):
-            raise ValueError(
+            raise DpTextError(
                 f"id_col={id_col!r} was given with id_mode={id_mode!r}; the id column needs id_mode column"
             )
         builder = builder.idColumn(id_col)
@@ -70,14 +75,28 @@ def _sanitize_connect(
     id_mode: str | None,
     settings: dict[str, Any],
 ) -> DataFrame:
-    from dptext.ml import DpTextSanitizer
+    from dptext.functions import dp_sanitize
 
-    params: dict[str, Any] = {options.setting(k).name: v for k, v in settings.items() if v is not None}
-    out = output_col or input_col
-    if out in df.columns:
-        raise ValueError(
-            f"On Spark Connect dptext.sanitize adds a new column; {out!r} exists: give another output_col "
-            "(or use dp_sanitize in a select to replace it)"
-        )
-    stage = DpTextSanitizer(inputCol=input_col, outputCol=out, idCol=id_col, idMode=id_mode, **params)
-    return stage.transform(df)
+    mode = (id_mode or "").strip().lower()
+    if id_col is not None and mode not in ("", "column"):
+        raise DpTextError(f"id_col={id_col!r} was given with id_mode={id_mode!r}; the id column needs id_mode column")
+    conf = snapshot(df.sparkSession)
+    conf.update({options.setting(k).name: options.checked_text(options.setting(k), v) for k, v in settings.items()})
+    if id_col is not None:
+        conf["idMode"] = "column"
+    elif mode:
+        conf["idMode"] = options.checked_text(options.setting("idMode"), id_mode)
+    text = dp_sanitize(input_col, id_col, options=conf) if id_col is not None else dp_sanitize(input_col, options=conf)
+    return df.withColumn(output_col or input_col, text)
+
+
+def snapshot(spark: Any) -> dict[str, str]:
+    """The session's dptext settings now, by name: each asked for by its key, never the key itself (a
+    Connect server answers a request for every conf in clear, its start-up secretKey included)."""
+    named = [s for s in options._registry.settings() if not s.secret]
+    client = spark.client if session.is_connect(spark) else None
+    if client is not None and hasattr(client, "get_config_with_defaults"):
+        values = client.get_config_with_defaults(*[(s.conf_key, None) for s in named])  # one round trip
+    else:
+        values = tuple(spark.conf.get(s.conf_key, None) for s in named)
+    return {s.name: v for s, v in zip(named, values, strict=True) if v is not None}

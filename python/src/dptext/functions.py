@@ -6,20 +6,39 @@ on a classic session and on Spark Connect, and all the work stays in the JVM.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from dptext import _registry
+from dptext import _registry, options
 
 
 def _column(c: Column | str) -> Column:
     return c if isinstance(c, Column) else F.col(c)
 
 
-def dp_sanitize(text: Column | str, id: Column | str | None = None) -> Column:  # noqa: A002 (SQL's name)
-    if id is None:
-        return F.call_function(_registry.sql_function(), _column(text))
-    return F.call_function(_registry.sql_function(), _column(text), _column(id))
+def dp_sanitize(
+    text: Column | str,
+    id: Column | str | None = None,  # noqa: A002 (SQL's name)
+    options: dict[str, Any] | None = None,
+) -> Column:
+    args = [_column(text)] + ([] if id is None else [_column(id)])
+    if options:
+        args.append(_options_map(options))
+    return F.call_function(_registry.sql_function(), *args)
+
+
+def _options_map(settings: dict[str, Any]) -> Column:
+    """The constant MAP<STRING, STRING> argument: settings by their JVM names, checked (``None``: the default)."""
+    entries = []
+    for name, value in settings.items():
+        s = options.setting(name)
+        entries += [
+            F.lit(s.name),
+            F.lit(None).cast("string") if value is None else F.lit(options.checked_text(s, value)),
+        ]
+    return F.create_map(*entries)
 
 
 dp_sanitize.__doc__ = f"""Rewrites each word of ``text`` with a differentially private mechanism over word embeddings.
@@ -28,7 +47,8 @@ dp_sanitize.__doc__ = f"""Rewrites each word of ``text`` with a differentially p
 atomic type), so re-runs give identical output; ``dp_sanitize(text)`` needs the session setting
 ``idMode`` = ``content-hash`` (equal texts get equal outputs) or ``fresh`` (not reproducible).
 Null stays null, empty stays empty. The mechanism and its parameters come from the session's
-``spark.dptext.*`` settings (``dptext.set_options``); the default mechanism is
+``spark.dptext.*`` settings (``dptext.set_options``), overridden by ``options`` (a dict of settings by
+keyword or JVM name, checked here; ``None`` means the setting's default); the default mechanism is
 ``{_registry.default_mechanism()}``.
 
 Mechanisms and their guarantees (from the JVM registry):

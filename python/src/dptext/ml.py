@@ -16,6 +16,7 @@ from pyspark.ml.util import JavaMLReadable, JavaMLReader, JavaMLWritable
 from pyspark.ml.wrapper import JavaTransformer
 
 from dptext import _registry, options
+from dptext.errors import DpTextError
 
 _CONVERTERS = {
     "Param": TypeConverters.toString,
@@ -40,6 +41,27 @@ class _Reader(JavaMLReader):
     @classmethod
     def _java_loader_class(cls, clazz: type) -> str:
         return _registry.ml_java_class()
+
+
+def _remote_reader(cls: type) -> Any:
+    """Spark Connect's reader, asking the server for the JVM class (pyspark derives the name from the Python
+    module, ``dptext.ml``, so it is given a stand-in class whose module is the JVM package: ``dev.dptext.spark.ml``,
+    which ``_alias_jvm_package`` makes importable and which holds this very class)."""
+    from pyspark.ml.connect.readwrite import RemoteMLReader
+
+    package, name = _registry.ml_java_class().rsplit(".", 1)
+    stand_in = type(name, (cls,), {"__module__": package})
+
+    class _RemoteReader(RemoteMLReader):
+        def load(self, path: str) -> Any:
+            from pyspark.sql.connect.session import SparkSession
+
+            session = SparkSession.getActiveSession()
+            if session is None:
+                raise DpTextError("DpTextSanitizer.load on Spark Connect needs an active Connect session")
+            return RemoteMLReader.loadInstance(stand_in, path, session)
+
+    return _RemoteReader(cls)
 
 
 class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
@@ -67,8 +89,16 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
             if not self.hasParam(name):
                 _refuse_key(name)
                 known = [p.name for p in _registry.ml_params()]
-                raise ValueError(f"DpTextSanitizer has no Param {name!r}; its Params are {known}")
+                raise DpTextError(f"DpTextSanitizer has no Param {name!r}; its Params are {known}")
         return self._set(**{k: v for k, v in params.items() if v is not None})
+
+    def _set(self, **kwargs: Any) -> DpTextSanitizer:
+        """Sets Params; a setting's value is checked now, with the JVM's message (``DpTextError``)."""
+        for name, value in kwargs.items():
+            s = _SETTINGS.get(name)
+            if s is not None and value is not None:
+                options.check(s, options.as_text(value))
+        return super()._set(**kwargs)
 
     def guarantee(self) -> str:
         """The guarantee of the configured mechanism and values, as the JVM states it."""
@@ -77,7 +107,12 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
 
     @classmethod
     def read(cls) -> JavaMLReader:
-        return _Reader(cls)
+        from pyspark.sql.utils import is_remote
+
+        return _remote_reader(cls) if is_remote() else _Reader(cls)
+
+
+_SETTINGS = {s.name: s for s in _registry.settings() if not s.secret}
 
 
 def _refuse_key(name: str) -> None:
@@ -95,7 +130,7 @@ def _jvm_default(name: str) -> str | None:
 
 def _param_methods(name: str) -> tuple[Any, Any]:
     def setter(self: DpTextSanitizer, value: Any) -> DpTextSanitizer:
-        return self._set(**{name: value})
+        return self._set(**{name: value})  # checked by _set
 
     def getter(self: DpTextSanitizer) -> Any:
         return self.getOrDefault(name)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dptext import options
+from dptext.errors import DpTextError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -20,6 +21,7 @@ EXTENSION = "dev.dptext.spark.DpTextExtensions"
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 JAR_ENV = "DPTEXT_JAR"
+WHEEL_COMMAND = "./mvnw -B -ntp -DskipTests -Ppython-wheel package"
 
 
 def jar_path() -> str:
@@ -32,10 +34,28 @@ def jar_path() -> str:
     jars = sorted(p for p in resources.files("dptext").joinpath("jars").iterdir() if p.name.endswith(".jar"))
     if len(jars) != 1:
         raise FileNotFoundError(
-            "This dptext package has no bundled jar (install the wheel that './mvnw -B -DskipTests package' "
-            f"writes to python/target/dist), or set {JAR_ENV} to the path of dptext-udfs-<version>.jar"
+            f"This dptext package has no bundled jar: in a clone of dptext, run '{WHEEL_COMMAND}' and "
+            "'pip install python/target/dist/dptext-*.whl' (the wheel carries the jar of the same build), "
+            f"or set {JAR_ENV} to the path of dptext-udfs-<version>.jar"
         )
     return str(jars[0])
+
+
+def delta_jars() -> list[str]:
+    """The Delta Lake jars bundled in this package by the build (delta-spark and delta-storage of the pom's
+    Delta version), or ``[]``."""
+    folder = resources.files("dptext").joinpath("jars", "delta")
+    if not folder.is_dir():
+        return []
+    return sorted(str(p) for p in folder.iterdir() if p.name.endswith(".jar"))
+
+
+def _has_delta(current: dict[str, str]) -> bool:
+    packages = current.get("spark.jars.packages", "")
+    jars = current.get("spark.jars", "")
+    return "io.delta:" in packages or any(
+        Path(j.strip()).name.startswith("delta-spark") for j in jars.split(",") if j.strip()
+    )
 
 
 def _append(existing: str | None, value: str) -> str:
@@ -52,23 +72,43 @@ def configure(
 ) -> SparkSession.Builder:
     """Configures ``builder`` for dptext and returns it.
 
-    Adds the dptext jar to ``spark.jars`` and ``dev.dptext.spark.DpTextExtensions`` to
-    ``spark.sql.extensions`` (keeping what the builder already has), so ``dp_sanitize`` exists in every
-    session. ``delta=True`` also adds Delta Lake's extension and catalog (the delta-spark jar must be on
-    the classpath, e.g. from ``delta.pip_utils.configure_spark_with_delta_pip``). Keyword settings become
-    ``spark.dptext.*`` start-up conf (``mechanism="santext+"``, ``epsilon=3``, ``key_file=...``); the key
-    itself is refused: name it (``key_file``, ``key_env``, ``databricks_secret``).
+    Adds the dptext jar (and the job's, for ``dptext.stream``) to ``spark.jars`` and
+    ``dev.dptext.spark.DpTextExtensions`` to ``spark.sql.extensions`` (keeping what the builder already
+    has), so ``dp_sanitize`` exists in every session. ``delta=True`` also adds Delta Lake's extension and
+    catalog, and Delta's jars (delta-spark and delta-storage of the version this dptext was built with,
+    bundled in the wheel: nothing is downloaded) unless the builder brings Delta already
+    (``spark.jars.packages`` with ``io.delta:``, or a delta-spark jar in ``spark.jars``, as
+    ``delta.pip_utils.configure_spark_with_delta_pip`` does). Keyword settings become ``spark.dptext.*``
+    start-up conf (``mechanism="santext+"``, ``epsilon=3``, ``key_file=...``), checked first; the key itself
+    is refused: name it (``key_file``, ``key_env``, ``databricks_secret``).
 
     >>> spark = dptext.configure(SparkSession.builder.master("local[2]"), key_env="DPTEXT_KEY").getOrCreate()
     """
     current: dict[str, str] = getattr(builder, "_options", {})
-    builder = builder.config("spark.jars", _append(current.get("spark.jars"), jar or jar_path()))
+    conf = options.to_conf(settings)  # checked before the builder is touched
+    jars = _append(current.get("spark.jars"), jar or jar_path())
+    from dptext.streaming import job_jars
+
+    for j in job_jars():  # dptext.stream runs the job in this JVM
+        jars = _append(jars, j)
+    if delta and not _has_delta(current):
+        bundled = delta_jars()
+        if not bundled:
+            raise DpTextError(
+                "configure(delta=True): this dptext package bundles no Delta jars and the builder brings none. "
+                f"Install the wheel of '{WHEEL_COMMAND}' (it bundles them), or bring Delta yourself: "
+                "delta.pip_utils.configure_spark_with_delta_pip(builder) (downloads io.delta:delta-spark_2.13), "
+                "or spark.jars with delta-spark_2.13-<v>.jar and delta-storage-<v>.jar"
+            )
+        for j in bundled:
+            jars = _append(jars, j)
+    builder = builder.config("spark.jars", jars)
     extensions = _append(current.get("spark.sql.extensions"), EXTENSION)
     if delta:
         extensions = _append(extensions, DELTA_EXTENSION)
         builder = builder.config("spark.sql.catalog.spark_catalog", DELTA_CATALOG)
     builder = builder.config("spark.sql.extensions", extensions)
-    for key, value in options.to_conf(settings).items():
+    for key, value in conf.items():
         builder = builder.config(key, value)
     return builder
 
@@ -76,15 +116,19 @@ def configure(
 def set_options(spark: SparkSession, **settings: Any) -> None:
     """Sets ``spark.dptext.*`` settings on a running session (classic or Spark Connect).
 
-    ``dp_sanitize`` reads them when a query is analysed. ``None`` unsets a setting. The key itself is
+    ``dp_sanitize`` reads them when a query is analysed. ``None`` unsets a setting. Every value is checked
+    first, with the JVM's message (``DpTextError``), and nothing is set when one fails. The key itself is
     refused (Spark would write a key set on a running session into the event log, unredacted).
     """
+    checked = {}
     for name, value in settings.items():
         s = options.setting(name)
-        if value is None:
-            spark.conf.unset(s.conf_key)
+        checked[s.conf_key] = None if value is None else options.checked_text(s, value)
+    for key, text in checked.items():
+        if text is None:
+            spark.conf.unset(key)
         else:
-            spark.conf.set(s.conf_key, options.as_text(value))
+            spark.conf.set(key, text)
 
 
 def is_connect(spark: SparkSession) -> bool:

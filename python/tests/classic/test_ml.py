@@ -51,7 +51,7 @@ def test_the_stage_matches_the_dataframe_api_and_checks_params(spark, tickets, k
     api = dptext.sanitize(tickets, "body", "body_dp", id_col="ticket_id", **support.SETTINGS)
     assert by_id(stage.transform(tickets)) == by_id(api)
     assert "UMLDP" in stage.guarantee()
-    with pytest.raises(Exception, match="epsilon"):
-        stage_for(key, inputCol="body", outputCol="o", idCol="ticket_id", epsilon=-1.0).transform(tickets)
+    with pytest.raises(dptext.DpTextError, match=r"epsilon must be a positive finite number, got -1\.0"):
+        stage_for(key, inputCol="body", outputCol="o", idCol="ticket_id", epsilon=-1.0)  # when set
     with pytest.raises(ValueError, match="has no Param 'epsilonn'"):
         DpTextSanitizer(epsilonn=1.0)

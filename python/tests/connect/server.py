@@ -1,13 +1,13 @@
 """A local Spark Connect server with the dptext jar and extension, started and stopped by its PID.
 
 pyspark's wheel ships Spark's jars, spark-connect included, and bin/spark-submit: the server is
-started exactly as a user would start one for dptext (``--jars`` the dptext jar, ``spark.sql.extensions``),
-in its own JVM, with its log in a file the tests search for the key.
+started exactly as a user starts one from a pip install (``python -m dptext.connect_server``, whose
+command line this reuses: ``--jars`` the dptext jar, ``spark.sql.extensions``), in its own JVM, with its
+log in a file the tests search for the key.
 """
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
@@ -15,9 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyspark
-
-import dptext
+from dptext import connect_server
 from tests import support
 
 
@@ -49,12 +47,9 @@ def free_port() -> int:
 
 
 def start(key_file: Path, conf: dict[str, str] | None = None, timeout: float = 240) -> ConnectServer:
-    spark_home = Path(pyspark.__file__).parent
     port = free_port()
     log = support.TMP / "connect-server.log"
     settings = {
-        "spark.sql.extensions": dptext.session.EXTENSION,
-        "spark.connect.grpc.binding.port": str(port),
         "spark.ui.enabled": "false",
         "spark.sql.shuffle.partitions": "2",
         "spark.sql.warehouse.dir": str(support.TMP / "connect-warehouse"),
@@ -62,13 +57,8 @@ def start(key_file: Path, conf: dict[str, str] | None = None, timeout: float = 2
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={support.TMP / 'connect-derby'}",
         **(conf or {}),
     }
-    cmd = [str(spark_home / "bin" / "spark-submit"), "--master", "local[2]", "--jars", dptext.jar_path()]
-    for k, v in settings.items():
-        cmd += ["--conf", f"{k}={v}"]
-    cmd += ["--class", "org.apache.spark.sql.connect.service.SparkConnectServer", "spark-internal"]
-    env = {**os.environ, "SPARK_HOME": str(spark_home)}
-    env.pop("SPARK_CONNECT_MODE_ENABLED", None)
-    env.pop("SPARK_REMOTE", None)
+    cmd = connect_server.command(settings, port=port, master="local[2]")
+    env = connect_server.environment()
     with open(log, "wb") as out:
         process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     server = ConnectServer(process, port, log)

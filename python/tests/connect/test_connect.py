@@ -91,3 +91,61 @@ def test_key_and_raw_text_stay_out_of_plans_and_the_server_log(spark, tickets, s
     assert "SparkConnectServer" in log or "Spark Connect server started" in log
     assert key[1] not in log.lower()
     assert support.CANARY not in log
+
+
+def test_the_servers_key_file_works_on_every_surface(spark, tickets, settings, classic_reference):
+    # The server was started with spark.dptext.keyFile; no surface is given the key's source here.
+    column = by_id(tickets.select("ticket_id", dp_sanitize("body", "ticket_id").alias("body_dp")))
+    api = by_id(dptext.sanitize(tickets, "body", "body_dp", id_col="ticket_id"))
+    stage = dptext.DpTextSanitizer(inputCol="body", outputCol="body_dp", idCol="ticket_id", **support.SETTINGS)
+    assert column == api == by_id(stage.transform(tickets)) == classic_reference
+
+
+def test_sanitize_fixes_its_settings_when_it_returns(spark, tickets, settings, classic_reference):
+    df = dptext.sanitize(tickets, "body", "body_dp", id_col="ticket_id")
+    dptext.set_options(spark, mechanism="laplace", epsilon=10)  # later session changes do not apply to df
+    assert by_id(df) == classic_reference
+    replaced = dptext.sanitize(tickets, "body", id_col="ticket_id", **support.SETTINGS)  # replaces, as on classic
+    assert replaced.columns == tickets.columns and by_id(replaced, "body") == classic_reference
+
+
+def test_values_are_checked_when_set_without_a_jvm(spark, tickets):
+    with pytest.raises(dptext.DpTextError, match=r"^epsilon must be a positive finite number, got -1.0"):
+        dptext.set_options(spark, epsilon=-1)
+    assert spark.conf.get("spark.dptext.epsilon", None) is None
+    with pytest.raises(dptext.DpTextError, match=r"mechanism must be one of .*, got 'lapalce'"):
+        dptext.DpTextSanitizer(inputCol="body", outputCol="o", mechanism="lapalce")
+    with pytest.raises(dptext.DpTextError, match="got 'lapalce'"):
+        dptext.sanitize(tickets, "body", "o", id_col="ticket_id", mechanism="lapalce")
+
+
+def test_dptext_errors_are_one_line_python_exceptions(spark, settings):
+    df = spark.createDataFrame([(None, support.CANARY)], "ticket_id BIGINT, body STRING")
+    with pytest.raises(dptext.DpTextError) as e:
+        df.select(dp_sanitize("body", "ticket_id")).collect()
+    assert str(e.value).startswith("dptext: a row has a null id") and len(str(e.value)) < 300
+    assert e.value.__cause__ is not None and "JVM stacktrace" in str(e.value.__cause__)  # kept
+    with pytest.raises(dptext.DpTextError, match=r"^dp_sanitize\(text\) needs an id"):
+        df.select(dp_sanitize("body")).collect()
+    with pytest.raises(Exception) as other:  # not dptext's: pyspark's own
+        df.select("nope").collect()
+    assert not isinstance(other.value, dptext.DpTextError)
+
+
+def test_a_pipeline_saved_on_connect_loads_on_connect(spark, tickets, settings, classic_reference):
+    from pyspark.ml import Pipeline, PipelineModel
+
+    stage = dptext.DpTextSanitizer(inputCol="body", outputCol="body_dp", idCol="ticket_id", **support.SETTINGS)
+    path = str(support.TMP / "connect-pipeline")
+    Pipeline(stages=[stage]).fit(tickets).write().overwrite().save(path)
+    loaded = PipelineModel.load(path)
+    assert isinstance(loaded.stages[0], dptext.DpTextSanitizer) and loaded.stages[0].getP() == 0.3
+    assert by_id(loaded.transform(tickets)) == classic_reference
+    stage_path = str(support.TMP / "connect-stage")
+    stage.write().overwrite().save(stage_path)
+    assert by_id(dptext.DpTextSanitizer.load(stage_path).transform(tickets)) == classic_reference
+
+
+def test_the_stream_on_connect_names_the_way_out(spark, server):
+    with pytest.raises(dptext.DpTextError, match=rf"spark-submit --remote sc://localhost:{server.port} .*--stream"):
+        dptext.stream(spark, input="/in", output="/out", checkpoint="/cp", text_column="body", id_column="ticket_id")

@@ -1,7 +1,9 @@
 package dev.dptext.config;
 
 import java.io.Serializable;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A condition a setting's value must meet, with the words that describe it ({@code "in (0, 1]"}).
@@ -20,58 +22,86 @@ public final class Check<T> implements Serializable {
 
   private final Test<T> test;
   private final String expected;
+  private final LinkedHashMap<String, Object> rule;
 
-  private Check(Test<T> test, String expected) {
+  private Check(Test<T> test, String expected, LinkedHashMap<String, Object> rule) {
     this.test = test;
     this.expected = expected;
+    this.rule = rule;
   }
 
+  /** A check only Java can run (its {@link #rule()} is empty: other languages leave it to the JVM). */
   public static <T> Check<T> of(Test<T> test, String expected) {
-    return new Check<>(test, expected);
+    return new Check<>(test, expected, null);
+  }
+
+  /**
+   * A check that other languages can run too: {@code rule} states {@code test} as data (keys {@code min},
+   * {@code minOpen}, {@code max}, {@code finite}, {@code each}, {@code nonEmpty}, {@code nonBlank},
+   * {@code pattern}), exported by the registry (the Python package validates with it; a test compares
+   * its verdicts and messages with this class's).
+   */
+  private static <T> Check<T> of(Test<T> test, String expected, Object... rule) {
+    LinkedHashMap<String, Object> m = new LinkedHashMap<>();
+    for (int i = 0; i < rule.length; i += 2) {
+      m.put((String) rule[i], rule[i + 1]);
+    }
+    return new Check<>(test, expected, m);
   }
 
   /** Anything (a check that never fails). */
   public static <T> Check<T> any() {
-    return new Check<>(v -> true, ANY);
+    return of(v -> true, ANY, new Object[0]);
+  }
+
+  /** A string matching {@code regex} whole. */
+  public static Check<String> matching(String regex, String expected) {
+    return of(v -> v.matches(regex), expected, "pattern", regex);
   }
 
   /** What {@link #any()} expects; a setting shows its type's description instead. */
   static final String ANY = "any value";
 
   public static Check<Double> positiveFinite() {
-    return of(v -> v > 0 && !Double.isInfinite(v), "a positive finite number");
+    return of(v -> v > 0 && !Double.isInfinite(v), "a positive finite number", "min", 0, "minOpen", true,
+        "finite", true);
   }
 
   /** [0, 1]. */
   public static Check<Double> unitInterval() {
-    return of(v -> v >= 0 && v <= 1, "in [0, 1]");
+    return of(v -> v >= 0 && v <= 1, "in [0, 1]", "min", 0, "max", 1);
   }
 
   /** (0, 1]. */
   public static Check<Double> unitIntervalExcludingZero() {
-    return of(v -> v > 0 && v <= 1, "in (0, 1]");
+    return of(v -> v > 0 && v <= 1, "in (0, 1]", "min", 0, "minOpen", true, "max", 1);
   }
 
   public static Check<Integer> between(int low, int high) {
-    return of(v -> v >= low && v <= high, "in [" + low + ", " + high + "]");
+    return of(v -> v >= low && v <= high, "in [" + low + ", " + high + "]", "min", low, "max", high);
   }
 
   public static Check<Integer> atLeast(int low) {
-    return of(v -> v >= low, "≥ " + low);
+    return of(v -> v >= low, "≥ " + low, "min", low);
   }
 
   public static Check<String> nonBlank() {
-    return of(v -> !v.isBlank(), "a non-empty string");
+    return of(v -> !v.isBlank(), "a non-empty string", "nonBlank", true);
   }
 
   /** One or more finite numbers ≥ 0. */
   public static Check<List<Double>> nonNegativeList() {
     return of(v -> !v.isEmpty() && v.stream().allMatch(x -> x >= 0 && !Double.isInfinite(x)),
-        "one or more finite numbers ≥ 0");
+        "one or more finite numbers ≥ 0", "each", true, "nonEmpty", true, "min", 0, "finite", true);
   }
 
   public String expected() {
     return expected;
+  }
+
+  /** The check as data for other languages, or empty when only Java can run it ({@link #of(Test, String)}). */
+  public java.util.Optional<Map<String, Object>> rule() {
+    return java.util.Optional.ofNullable(rule).map(java.util.Collections::unmodifiableMap);
   }
 
   public boolean ok(T value) {

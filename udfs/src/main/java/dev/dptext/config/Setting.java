@@ -110,6 +110,11 @@ public final class Setting<T> implements Serializable {
     return check.expected().equals(Check.ANY) ? type.expected() : check.expected();
   }
 
+  /** The check as data for other languages ({@link Check#rule()}); empty when only Java can run it. */
+  public Optional<java.util.Map<String, Object>> rule() {
+    return check.rule();
+  }
+
   /**
    * The secret key itself: read from the Spark conf only (where Spark redacts it), never a
    * command-line option nor an ML Param, never printed.

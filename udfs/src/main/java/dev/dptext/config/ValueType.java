@@ -20,10 +20,21 @@ public abstract class ValueType<T> implements Serializable {
 
   private final Kind kind;
   private final String expected;
+  private final List<String> choices;
 
   private ValueType(Kind kind, String expected) {
+    this(kind, expected, List.of());
+  }
+
+  private ValueType(Kind kind, String expected, List<String> choices) {
     this.kind = kind;
     this.expected = expected;
+    this.choices = List.copyOf(choices);
+  }
+
+  /** A choice's canonical names (other spellings may be accepted too); empty for other types. */
+  public List<String> choices() {
+    return choices;
   }
 
   public Kind kind() {
@@ -165,7 +176,7 @@ public abstract class ValueType<T> implements Serializable {
    */
   public static ValueType<String> choice(List<String> names, Check.Test<String> accepted, Canonical canonical) {
     String expected = "one of " + String.join(", ", names);
-    return new ValueType<>(Kind.STRING, expected) {
+    return new ValueType<>(Kind.STRING, expected, names) {
       @Override
       String parseText(String text) {
         if (!accepted.ok(text)) {

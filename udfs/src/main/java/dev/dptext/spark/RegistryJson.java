@@ -55,6 +55,7 @@ public final class RegistryJson {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("name", d.name());
       m.put("summary", d.summary());
+      m.put("aliases", d.aliases());
       m.put("guarantee", d.guarantee());
       m.put("parameters", params);
       out.add(m);
@@ -78,6 +79,10 @@ public final class RegistryJson {
       m.put("expected", s.expected());
       m.put("doc", Settings.doc(s));
       m.put("secret", s.secret());
+      // What Python checks a value with before a query runs (null: only the JVM can check it).
+      m.put("check", s.rule().orElse(null));
+      m.put("choices", s.type().choices());
+      m.put("hint", s.hint());
       out.add(m);
     }
     return out;

@@ -95,7 +95,7 @@ public final class Settings {
       .doc("On Databricks: the secret scope/key holding the RNG key, read through dbutils. Wins over keyFile and "
           + "keyEnv.")
       .hint("e.g. dptext/rng-key")
-      .createOptional(ValueType.STRING, Check.of(v -> v.matches("[^/]+/[^/]+"), "SCOPE/KEY"));
+      .createOptional(ValueType.STRING, Check.matching("[^/]+/[^/]+", "SCOPE/KEY"));
 
   public static final Setting<Boolean> FRESH_RANDOMNESS = Setting.define("freshRandomness")
       .doc("Without a key, run with fresh randomness: re-runs and retried tasks give different output.")

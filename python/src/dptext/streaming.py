@@ -1,0 +1,188 @@
+"""The exactly-once stream from Python: ``dptext.stream(spark, input=..., output=..., checkpoint=...)``.
+
+It is the job's ``sanitize --stream`` (README, "Streaming"), run in this session's JVM: the same
+checks, the same micro-batch commits into Delta (one commit per micro-batch, keyed by the query id and
+batch id), the same exit codes. The job's classes come with the wheel (``jars/job``), and
+``dptext.configure`` puts them on the session's classpath.
+
+On Spark Connect there is no JVM in this process: the call is refused with the command that runs the
+same stream as a Connect client of the same server.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from importlib import resources
+from typing import Any
+
+from dptext import options, session
+from dptext.errors import DpTextError
+
+JOB_CLASS = "dev.dptext.job.DpTextJob"
+
+# The job's exit codes (dev.dptext.job.ExitCode).
+EXIT_CODES = {
+    1: "unexpected failure: retrying may help",
+    2: "usage or configuration error: fix the configuration; retrying will not help",
+    3: "input error: fix the input; retrying will not help",
+    4: "integrity failure, rows out differ from rows in: do not use the output",
+    5: "conflict with a concurrent writer, nothing of this run committed: retry",
+}
+
+
+def job_jars() -> list[str]:
+    """The job's jar and its command-line library, bundled by the build (``[]`` when absent)."""
+    folder = resources.files("dptext").joinpath("jars", "job")
+    if not folder.is_dir():
+        return []
+    return sorted(str(p) for p in folder.iterdir() if p.name.endswith(".jar"))
+
+
+def arguments(
+    *,
+    input: str,  # noqa: A002 (the job's name)
+    output: str,
+    checkpoint: str,
+    text_column: str,
+    id_column: str | None = None,
+    input_format: str | None = None,
+    input_schema: str | None = None,
+    input_options: dict[str, str] | None = None,
+    trigger: str | None = None,
+    max_files_per_trigger: int | None = None,
+    max_bytes_per_trigger: str | None = None,
+    mode: str | None = None,
+    on_corrupt: str | None = None,
+    rejects: str | None = None,
+    **settings: Any,
+) -> list[str]:
+    """The job's command line for these arguments (settings by their keyword names, checked)."""
+    args = ["sanitize", "--stream", "--checkpoint", checkpoint, "--input", input, "--output", output]
+    args += ["--text-column", text_column]
+    named = {
+        "--id-column": id_column,
+        "--input-format": input_format,
+        "--input-schema": input_schema,
+        "--trigger": trigger,
+        "--max-files-per-trigger": max_files_per_trigger,
+        "--max-bytes-per-trigger": max_bytes_per_trigger,
+        "--mode": mode,
+        "--on-corrupt": on_corrupt,
+        "--rejects": rejects,
+    }
+    for flag, value in named.items():
+        if value is not None:
+            args += [flag, str(value)]
+    for k, v in (input_options or {}).items():
+        args += ["--input-option", f"{k}={v}"]
+    for name, value in settings.items():
+        if value is not None:
+            s = options.setting(name)
+            args += [_cli_name(s.name), options.checked_text(s, value)]
+    return args
+
+
+_JOB_OPTIONS = {
+    "input",
+    "output",
+    "checkpoint",
+    "text_column",
+    "id_column",
+    "input_format",
+    "input_schema",
+    "input_options",
+    "trigger",
+    "max_files_per_trigger",
+    "max_bytes_per_trigger",
+    "mode",
+    "on_corrupt",
+    "rejects",
+}
+
+
+def _cli_name(name: str) -> str:
+    return "--" + "".join("-" + c.lower() if c.isupper() else c for c in name)
+
+
+def stream(spark: Any, **kwargs: Any) -> None:
+    """Runs ``sanitize --stream`` in ``spark``'s JVM and returns when it ends (0), else raises ``DpTextError``.
+
+    Keywords are the job's options in snake case: ``input``, ``output`` (a Delta table), ``checkpoint``,
+    ``text_column``, ``id_column``, ``input_format``, ``input_schema`` (CSV and JSON), ``input_options``
+    (a dict), ``trigger`` (``"available-now"``, the default, sanitizes what has arrived and returns; an
+    interval such as ``"5min"`` runs until the query is stopped or fails, so this call blocks until then),
+    ``max_files_per_trigger``, ``max_bytes_per_trigger``, ``mode``, ``on_corrupt``, ``rejects``, and every
+    setting (``mechanism="santext+"``, ``epsilon=3``, ``key_file=...``). Settings start from the session's
+    ``spark.dptext.*`` (the key's source included: ``configure(key_file=...)`` applies here as it does to
+    ``sanitize``), overridden by the keywords. A refused configuration raises ``DpTextError`` with the job's
+    message before anything is read. Exactly once: a run killed at
+    any point and started again with the same arguments writes each micro-batch once (README, "Streaming").
+    """
+    from dptext.dataframe import snapshot
+
+    settings = {name: v for name, v in snapshot(spark).items()}
+    for name in list(kwargs):
+        if name not in _JOB_OPTIONS and kwargs[name] is not None:
+            settings.pop(options.setting(name).name, None)  # the keyword wins over the session
+    args = arguments(**{**settings, **kwargs})
+    if session.is_connect(spark):
+        raise DpTextError(
+            "dptext.stream runs the job in this process's JVM, which a Spark Connect client does not have. "
+            "Run the same stream as a Connect client of the same server (it needs the jar of the job, "
+            "dptext-spark-job-<version>-shaded.jar from './mvnw -B -ntp -DskipTests package'):\n  "
+            + shlex.join(
+                [
+                    "spark-submit",
+                    "--remote",
+                    _remote(spark),
+                    "--conf",
+                    "spark.api.mode=connect",
+                    "--class",
+                    JOB_CLASS,
+                    "spark-job/target/dptext-spark-job-<version>-shaded.jar",
+                    *args,
+                ]
+            )
+        )
+    jvm = spark._jvm
+    try:
+        job = jvm.java.lang.Class.forName(JOB_CLASS, True, jvm.java.lang.Thread.currentThread().getContextClassLoader())
+    except Exception as e:
+        raise DpTextError(
+            f"The dptext job ({JOB_CLASS}) is not on this session's classpath: start the session with "
+            "dptext.configure(builder), which adds the job's jars bundled in the wheel"
+            + ("" if job_jars() else f" (this package has none: install the wheel of '{session.WHEEL_COMMAND}')")
+        ) from e
+    del job
+    array = spark.sparkContext._gateway.new_array(jvm.java.lang.String, len(args))
+    for i, a in enumerate(args):
+        array[i] = a
+    # The job writes its messages to the JVM's System.err: kept for the exception (and shown) when the
+    # stream ends by itself (available-now); an interval trigger runs until stopped and writes as it goes.
+    capture = kwargs.get("trigger") in (None, "available-now")
+    system = jvm.java.lang.System
+    original = system.err
+    buffer = jvm.java.io.ByteArrayOutputStream()
+    if capture:
+        system.setErr(jvm.java.io.PrintStream(buffer, True, "UTF-8"))
+    try:
+        code = jvm.dev.dptext.job.DpTextJob.execute(spark._jsparkSession, array)
+    finally:
+        if capture:
+            system.setErr(original)
+    said = buffer.toString("UTF-8").strip()
+    if said:
+        print(said, file=sys.stderr)
+    if code != 0:
+        raise DpTextError(
+            (said.removeprefix("dptext: ") if said else "the job's message is on the driver's standard error")
+            + f" (exit code {code}: {EXIT_CODES.get(code, 'failure')})"
+        )
+
+
+def _remote(spark: Any) -> str:
+    try:
+        return f"sc://{spark.client._builder.endpoint}"
+    except Exception:
+        return "sc://<host>:15002"
