@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs Debian's OpenBLAS, which dev.ludovic.netlib (Spark's BLAS) loads as libblas.so.3: the
 # embedding-noise mechanisms' nearest-word search and build-model's neighbour search then run on
-# native SGEMM instead of the pure-Java fallback (about 3x faster here, see BENCHMARKS.md).
+# native SGEMM instead of the pure-Java fallback (about 3x faster here, see docs/benchmarks-history.md,
+# issue 3).
 # Best effort: without root or apt it says so and leaves the Java path in place.
 set -uo pipefail
 if ldconfig -p 2>/dev/null | grep -q 'libblas.so.3'; then

@@ -14,7 +14,8 @@ import java.io.Serializable;
  *
  * (each capped at the target set's size). With K = 64 that is 4,096 / 512 / 64 neighbours: 12.1M
  * entries for a 74,000-word vocabulary, 2.6× flat 64-word rows, and SanText at ε = 3 samples 6× faster
- * (BENCHMARKS.md). Memory per table is 4 bytes per entry, plus 8 per entry per ε in a sampler.
+ * (docs/benchmarks-history.md, "Sampler hot path"). Memory per table is 4 bytes per entry, plus 8 per
+ * entry per ε in a sampler.
  *
  * @param k the base row length K
  * @param tiered whether frequent words get the longer rows above (false: every row has K)
