@@ -671,8 +671,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       // A key in the application's Spark conf (spark.dptext.secretKey, redacted by Spark) wins.
       java.util.Optional<String> secret = SessionSecret.get(spark);
       DpTextOptions o = secret.isPresent() ? options.with(Settings.SECRET_KEY, secret.get()) : options;
-      o.resolveKey();
-      return DpText.sanitizer(o);
+      return DpText.sanitizer(o).key(o.resolveKey()); // read once: the builder keeps it for the run
     } catch (IllegalArgumentException e) {
       throw new JobException(ExitCode.USAGE, e.getMessage());
     }

@@ -198,6 +198,25 @@ public final class DpText {
       return o;
     }
 
+    /** The key resolved from {@link #resolvedFor}'s key source, read once per configuration. */
+    private SecretKey resolved;
+    private DpTextOptions resolvedFor;
+
+    /**
+     * The key: the one given with {@link #key}, else resolved from the options' key source — once per
+     * configuration, so a run reads its key file once (a fresh key is then one key for the whole run).
+     */
+    SecretKey resolvedKey() {
+      if (key != null) {
+        return key;
+      }
+      if (resolved == null || resolvedFor != o) {
+        resolved = o.resolveKey();
+        resolvedFor = o;
+      }
+      return resolved;
+    }
+
 
     /** Replaces {@code column} with its sanitized text. */
     public Dataset<Row> transform(Dataset<Row> df, String column) {
@@ -222,7 +241,7 @@ public final class DpText {
               + "implemented. Use nearestSearch=exact, or " + Settings.MODEL_LAYOUT.confKey() + "=broadcast if every "
               + "executor can hold the vectors");
         }
-        SecretKey k = key != null ? key : o.resolveKey();
+        SecretKey k = resolvedKey();
         PartitionedSanitizer p = PartitionedSanitizer.of(df.sparkSession(), partitioned, o, k, partitioned.shards());
         return p.transform(df, inputColumn, outputColumn, o.idMode() == IdMode.COLUMN ? idColumn : null, counters);
       }
@@ -373,7 +392,7 @@ public final class DpText {
           + "model(\"...\") (save it with ModelLoader.save), or use " + Settings.MODEL_DISTRIBUTION.confKey()
           + "=broadcast");
     }
-    SecretKey key = b.key != null ? b.key : b.o.resolveKey();
+    SecretKey key = b.resolvedKey();
     if (b.o.idMode() == IdMode.FRESH || key.isFresh()) {
       LOG.warn("dptext runs with fresh randomness: re-runs and retried tasks give different output");
     }
@@ -391,7 +410,7 @@ public final class DpText {
    */
   static SanitizerSource sanitizerSource(SparkSession spark, Builder b) {
     DpTextOptions o = b.o;
-    SecretKey key = b.key != null ? b.key : o.resolveKey();
+    SecretKey key = b.resolvedKey();
     if (o.idMode() == IdMode.FRESH || key.isFresh()) {
       LOG.warn("dptext runs with fresh randomness: re-runs and retried tasks give different output");
     }
