@@ -181,10 +181,16 @@ class SettingsParityTest {
   void theReadmeTablesAreTheGeneratedOnes() throws Exception {
     String readme = Files.readString(Path.of("../README.md"));
     assertEquals(Settings.markdownTable().strip(), between(readme, "settings"),
-        "README's settings table is stale: paste Settings.markdownTable() (see the comment above the table)");
+        "README's settings table is stale: run scripts/regenerate-docs.sh");
     assertEquals(Settings.mechanismsMarkdownTable().strip(), between(readme, "mechanisms"),
-        "README's mechanisms table is stale: paste Settings.mechanismsMarkdownTable()");
+        "README's mechanisms table is stale: run scripts/regenerate-docs.sh");
+    assertEquals(readme, GeneratedBlocks.regenerate(readme), "README's generated blocks are stale: run "
+        + "scripts/regenerate-docs.sh");
+    // The command fixes a stale block: an edited table comes back.
+    String stale = readme.replace(Settings.markdownTable().strip(), "| a stale table |");
+    assertEquals(readme, GeneratedBlocks.regenerate(stale));
   }
+
 
   private static String between(String text, String name) {
     String begin = "<!-- generated:" + name + ":begin -->";
