@@ -20,7 +20,7 @@ import java.util.Locale;
  *
  * <p>Accepted encodings: at least 32 hexadecimal digits (128 bits), or {@code base64:} followed by at
  * least 16 bytes in standard Base64. Generate one with {@code openssl rand -hex 32}. A key file may also
- * hold the key's raw bytes (at least 16; anything that is not printable text), as
+ * hold the key's raw bytes (at least 16; anything that is not valid UTF-8), as
  * {@code head -c 32 /dev/urandom > key} writes them.
  */
 public final class SecretKey implements Serializable {
@@ -100,8 +100,9 @@ public final class SecretKey implements Serializable {
               + "); check the path and its permissions", e);
     }
     String source = "key file " + file;
-    if (isText(content)) {
-      return parse(new String(content, StandardCharsets.US_ASCII), source);
+    java.util.Optional<String> text = text(content);
+    if (text.isPresent()) {
+      return parse(text.get(), source);
     }
     // Not text: the key's raw bytes, as `head -c 32 /dev/urandom > key` writes them.
     if (content.length < MIN_BYTES) {
@@ -116,22 +117,30 @@ public final class SecretKey implements Serializable {
       + "'base64:' and Base64, or the raw bytes (`head -c 32 /dev/urandom > key`)";
 
   /**
-   * Whether a key file's content is text (printable ASCII and whitespace): then it is hex or base64.
-   * Random raw bytes are text with negligible probability (32 random bytes: below 10^-20).
+   * A key file's content as text, when it is valid UTF-8 without control characters other than line
+   * breaks and tabs (a leading byte-order mark dropped): then it must
+   * be hex or base64 — a passphrase with accented letters, or a hex key saved by an editor that writes a
+   * BOM, is read as text and refused or parsed as such, never taken as raw bytes. Random raw bytes are
+   * valid UTF-8 with negligible probability (32 bytes: about 10^-8); such a key is then refused with the
+   * formats, never misread.
    */
-  private static boolean isText(byte[] content) {
-    if (content.length == 0) {
-      return true;
+  private static java.util.Optional<String> text(byte[] content) {
+    int start = content.length >= 3 && (content[0] & 0xff) == 0xef && (content[1] & 0xff) == 0xbb
+        && (content[2] & 0xff) == 0xbf ? 3 : 0;
+    String text;
+    try {
+      text = StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+          .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+          .decode(java.nio.ByteBuffer.wrap(content, start, content.length - start)).toString();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      return java.util.Optional.empty();
     }
-    for (byte b : content) {
-      boolean printable = b >= 0x20 && b < 0x7f;
-      boolean space = b == '\n' || b == '\r' || b == '\t';
-      if (!printable && !space) {
-        return false;
-      }
-    }
-    return true;
+    // Control characters other than line breaks and tabs do not occur in text a person wrote.
+    boolean controls = text.chars().anyMatch(c -> Character.isISOControl(c) && c != '\n' && c != '\r' && c != '\t');
+    return controls ? java.util.Optional.empty() : java.util.Optional.of(text);
   }
+
 
 
   /**

@@ -229,6 +229,18 @@ class SecretKeyTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SecretKey.fromFile(shortRaw));
     assertTrue(e.getMessage().contains("4 raw bytes") && e.getMessage().contains("head -c 32 /dev/urandom"),
         e.getMessage());
+    // A hex key saved with a byte-order mark is the same key.
+    byte[] hexBytes = (HEX64 + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] bom = new byte[hexBytes.length + 3];
+    bom[0] = (byte) 0xef;
+    bom[1] = (byte) 0xbb;
+    bom[2] = (byte) 0xbf;
+    System.arraycopy(hexBytes, 0, bom, 3, hexBytes.length);
+    assertArrayEquals(HexFormat.of().parseHex(HEX64),
+        SecretKey.fromFile(java.nio.file.Files.write(dir.resolve("key.bom"), bom)).material());
+    // Text with accented letters is text, never raw bytes: refused like any passphrase.
+    java.nio.file.Path accented = java.nio.file.Files.writeString(dir.resolve("accented"), "mot de passe très secret");
+    assertThrows(IllegalArgumentException.class, () -> SecretKey.fromFile(accented));
     java.nio.file.Path words = java.nio.file.Files.writeString(dir.resolve("words"), "my secret passphrase");
     IllegalArgumentException w = assertThrows(IllegalArgumentException.class, () -> SecretKey.fromFile(words));
     assertTrue(w.getMessage().contains("openssl rand -hex 32") && w.getMessage().contains("raw bytes")
