@@ -121,7 +121,7 @@ def install(python: Path, pkg: Path) -> None:
 
 def test(python: Path, target: Path, test_jars: str) -> None:
     bin_dir = python.parent
-    sources = [PYTHON_DIR, PYTHON_DIR.parent / "scripts" / "bench_python_overhead.py"]
+    sources = [PYTHON_DIR, PYTHON_DIR.parent / "scripts" / "bench" / "python_overhead.py"]
     config = ["--config", PYTHON_DIR / "pyproject.toml"]
     run([bin_dir / "ruff", "check", *config, *sources])
     run([bin_dir / "ruff", "format", "--check", *config, *sources])

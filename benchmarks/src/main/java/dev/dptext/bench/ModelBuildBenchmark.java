@@ -20,7 +20,7 @@ import java.util.concurrent.ForkJoinPool;
  * The model build's SanText neighbour table alone: {@link NeighbourSearch#compute} over the first V
  * GloVe words (targets = the whole vocabulary, the build's tiered rows of K = 64), on a pool of the
  * given number of threads, timed from the call to the table. Uses only API that every version of
- * {@code NeighbourSearch} has, so that scripts/bench-model-build.sh can run it on the BLAS build too.
+ * {@code NeighbourSearch} has, so that scripts/bench/model-build.sh can run it on the BLAS build too.
  * Prints seconds, a digest of the rows and one of the bounds; can dump the table and compare two dumps.
  *
  * <p>Usage: {@code ModelBuildBenchmark <glove.txt> <V> <threads> [repeats=1] [dump file]}, or

@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** The cached IMDb reviews (scripts/fetch-data.sh's JSON lines), as texts or as in-vocabulary token ranks. */
+/** The cached IMDb reviews (scripts/data/fetch-data.sh's JSON lines), as texts or as in-vocabulary token ranks. */
 final class ReviewTokens {
   private ReviewTokens() {}
 

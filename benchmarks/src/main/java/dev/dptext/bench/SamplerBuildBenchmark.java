@@ -14,7 +14,7 @@ import java.util.Locale;
  * envelope), as a small run pays it: in a fresh JVM, the first build cold, then {@code rounds − 1} warm
  * ones. The distances take the Vector API path when the JVM has {@code --add-modules=jdk.incubator.vector}
  * and the scalar one otherwise (the same doubles), so running this once with and once without the flag
- * compares the two (scripts/bench-sampler-build.sh).
+ * compares the two (scripts/bench/sampler-build.sh).
  *
  * <p>Usage: {@code SamplerBuildBenchmark <model.dptext> [rounds=3]}.
  */

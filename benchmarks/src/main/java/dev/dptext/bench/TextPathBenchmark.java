@@ -21,7 +21,7 @@ import java.util.Map;
  * one seeded pass's outputs (equal hashes from two builds: the same text).
  *
  * <p>Usage: {@code TextPathBenchmark <model.dptext> <reviews.jsonl> <reviews> <rounds>}. Run by
- * {@code scripts/bench-text-path.sh}, which alternates JVMs of two builds for a side-by-side figure.
+ * {@code scripts/bench/text-path.sh}, which alternates JVMs of two builds for a side-by-side figure.
  */
 public final class TextPathBenchmark {
   public static void main(String[] args) throws Exception {

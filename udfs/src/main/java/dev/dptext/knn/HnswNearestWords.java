@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Parameters</b> (fixed): M = {@value #MAX_CONN} links per node, beam width {@value #BEAM_WIDTH} while
  * building (Lucene's defaults), {@value #EF_SEARCH} candidates per query. Measured with {@code
- * scripts/bench-ann.sh} (GloVe 6B 100-d, 100,000 words, Laplace noise at ε = 10, one thread, AVX-512 Xeon):
+ * scripts/bench/ann.sh} (GloVe 6B 100-d, 100,000 words, Laplace noise at ε = 10, one thread, AVX-512 Xeon):
  * build 27-28 s; efSearch 16 / 32 / 64 / 128 / 256 gave recall@1 0.36 / 0.49 / 0.60 / 0.69 / 0.78 at 1.5 /
  * 1.0 / 0.6 / 0.4 / 0.2 times the exact kernel's speed on uniformly drawn words, and recall@1 0.89 on the
  * job's own (frequency-weighted) tokens at 64. Laplace noise at these ε puts queries far outside the

@@ -21,7 +21,7 @@ import jdk.incubator.vector.VectorSpecies;
  * a fresh JVM, 8.9 M random 100-d distances took 0.55–0.74 s this way against 0.68–0.90 s with the
  * loop inline). That warm-up is most of what the kernel costs in a small run: warm, the table build
  * is about twice as fast as on the scalar path, cold the gain is smaller (BENCHMARKS.md, "Fixed cost
- * of a run"; scripts/bench-sampler-build.sh).
+ * of a run"; scripts/bench/sampler-build.sh).
  */
 final class RowDistanceKernel {
   private RowDistanceKernel() {}
