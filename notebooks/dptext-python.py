@@ -67,7 +67,7 @@ except NameError:
 # MAGIC ## The guarantee, and what it does not cover
 # MAGIC
 # MAGIC Each mechanism's guarantee, as the dptext jar states it (the same text as `DESCRIBE FUNCTION EXTENDED
-# MAGIC dp_sanitize`, `help(dp_sanitize)` and the README). **Not covered**, whatever the mechanism: the number of
+# MAGIC dp_sanitize`, `help(dp_sanitize)`, docs/mechanisms.md). **Not covered**, whatever the mechanism: the number of
 # MAGIC tokens and the whitespace (copied from the input); the sum over tokens (the guarantee is per token); far-apart
 # MAGIC words (metric DP protects a word against words *near* it); verbatim opt-ins (`oov = keep`,
 # MAGIC `casePolicy = restore`); every other column (drop or pseudonymise identifiers yourself).
@@ -180,4 +180,4 @@ print(stage.guarantee())
 # MAGIC `spark.sql.extensions=dev.dptext.spark.DpTextExtensions`; `dptext.register` needs the JVM and is
 # MAGIC refused there. Where user code cannot broadcast, set `modelDistribution = "path"`: each executor loads the
 # MAGIC model from its path (a volume) once and checks its SHA-256 against the driver's. What this needs on
-# MAGIC Databricks standard access mode, and why serverless notebooks cannot run dptext: README, section *Python*.
+# MAGIC Databricks standard access mode, and why serverless notebooks cannot run dptext: docs/python-and-connect.md.

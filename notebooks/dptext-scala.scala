@@ -194,5 +194,5 @@ display(spark.table("support_tickets_sanitized").orderBy("ticket_id"))
 // MAGIC   HMAC-SHA256(key, purpose ‖ ticket_id). A new key gives new noise: never publish two sanitizations of
 // MAGIC   the same rows under different keys, since the losses add up.
 // MAGIC * Scheduled runs: the JAR task `dev.dptext.job.DatabricksTask` and the job definition
-// MAGIC   `conf/databricks-job.json` in the repository (README, section *Databricks*).
+// MAGIC   `conf/databricks-job.json` in the repository (docs/databricks.md).
 // MAGIC * SQL only: `dptext-sql.sql`, with `dp_sanitize(body, ticket_id)`.

@@ -177,5 +177,5 @@ SELECT * FROM support_tickets_sanitized ORDER BY ticket_id
 -- MAGIC   HMAC-SHA256(key, purpose ‖ ticket_id). A new key gives new noise: never publish two sanitizations of
 -- MAGIC   the same rows under different keys, since the losses add up.
 -- MAGIC * Scheduled runs: the JAR task `dev.dptext.job.DatabricksTask` and the job definition
--- MAGIC   `conf/databricks-job.json` in the repository (README, section *Databricks*).
+-- MAGIC   `conf/databricks-job.json` in the repository (docs/databricks.md).
 -- MAGIC * Scala, the DataFrame API, exact token statistics and an ML pipeline stage: `dptext-scala.scala`.

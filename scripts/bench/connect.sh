@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sanitize job as a Spark Connect client against the same job on a classic session (README "The
+# The sanitize job as a Spark Connect client against the same job on a classic session (docs/databricks.md "The
 # DataFrame API, the ML stage and streams from a JVM Connect client"; results in BENCHMARKS.md): the first
 # ROWS IMDb reviews (~/.cache/dptext/imdb-reviews.jsonl, scripts/data/fetch-data.sh), SanText+ ε=3, the
 # embedded default model, a key file, Delta out, in ALTERNATING pairs (classic first in odd pairs, Connect

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stream versus batch on the same IMDb reviews (README "Streaming"; results in BENCHMARKS.md):
+# Stream versus batch on the same IMDb reviews (docs/streaming.md; results in BENCHMARKS.md):
 # splits ROWS reviews of ~/.cache/dptext/imdb-reviews.jsonl (scripts/data/fetch-data.sh) into FILES JSON
 # files, sanitizes them once as a batch run and once as `sanitize --stream` (trigger available-now,
 # PER_TRIGGER files per micro-batch), both with the same key and ids, prints each run's wall time and

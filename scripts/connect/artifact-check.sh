@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The serverless shape, end to end (README "A server without dptext's extension"): a Spark Connect
+# The serverless shape, end to end (docs/databricks.md "A server without dptext's extension"): a Spark Connect
 # server with Spark and Delta only — no dptext classes, no DpTextExtensions — and the sanitize job as
 # its client (spark.api.mode=connect), batch then stream. The job finds no dp_sanitize, adds its own jar
 # to the session (SparkSession.addArtifact) and sanitizes with its UDF, whose executors load the model

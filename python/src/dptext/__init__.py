@@ -24,7 +24,7 @@ from dptext.ml import DpTextSanitizer
 from dptext.session import configure, is_connect, jar_path, register, set_options
 from dptext.streaming import stream
 
-_errors.install()  # dptext's JVM errors become DpTextError (README, "Python"; DPTEXT_JVM_ERRORS=1: unchanged)
+_errors.install()  # dptext's JVM errors become DpTextError (docs/python-and-connect.md; DPTEXT_JVM_ERRORS=1: unchanged)
 
 
 def guarantee(mechanism: str) -> str:

@@ -146,6 +146,6 @@ def register(spark: SparkSession) -> None:
     if is_connect(spark):
         raise RuntimeError(
             "dptext.register needs the JVM, which a Spark Connect session does not expose: start the server "
-            f"with spark.sql.extensions={EXTENSION} and the dptext jar (README, 'Spark Connect')"
+            f"with spark.sql.extensions={EXTENSION} and the dptext jar (docs/python-and-connect.md, 'Spark Connect')"
         )
     spark._jvm.dev.dptext.spark.DpText.register(spark._jsparkSession)

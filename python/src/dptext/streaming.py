@@ -1,6 +1,6 @@
 """The exactly-once stream from Python: ``dptext.stream(spark, input=..., output=..., checkpoint=...)``.
 
-It is the job's ``sanitize --stream`` (README, "Streaming"), run in this session's JVM: the same
+It is the job's ``sanitize --stream`` (docs/streaming.md), run in this session's JVM: the same
 checks, the same micro-batch commits into Delta (one commit per micro-batch, keyed by the query id and
 batch id), the same exit codes. The job's classes come with the wheel (``jars/job``), and
 ``dptext.configure`` puts them on the session's classpath.
@@ -117,7 +117,7 @@ def stream(spark: Any, **kwargs: Any) -> None:
     ``spark.dptext.*`` (the key's source included: ``configure(key_file=...)`` applies here as it does to
     ``sanitize``), overridden by the keywords. A refused configuration raises ``DpTextError`` with the job's
     message before anything is read. Exactly once: a run killed at
-    any point and started again with the same arguments writes each micro-batch once (README, "Streaming").
+    any point and started again with the same arguments writes each micro-batch once (docs/streaming.md).
     """
     from dptext.dataframe import snapshot
 

@@ -56,6 +56,6 @@ enum InPlacePolicy {
         + "Delta log's file statistics). Choose one: write to a new table with another --output (recommended); "
         + "or --in-place purge-history --mode overwrite (the table is replaced by a new one holding only the "
         + "sanitized rows, and its raw history is deleted); or --in-place keep-history (UNSAFE: the raw text "
-        + "stays in the table's history until you VACUUM). See README 'Sanitizing a table in place'";
+        + "stays in the table's history until you VACUUM). See docs/writes.md 'Sanitizing a table in place'";
   }
 }

@@ -346,7 +346,7 @@ final class InputTable {
         ? " " + c.overStringLimit() + " of them are longer than the JSON reader's limit on one string value ("
             + String.format(Locale.ROOT, "%,d", JSON_STRING_LIMIT) + " characters): if they are valid JSON whose "
             + "text is longer, raise the limit with --input-option maxStringLen=N (each record is sanitized "
-            + "whole in one task's memory: see README 'Large records')."
+            + "whole in one task's memory: see docs/job.md 'Large records')."
         : "";
     return new JobException(ExitCode.INPUT, "The input " + path + " has " + c.malformed() + " malformed record(s)"
         + (c.nullIds() > 0 ? " and " + c.nullIds() + " row(s) with text but a null id" : "") + " of " + c.rows()

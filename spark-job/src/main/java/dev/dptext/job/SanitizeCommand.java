@@ -40,7 +40,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
 
   @Option(names = "--input", required = true, paramLabel = "PATH|TABLE",
       description = "Input path (any Hadoop file system) or catalog table name (main.support.tickets; a value "
-          + "without / or scheme whose schema exists and that is not a file: README 'Tables by name').")
+          + "without / or scheme whose schema exists and that is not a file: docs/writes.md 'Tables by name').")
   String input;
 
   @Option(names = "--input-format", paramLabel = "FORMAT",
@@ -209,7 +209,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     }
     for (String[] v : new String[][] {{"--input", input}, {"--output", output}, {"--rejects", rejects}}) {
       if (v[1] != null && TableName.is(spark, v[1])) {
-        System.out.println("dptext: " + v[0] + " " + v[1] + " is a catalog table name (README 'Tables by name'; "
+        System.out.println("dptext: " + v[0] + " " + v[1] + " is a catalog table name (docs/writes.md 'Tables by name'; "
             + "./" + v[1] + " would be a path)");
       }
     }
@@ -391,7 +391,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     return java.util.Optional.of(new JobException(ExitCode.INPUT, String.format(java.util.Locale.ROOT,
         "Sanitizing ran out of memory; nothing was committed. Each text is sanitized whole in one task, and "
             + "the longest text of this input has %,d characters. Give each executor more memory "
-            + "(spark.executor.memory; locally DPTEXT_JAVA_OPTS=-Xmx…; README 'Large records' has measured "
+            + "(spark.executor.memory; locally DPTEXT_JAVA_OPTS=-Xmx…; docs/job.md 'Large records' has measured "
             + "sizes), or split the longest texts into several rows", longestText.getAsLong())));
   }
 
@@ -597,7 +597,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       throw new JobException(ExitCode.USAGE,
           "No --id-column. Name a stable, unique id column (recommended), or choose explicitly with "
               + "--id-mode content-hash (reproducible; equal texts get equal outputs) or --id-mode fresh "
-              + "(not reproducible); see README 'Randomness'");
+              + "(not reproducible); see docs/keys-and-randomness.md");
     }
     if (mode != IdMode.COLUMN && idColumn != null) {
       throw new JobException(ExitCode.USAGE,
@@ -651,7 +651,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
       if (String.valueOf(e.getMessage()).contains("UNRESOLVED_ROUTINE")) {
         throw new JobException(ExitCode.USAGE, "The Spark Connect server has no SQL function " + DpText.SQL_FUNCTION
             + ": start it with spark.sql.extensions=" + dev.dptext.spark.DpTextExtensions.class.getName()
-            + " (beside Delta's) and the dptext jar on its classpath (README, 'Spark Connect')");
+            + " (beside Delta's) and the dptext jar on its classpath (docs/python-and-connect.md, 'Spark Connect')");
       }
       if (String.valueOf(e.getMessage()).contains("No RNG key")) {
         // The server's own message names its environment and its conf; say it from this side.

@@ -21,7 +21,7 @@ final class StreamOptions {
 
   @Option(names = "--stream",
       description = "Sanitize the input as a Structured Streaming query into a Delta table, exactly once per "
-          + "micro-batch (needs --checkpoint; README 'Streaming').")
+          + "micro-batch (needs --checkpoint; docs/streaming.md).")
   boolean enabled;
 
   @Option(names = "--checkpoint", paramLabel = "PATH",

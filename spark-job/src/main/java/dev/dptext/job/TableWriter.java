@@ -125,7 +125,7 @@ final class TableWriter {
     if (v > t.txnVersion()) {
       throw new JobException(ExitCode.USAGE, t.path() + " already holds --txn-version " + v + " of --txn-app-id "
           + t.txnAppId() + "; Delta would silently skip the lower version " + t.txnVersion() + ". To backfill an "
-          + "earlier date or partition use --mode replace-where --where PREDICATE, or --mode merge (README, "
+          + "earlier date or partition use --mode replace-where --where PREDICATE, or --mode merge (docs/writes.md, "
           + "'Scheduled runs')");
     }
     return Optional.empty();

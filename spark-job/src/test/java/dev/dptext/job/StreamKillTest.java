@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>The child JVM gets {@code spark.databricks.delta.snapshotPartitions=2}, as this JVM's session
  * does: every micro-batch's commit reads the table's transactions, a Delta state reconstruction of 50
- * tasks by default, seconds each on two cores (README "Streaming").
+ * tasks by default, seconds each on two cores (docs/streaming.md).
  */
 class StreamKillTest {
   static final int FILES = 40;

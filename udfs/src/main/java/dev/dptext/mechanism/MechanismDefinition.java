@@ -15,7 +15,7 @@ import java.util.Objects;
  * (each a {@link Setting} with its default, range and doc), its guarantee, the metric the guarantee is
  * stated in, and how the sampler is built from a model. The sampler class declares its definition
  * next to its math; {@link Mechanisms} lists them, and every surface (command line, Spark conf, SQL
- * help, ML Params, README) is derived from that list.
+ * help, ML Params, docs/mechanisms.md) is derived from that list.
  */
 public abstract class MechanismDefinition {
   /** ε, common to every mechanism. */

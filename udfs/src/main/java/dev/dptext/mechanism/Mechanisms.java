@@ -35,7 +35,7 @@ public final class Mechanisms {
   /** The mechanism setting, checked against this registry. */
   public static final Setting<String> MECHANISM = Setting.define("mechanism")
       .doc("The mechanism: " + String.join(", ", names()) + ". Each one's parameters and guarantee are listed "
-          + "with it (README, DESCRIBE FUNCTION, the job's --help).")
+          + "with it (docs/mechanisms.md, DESCRIBE FUNCTION, the job's --help).")
       .createWithDefault(ValueType.choice(names(), Mechanisms::isKnown, n -> get(n).name()),
           Check.any(), DEFAULT);
 

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -16,6 +17,13 @@ import java.util.function.Supplier;
  * document differs from its regenerated self — after adding a setting or a mechanism, one command.
  */
 public final class GeneratedBlocks {
+  /**
+   * The documents that hold generated blocks, relative to the repository root: the mechanisms table in
+   * docs/mechanisms.md, the settings table in docs/settings.md. What {@code main} rewrites by default;
+   * {@code SettingsParityTest} checks each of them, and that no other document has a block.
+   */
+  public static final List<String> DOCUMENTS = List.of("docs/mechanisms.md", "docs/settings.md");
+
   /** Block name → its content, in the order the blocks are documented. */
   static final Map<String, Supplier<String>> BLOCKS = new LinkedHashMap<>();
 
@@ -46,9 +54,9 @@ public final class GeneratedBlocks {
     return out;
   }
 
-  /** Rewrites each file named in {@code args} (README.md by default) with its blocks regenerated. */
+  /** Rewrites each file named in {@code args} ({@link #DOCUMENTS} by default) with its blocks regenerated. */
   public static void main(String[] args) throws IOException {
-    String[] files = args.length == 0 ? new String[] {"README.md"} : args;
+    String[] files = args.length == 0 ? DOCUMENTS.toArray(new String[0]) : args;
     for (String f : files) {
       Path path = Path.of(f);
       String before = Files.readString(path, StandardCharsets.UTF_8);

@@ -17,7 +17,7 @@ import java.util.Optional;
  * The table of every setting of a sanitization: each declared once with its name, type, default, doc
  * and check. The Spark conf keys ({@code spark.dptext.NAME}), the command-line options
  * ({@code --kebab-name}), the ML stage's Params ({@code NAME}), the SQL function's help and the
- * README's table are all derived from {@link #ALL}; the mechanisms' parameters come from
+ * table in docs/settings.md are all derived from {@link #ALL}; the mechanisms' parameters come from
  * {@link Mechanisms}.
  */
 public final class Settings {
@@ -145,7 +145,7 @@ public final class Settings {
     return usage.isEmpty() || s == MECHANISM ? s.doc() : s.doc() + " Used by (default): " + usage + ".";
   }
 
-  /** The README's table of settings (checked against README.md by a test). */
+  /** The table of settings in docs/settings.md (checked against it by a test). */
   public static String markdownTable() {
     StringBuilder t = new StringBuilder();
     t.append("| Spark conf (`spark.dptext.`…) | command line | ML Param | default | allowed | meaning |\n");
@@ -161,7 +161,7 @@ public final class Settings {
     return t.toString();
   }
 
-  /** The README's table of mechanisms: name, parameters, guarantee (checked against README.md by a test). */
+  /** The table of mechanisms in docs/mechanisms.md: name, parameters, guarantee (checked against it by a test). */
   public static String mechanismsMarkdownTable() {
     StringBuilder t = new StringBuilder();
     t.append("| mechanism | parameters (default) | what it does | guarantee |\n");

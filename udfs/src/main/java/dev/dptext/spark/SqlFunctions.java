@@ -118,7 +118,7 @@ final class SqlFunctions {
         throw new IllegalArgumentException(
             DpText.SQL_FUNCTION + "(text) needs an id: call " + DpText.SQL_FUNCTION + "(text, id) with a "
                 + "stable unique id column, or set " + Settings.ID_MODE.confKey() + " to content-hash or fresh "
-                + "(read the trade-off in the README)");
+                + "(read the trade-off in docs/keys-and-randomness.md)");
       }
       if (args.size() != 1 && args.size() != 2) {
         throw new IllegalArgumentException(DpText.SQL_FUNCTION + " takes the text, an id when "

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every surface agrees with the one table: the Spark conf keys, the ML Params, the SQL function's
- * help ({@code DESCRIBE FUNCTION EXTENDED}) and the README's tables are derived from {@link Settings}
+ * help ({@code DESCRIBE FUNCTION EXTENDED}) and the documents' tables (docs/settings.md, docs/mechanisms.md)
+ * are derived from {@link Settings}
  * and {@link Mechanisms}; a setting or mechanism that one of them misses fails here. (The command
  * line is checked by the job's {@code CommandLineParityTest}.)
  */
@@ -178,17 +179,32 @@ class SettingsParityTest {
   }
 
   @Test
-  void theReadmeTablesAreTheGeneratedOnes() throws Exception {
-    String readme = Files.readString(Path.of("../README.md"));
-    assertEquals(Settings.markdownTable().strip(), between(readme, "settings"),
-        "README's settings table is stale: run scripts/regenerate-docs.sh");
-    assertEquals(Settings.mechanismsMarkdownTable().strip(), between(readme, "mechanisms"),
-        "README's mechanisms table is stale: run scripts/regenerate-docs.sh");
-    assertEquals(readme, GeneratedBlocks.regenerate(readme), "README's generated blocks are stale: run "
-        + "scripts/regenerate-docs.sh");
+  void theDocumentsTablesAreTheGeneratedOnes() throws Exception {
+    String settings = Files.readString(Path.of("../docs/settings.md"));
+    String mechanisms = Files.readString(Path.of("../docs/mechanisms.md"));
+    assertEquals(Settings.markdownTable().strip(), between(settings, "settings"),
+        "docs/settings.md's settings table is stale: run scripts/regenerate-docs.sh");
+    assertEquals(Settings.mechanismsMarkdownTable().strip(), between(mechanisms, "mechanisms"),
+        "docs/mechanisms.md's mechanisms table is stale: run scripts/regenerate-docs.sh");
+    for (String document : GeneratedBlocks.DOCUMENTS) {
+      String text = Files.readString(Path.of("..", document));
+      assertTrue(text.contains("<!-- generated:"), document + " has no generated block");
+      assertEquals(text, GeneratedBlocks.regenerate(text), document + "'s generated blocks are stale: run "
+          + "scripts/regenerate-docs.sh");
+    }
+    // A block in another document would be neither rewritten by the script nor checked here.
+    List<Path> documents = new java.util.ArrayList<>(List.of(Path.of("../README.md"), Path.of("../BENCHMARKS.md")));
+    try (var docs = Files.list(Path.of("../docs"))) {
+      docs.filter(p -> p.toString().endsWith(".md")).forEach(documents::add);
+    }
+    for (Path p : documents) {
+      String relative = Path.of("..").relativize(p).toString();
+      assertEquals(GeneratedBlocks.DOCUMENTS.contains(relative), Files.readString(p).contains("<!-- generated:"),
+          relative + ": a generated block belongs in GeneratedBlocks.DOCUMENTS, and only there");
+    }
     // The command fixes a stale block: an edited table comes back.
-    String stale = readme.replace(Settings.markdownTable().strip(), "| a stale table |");
-    assertEquals(readme, GeneratedBlocks.regenerate(stale));
+    String stale = settings.replace(Settings.markdownTable().strip(), "| a stale table |");
+    assertEquals(settings, GeneratedBlocks.regenerate(stale));
   }
 
 
@@ -197,7 +213,7 @@ class SettingsParityTest {
     String end = "<!-- generated:" + name + ":end -->";
     int b = text.indexOf(begin);
     int e = text.indexOf(end);
-    assertTrue(b >= 0 && e > b, "README has no " + begin + " … " + end + " block");
+    assertTrue(b >= 0 && e > b, "no " + begin + " … " + end + " block");
     return text.substring(b + begin.length(), e).strip();
   }
 }

@@ -226,7 +226,7 @@ class DpTextSanitizerTest {
 
   @Test
   void aKeyFileNamedInTheSessionReachesTheStageAsItReachesTheSqlFunction() {
-    // What README's Python ML example does: configure(key_file=…) sets the session's keyFile; the stage
+    // What the Python ML example of docs/python-and-connect.md does: configure(key_file=…) sets the session's keyFile; the stage
     // names no key itself.
     DpTextSanitizer dp = new DpTextSanitizer()
         .setInputCol("body").setOutputCol("body_dp").setIdCol("ticket_id").setModel(embeddingsPath).setNeighbours(32);
