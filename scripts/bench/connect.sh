@@ -17,7 +17,7 @@ ROWS=${1:-2000}
 PAIRS=${2:-3}
 REVIEWS=${REVIEWS:-$HOME/.cache/dptext/imdb-reviews.jsonl}
 [[ -f "$REVIEWS" ]] || { echo "bench-connect: no $REVIEWS; run scripts/data/fetch-data.sh" >&2; exit 2; }
-# shellcheck source=lib/connect.sh
+# shellcheck source=../lib/connect.sh
 source "$ROOT/scripts/lib/connect.sh"
 # shellcheck source=../lib/tools.sh
 source "$ROOT/scripts/lib/tools.sh"
