@@ -1,8 +1,8 @@
 """The Python half of the Maven build (called by python/pom.xml through exec-maven-plugin).
 
-  test     venv with the pinned tools, stage and install the package, ruff, then pytest (classic, then
-           Spark Connect: two processes, because pyspark switches every column function to Connect once a
-           Connect session exists in a process)
+  test     venv with the pinned tools, stage and install the package, ruff, then pytest: classic and
+           Spark Connect at once, as two processes (pyspark switches every column function to Connect
+           once a Connect session exists in a process)
   package  the same staging, then a wheel in target/dist
 
 Staging copies the sources to target/pkg and adds what the build derives: _version.py (the pom's
@@ -127,23 +127,44 @@ def test(python: Path, target: Path, test_jars: str) -> None:
     run([bin_dir / "ruff", "format", "--check", *config, *sources])
     env = dict(os.environ)
     env.pop("DPTEXT_JAR", None)  # the tests use the jar bundled in the installed package
-    env["DPTEXT_TEST_TMP"] = str(target / "pytest")
     env["DPTEXT_TEST_JARS"] = test_jars  # Delta and the dbutils stand-in, for the notebook
+    # The classic and the Connect suite run at once, each in its own scratch folder: each spends much of
+    # its time waiting on a JVM (its session's, the Connect server's), so on a 2-core machine together
+    # they take little more than the longer one alone. Each one's output is printed when it ends.
+    suites = {}
     for suite in ("classic", "connect"):
-        run(
-            [
-                python,
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                f"tests/{suite}",
-                f"--junitxml={target / 'pytest-reports' / (suite + '.xml')}",
-            ],
-            cwd=PYTHON_DIR,
-            env=env,
-        )
+        tmp = target / "pytest" / suite
+        log = target / "pytest-reports" / (suite + ".log")
+        log.parent.mkdir(parents=True, exist_ok=True)
+        cmd = [
+            python,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"tests/{suite}",
+            f"--junitxml={target / 'pytest-reports' / (suite + '.xml')}",
+        ]
+        print("+", " ".join(str(c) for c in cmd), f"> {log}", flush=True)
+        with open(log, "w") as out:
+            process = subprocess.Popen(
+                [str(c) for c in cmd],
+                cwd=PYTHON_DIR,
+                env={**env, "DPTEXT_TEST_TMP": str(tmp)},
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        suites[suite] = (process, log)
+    failed = []
+    for suite, (process, log) in suites.items():
+        code = process.wait()
+        print(f"--- pytest tests/{suite} (exit {code}) ---", flush=True)
+        print(log.read_text(), flush=True)
+        if code != 0:
+            failed.append(suite)
+    if failed:
+        raise SystemExit(f"pytest failed: tests/{' and tests/'.join(failed)}")
 
 
 def main() -> None:

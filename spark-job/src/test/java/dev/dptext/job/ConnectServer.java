@@ -26,7 +26,7 @@ import org.apache.spark.sql.SparkSession;
  * session offers.
  */
 final class ConnectServer {
-  private static final Path ROOT = Path.of("target", "connect-server").toAbsolutePath();
+  private static final Path ROOT = SharedSpark.forkDirectory("connect-server");
   /** The server's log: what it printed, for a test that fails on the server side. */
   static final Path LOG = ROOT.resolve("server.log");
   private static final long START_TIMEOUT_MS = 180_000;
