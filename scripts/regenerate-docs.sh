@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rewrites the documents' generated blocks (the mechanisms table of docs/mechanisms.md, the settings table
-# of docs/settings.md) from the tables they document (dev.dptext.spark.GeneratedBlocks): run it after adding
+# of docs/settings.md) from the tables they document (dev.dptext.settings.GeneratedBlocks): run it after adding
 # a setting or a mechanism; the parity test (SettingsParityTest) fails until the committed documents match.
 #
 #   ./mvnw -q -DskipTests package && scripts/regenerate-docs.sh [FILE...]
@@ -10,4 +10,4 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 JOB="$ROOT/spark-job/target"
 [[ -f "$JOB/classpath-provided.txt" ]] || { echo "regenerate-docs: build first: ./mvnw -q -DskipTests package" >&2; exit 2; }
-java -cp "$ROOT/udfs/target/classes:$(cat "$JOB/classpath-provided.txt")" dev.dptext.spark.GeneratedBlocks "$@"
+java -cp "$ROOT/udfs/target/classes:$(cat "$JOB/classpath-provided.txt")" dev.dptext.settings.GeneratedBlocks "$@"

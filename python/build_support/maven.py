@@ -8,7 +8,7 @@
 Staging copies the sources to target/pkg and adds what the build derives: _version.py (the pom's
 version in PEP 440 form), jars/ (the udfs jar of this build; jars/delta, Delta's jars for
 configure(delta=True); jars/job, the job's jar and picocli for dptext.stream) and registry.json (exported by the JVM's
-dev.dptext.spark.RegistryJson, the one source of mechanisms, guarantees and settings).
+dev.dptext.spark.ml.RegistryJson, the one source of mechanisms, guarantees and settings).
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def stage(
                 shutil.copy(j, jars / sub / j.name)
     classpath = os.pathsep.join([str(jar), str(pyspark_jars(python) / "*")])
     registry = subprocess.run(
-        [java, "-cp", classpath, "dev.dptext.spark.RegistryJson"], check=True, capture_output=True, text=True
+        [java, "-cp", classpath, "dev.dptext.spark.ml.RegistryJson"], check=True, capture_output=True, text=True
     ).stdout
     (package / "registry.json").write_text(registry)
     return pkg

@@ -90,7 +90,7 @@ check "$RUN/out-client" || fail "client-mode output"
 log "2/5 cluster deploy mode, with Kryo as spark.serializer"
 job out-cluster
 # Kryo, common on production clusters, serializes broadcasts too: the sanitizer must reach the
-# executors intact through it (dev.dptext.spark.JavaSerialized), giving run 1's output exactly.
+# executors intact through it (dev.dptext.classic.JavaSerialized), giving run 1's output exactly.
 scripts/cluster/submit.sh cluster "${SPARK_OPTS[@]}" --conf spark.serializer=org.apache.spark.serializer.KryoSerializer \
   -- "${JOB[@]}" \
   > "$RUN/cluster.out" 2> "$RUN/cluster.log" || { tail -n 30 "$RUN/cluster.log" >&2; fail "cluster-mode run"; }

@@ -1,6 +1,6 @@
 """The JVM's registry of mechanisms, settings and ML Params, as the build exported it.
 
-``registry.json`` is written into the package at build time by ``dev.dptext.spark.RegistryJson``
+``registry.json`` is written into the package at build time by ``dev.dptext.spark.ml.RegistryJson``
 (the Java registry is the one source of truth); nothing here is typed by hand. A test compares the
 file with the running JVM's registry.
 """

@@ -212,7 +212,7 @@ def _jvm_check(s: _registry.Setting, text: str) -> None:
     from dptext import errors
 
     try:
-        sc._jvm.dev.dptext.spark.Settings.byName(s.name).get().parse(text)
+        sc._jvm.dev.dptext.settings.Settings.byName(s.name).get().parse(text)
     except Exception as e:
         converted = errors.convert(e)
         if converted is None:

@@ -37,7 +37,7 @@ def test_the_sessions_key_file_works_on_every_surface(spark, tickets, settings):
 
 def jvm_verdict(spark, name: str, text: str) -> str | None:
     try:
-        spark._jvm.dev.dptext.spark.Settings.byName(name).get().parse(text)
+        spark._jvm.dev.dptext.settings.Settings.byName(name).get().parse(text)
         return None
     except dptext.DpTextError as e:
         return str(e)

@@ -14,7 +14,7 @@ from tests import support
 
 
 def test_the_packaged_registry_is_the_running_jvms(spark):
-    live = json.loads(spark._jvm.dev.dptext.spark.RegistryJson.json())
+    live = json.loads(spark._jvm.dev.dptext.spark.ml.RegistryJson.json())
     assert _registry.raw() == live
 
 

@@ -4,8 +4,8 @@ import dev.dptext.embedding.EmbeddingFormatException;
 import dev.dptext.evaluation.DownstreamUtility;
 import dev.dptext.evaluation.EvaluationModel;
 import dev.dptext.evaluation.MembershipInference;
-import dev.dptext.spark.DpTextOptions;
-import dev.dptext.spark.Settings;
+import dev.dptext.settings.DpTextOptions;
+import dev.dptext.settings.Settings;
 import org.apache.spark.sql.SparkSession;
 
 /**

@@ -54,7 +54,7 @@ final class InPlaceSwap {
       // The real table: through a symbolic link (to the table or to a directory above it) the swap
       // renames and deletes the table the link points to, and the link stays, leading to the new table.
       Path p = new Path(OutputLocation.resolved(spark, path));
-      this.fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
+      this.fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
       this.table = fs.makeQualified(p);
     } catch (IOException e) {
       throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + JobException.firstLine(e.getMessage()));

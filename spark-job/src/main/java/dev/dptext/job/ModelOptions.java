@@ -2,9 +2,9 @@ package dev.dptext.job;
 
 import dev.dptext.embedding.EmbeddingFormatException;
 import dev.dptext.model.DpTextModel;
-import dev.dptext.spark.DpTextOptions;
-import dev.dptext.spark.ModelLoader;
-import dev.dptext.spark.Settings;
+import dev.dptext.settings.DpTextOptions;
+import dev.dptext.runtime.ModelLoader;
+import dev.dptext.settings.Settings;
 import org.apache.spark.sql.SparkSession;
 
 /** Loads the model that the settings {@link Settings#MODEL_SETTINGS} name, for every command that needs one. */
@@ -23,7 +23,7 @@ final class ModelOptions {
 
   /** The model's hash for the audit, read from the manifest for a partitioned model (never loading its vectors). */
   static String hash(SparkSession spark, DpTextOptions options) {
-    dev.dptext.model.PartitionedModel p = dev.dptext.spark.ModelLoader.partitioned(spark, options);
+    dev.dptext.model.PartitionedModel p = dev.dptext.runtime.ModelLoader.partitioned(spark, options);
     return p != null ? p.hash() : load(spark, options).hash();
   }
 }

@@ -26,7 +26,7 @@ final class OutputFormat {
   static void writeText(SparkSession spark, String path, String text) {
     try {
       Path p = new Path(path);
-      try (java.io.OutputStream out = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark)).create(p, true)) {
+      try (java.io.OutputStream out = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark)).create(p, true)) {
         out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
       }
     } catch (java.io.IOException e) {
@@ -58,7 +58,7 @@ final class OutputFormat {
   }
 
   private static java.util.OptionalLong footerRows(SparkSession spark, String path) {
-    org.apache.hadoop.conf.Configuration conf = dev.dptext.spark.HadoopConf.of(spark);
+    org.apache.hadoop.conf.Configuration conf = dev.dptext.runtime.HadoopConf.of(spark);
     try {
       Path dir = new Path(path);
       java.util.List<org.apache.hadoop.fs.FileStatus> files = new java.util.ArrayList<>();
@@ -92,7 +92,7 @@ final class OutputFormat {
   static boolean exists(SparkSession spark, String path) {
     try {
       Path p = new Path(path);
-      return p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark)).exists(p);
+      return p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark)).exists(p);
     } catch (java.io.IOException e) {
       throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + e.getMessage());
     }

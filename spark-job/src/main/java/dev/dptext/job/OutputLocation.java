@@ -67,7 +67,7 @@ final class OutputLocation {
     }
     try {
       Path p = new Path(path);
-      FileSystem fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
+      FileSystem fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
       if (!fs.exists(p)) {
         return new OutputLocation(path, Kind.ABSENT, List.of());
       }
@@ -123,7 +123,7 @@ final class OutputLocation {
   static void removeEmptyLeftovers(SparkSession spark, String path) {
     try {
       Path p = new Path(path);
-      FileSystem fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
+      FileSystem fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
       if (!fs.exists(p) || !fs.getFileStatus(p).isDirectory()) {
         return;
       }
@@ -207,7 +207,7 @@ final class OutputLocation {
     }
     try {
       Path p = new Path(path);
-      return p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark)).makeQualified(p).toString()
+      return p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark)).makeQualified(p).toString()
           .replaceAll("/+$", "");
     } catch (IOException e) {
       throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + JobException.firstLine(e.getMessage()));
@@ -238,7 +238,7 @@ final class OutputLocation {
     }
     try {
       Path p = new Path(path);
-      FileSystem fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
+      FileSystem fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
       Path q = fs.makeQualified(p);
       if ("file".equals(q.toUri().getScheme())) {
         java.nio.file.Path real = realLocal(java.nio.file.Path.of(q.toUri().getPath()), 0);
@@ -323,7 +323,7 @@ final class OutputLocation {
     }
     try {
       Path p = new Path(path);
-      FileSystem fs = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
+      FileSystem fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
       FileStatus[] matches = fs.globStatus(p);
       List<String> out = new ArrayList<>();
       if (matches != null) {

@@ -7,9 +7,9 @@ import dev.dptext.model.EmbeddedDefault;
 import dev.dptext.model.PartitionedModel;
 import dev.dptext.classic.partitioned.EmbeddingsText;
 import dev.dptext.classic.partitioned.PartitionedModelBuilder;
-import dev.dptext.spark.DpTextOptions;
-import dev.dptext.spark.ModelLayout;
-import dev.dptext.spark.Settings;
+import dev.dptext.settings.DpTextOptions;
+import dev.dptext.settings.ModelLayout;
+import dev.dptext.settings.Settings;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +41,7 @@ final class PartitionedBuild {
     }
     try {
       Path p = new Path(source);
-      long bytes = p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark)).getFileStatus(p).getLen();
+      long bytes = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark)).getFileStatus(p).getLen();
       return layout.partitioned(bytes / 2);
     } catch (IOException e) {
       return false; // the broadcast loader reports a missing file with its own message

@@ -4,9 +4,9 @@ import dev.dptext.knn.HnswNearestWords;
 import dev.dptext.knn.NearestSearch;
 import dev.dptext.knn.SearchTally;
 import dev.dptext.mechanism.MechanismSpec;
-import dev.dptext.spark.DpTextOptions;
-import dev.dptext.spark.Settings;
-import dev.dptext.spark.TokenTotals;
+import dev.dptext.settings.DpTextOptions;
+import dev.dptext.settings.Settings;
+import dev.dptext.sanitizer.TokenTotals;
 import java.util.Locale;
 
 /**

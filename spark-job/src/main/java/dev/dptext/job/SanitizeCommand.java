@@ -6,11 +6,11 @@ import dev.dptext.config.ValueType;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.classic.CorpusFrequencies;
 import dev.dptext.spark.DpText;
-import dev.dptext.spark.DpTextOptions;
-import dev.dptext.spark.IdMode;
-import dev.dptext.spark.ServerSanitizer;
-import dev.dptext.spark.SessionSecret;
-import dev.dptext.spark.Settings;
+import dev.dptext.settings.DpTextOptions;
+import dev.dptext.settings.IdMode;
+import dev.dptext.runtime.ServerSanitizer;
+import dev.dptext.runtime.SessionSecret;
+import dev.dptext.settings.Settings;
 import dev.dptext.spark.TokenAccumulators;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -317,7 +317,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     String frequencies = model != null ? CorpusFrequencies.LABEL : PUBLIC_FREQUENCIES;
     String hash = model != null ? model.hash() : ModelOptions.hash(spark, options);
     String layout = model != null ? "broadcast (a model built from the input's own word counts)"
-        : dev.dptext.spark.ModelLoader.layout(spark, options);
+        : dev.dptext.runtime.ModelLoader.layout(spark, options);
     Map<String, String> audit = new LinkedHashMap<>(
         RunSummary.audit(builder.options(), builder.guarantee(), hash, frequencies, layout));
     inPlaceRun.note().ifPresent(n -> audit.put(InPlace.PROPERTY, n));
@@ -353,7 +353,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     long end = System.nanoTime();
     // Observed metrics come back with the write's own response: by now they are here, or never will be
     // (a few seconds' grace for the client to apply them).
-    dev.dptext.spark.TokenTotals tokens = connect ? server.totals(java.time.Duration.ofSeconds(5)).orElse(null)
+    dev.dptext.sanitizer.TokenTotals tokens = connect ? server.totals(java.time.Duration.ofSeconds(5)).orElse(null)
         : counters;
     RunSummary summary = new RunSummary(builder.options(), rowsIn, rowsOut, rejected, tokens, (end - start) / 1e9,
         (end - workStart) / 1e9, hash, frequencies, target, written.version(), inPlaceRun.note().orElse(null), layout);
@@ -525,7 +525,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     if (spreadTo == 0 || policy != InputTable.OnCorrupt.FAIL || outputBefore == null // in place
         || target.mode() == WriteMode.MERGE
         || !frequencySource.strip().equalsIgnoreCase("embeddings")
-        || dev.dptext.spark.ModelLoader.partitioned(spark, options) != null) {
+        || dev.dptext.runtime.ModelLoader.partitioned(spark, options) != null) {
       return false;
     }
     return target.delta() || !outputBefore.holdsData();
@@ -619,7 +619,7 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
           + "embeddings (the public rank), or run the job with a classic session");
     }
     try {
-      if (dev.dptext.spark.ModelLoader.partitioned(spark, options) != null) {
+      if (dev.dptext.runtime.ModelLoader.partitioned(spark, options) != null) {
         throw new JobException(ExitCode.USAGE, "The partitioned model " + options.get(Settings.MODEL) + " is searched "
             + "shard by shard by this program's own Spark jobs, which need a classic session" + noClassic
             + "use a model that fits each executor (--model-layout broadcast), or run the job with a classic session");

@@ -2,8 +2,8 @@ package dev.dptext.job;
 
 import dev.dptext.classic.Classic;
 import dev.dptext.spark.DpText;
-import dev.dptext.spark.DpTextOptions;
-import dev.dptext.spark.IdMode;
+import dev.dptext.settings.DpTextOptions;
+import dev.dptext.settings.IdMode;
 import dev.dptext.spark.TokenAccumulators;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -93,7 +93,7 @@ final class SanitizeStream {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
     String hash = ModelOptions.hash(spark, options);
-    String layout = dev.dptext.spark.ModelLoader.layout(spark, options);
+    String layout = dev.dptext.runtime.ModelLoader.layout(spark, options);
     Map<String, String> audit = RunSummary.audit(builder.options(), builder.guarantee(), hash,
         SanitizeCommand.PUBLIC_FREQUENCIES, layout);
     // A classic run counts tokens with accumulators; a Connect client has none (the micro-batches run on
@@ -102,7 +102,7 @@ final class SanitizeStream {
     StreamBatchWriter.Sanitize sanitize;
     String textColumn = text;
     if (connect) {
-      dev.dptext.spark.ServerSanitizer server = c.server(); // serializable: settings and the key's source only
+      dev.dptext.runtime.ServerSanitizer server = c.server(); // serializable: settings and the key's source only
       sanitize = rows -> server.transform(rows, textColumn, out);
     } else {
       builder.countTokens(counters);

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Serializable: on a Spark Connect session {@code foreachBatch} sends this function to the server,
  * which runs it where the query runs. What it carries then is the input's rules, the server-side
- * sanitizer's settings ({@link dev.dptext.spark.ServerSanitizer}: the key's source, never the key), the
+ * sanitizer's settings ({@link dev.dptext.runtime.ServerSanitizer}: the key's source, never the key), the
  * target and the audit; the counts of what it committed stay on the server (its log), and the client
  * reads them from the output's history.
  */

@@ -47,7 +47,7 @@ final class StreamCheckpoint {
     binding.put("input", input);
     binding.put("output", output);
     try {
-      this.fs = new Path(path).getFileSystem(dev.dptext.spark.HadoopConf.of(spark));
+      this.fs = new Path(path).getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
     } catch (IOException e) {
       throw new JobException(ExitCode.USAGE, "Cannot access --checkpoint " + path + ": " + JobException.firstLine(
           e.getMessage()));

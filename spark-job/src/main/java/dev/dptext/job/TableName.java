@@ -31,7 +31,7 @@ final class TableName {
     }
     try {
       Path p = new Path(value);
-      if (p.getFileSystem(dev.dptext.spark.HadoopConf.of(spark)).exists(p)) {
+      if (p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark)).exists(p)) {
         return false;
       }
     } catch (IOException | IllegalArgumentException e) {

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.config.Setting;
-import dev.dptext.spark.Settings;
+import dev.dptext.settings.Settings;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

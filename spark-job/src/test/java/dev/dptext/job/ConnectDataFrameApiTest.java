@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.random.SecretKey;
 import dev.dptext.spark.DpText;
-import dev.dptext.spark.Settings;
+import dev.dptext.settings.Settings;
 import dev.dptext.spark.ml.DpTextSanitizer;
 import java.nio.file.Path;
 import java.util.List;
@@ -109,11 +109,11 @@ class ConnectDataFrameApiTest {
 
   @Test
   void withoutTheServersFunctionTheProgramsUdfGivesTheSameRowsAndCarriesNoKey() {
-    dev.dptext.spark.DpTextOptions options = santextPlus().options();
+    dev.dptext.settings.DpTextOptions options = santextPlus().options();
     List<String> expected = rows(santextPlus().transform(tickets(classic), "text", "text_dp"));
     // What a server without dptext's extension (Databricks serverless) gets: this program's UDF, whose
     // executors load the model and read the key file.
-    dev.dptext.spark.ServerSanitizer udf = dev.dptext.spark.ServerSanitizer.viaUdf(connect, options, "id");
+    dev.dptext.runtime.ServerSanitizer udf = dev.dptext.runtime.ServerSanitizer.viaUdf(connect, options, "id");
     Dataset<Row> out = udf.transform(tickets(connect), "text", "text_dp");
     assertEquals(expected, rows(out));
     Dataset<Row> counted = udf.transformCounted(tickets(connect), "text", "text_dp");
@@ -130,7 +130,7 @@ class ConnectDataFrameApiTest {
     assertFalse(plan.toString(java.nio.charset.StandardCharsets.UTF_8).contains(KEY), "the key in the plan");
     // A Databricks secret is read through dbutils on a driver, which executors cannot do.
     IllegalArgumentException secret = assertThrows(IllegalArgumentException.class, () ->
-        dev.dptext.spark.ServerSanitizer.viaUdf(connect, options.withText(Settings.DATABRICKS_SECRET, "dptext/key"), "id"));
+        dev.dptext.runtime.ServerSanitizer.viaUdf(connect, options.withText(Settings.DATABRICKS_SECRET, "dptext/key"), "id"));
     assertTrue(secret.getMessage().contains("key file every executor can read"), secret.getMessage());
   }
 

@@ -265,7 +265,7 @@ class ConnectJobTest {
     connect.conf().set("spark.dptext.mechanism", "vickrey");
     try {
       dev.dptext.spark.DpText.Builder b = dev.dptext.spark.DpText.sanitizer(connect);
-      assertEquals("vickrey", b.options().get(dev.dptext.spark.Settings.MECHANISM));
+      assertEquals("vickrey", b.options().get(dev.dptext.settings.Settings.MECHANISM));
       UnsupportedOperationException udf = assertThrows(UnsupportedOperationException.class, () -> b.udf(connect));
       assertTrue(udf.getMessage().contains("dp_sanitize") && udf.getMessage().contains("Spark Connect"),
           udf.getMessage());

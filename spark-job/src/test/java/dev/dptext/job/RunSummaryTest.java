@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dptext.spark.DpTextOptions;
+import dev.dptext.settings.DpTextOptions;
 import dev.dptext.spark.TokenAccumulators;
 import java.util.List;
 import java.util.Map;

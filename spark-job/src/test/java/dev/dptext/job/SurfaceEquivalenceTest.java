@@ -8,7 +8,7 @@ import dev.dptext.mechanism.MechanismDefinition;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.mechanism.Mechanisms;
 import dev.dptext.spark.DpText;
-import dev.dptext.spark.Settings;
+import dev.dptext.settings.Settings;
 import dev.dptext.spark.ml.DpTextSanitizer;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package dev.dptext.classic;
 
-import dev.dptext.spark.JavaSerialized;
 import java.io.Serializable;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;

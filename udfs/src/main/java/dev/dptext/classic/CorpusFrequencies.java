@@ -2,7 +2,6 @@ package dev.dptext.classic;
 
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.model.DpTextModel;
-import dev.dptext.spark.JavaSerialized;
 import dev.dptext.text.Tokenizer;
 import java.util.Arrays;
 import java.util.Collections;

@@ -2,8 +2,8 @@ package dev.dptext.evaluation;
 
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
+import dev.dptext.settings.DpTextOptions;
 import dev.dptext.spark.DpText;
-import dev.dptext.spark.DpTextOptions;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,8 +4,8 @@ import dev.dptext.classic.Classic;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.model.EmbeddedDefault;
 import dev.dptext.model.PartitionedModel;
-import dev.dptext.spark.HadoopConf;
-import dev.dptext.spark.ModelLoader;
+import dev.dptext.runtime.HadoopConf;
+import dev.dptext.runtime.ModelLoader;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -52,7 +52,7 @@ public final class EvaluationModel {
    */
   public static EvaluationModel load(SparkSession spark, String source, int vocabularySize, int neighbours) {
     boolean connect = !Classic.is(spark);
-    if (connect && source != null && PartitionedModel.isPartitioned(spark, source)) {
+    if (connect && source != null && PartitionedModel.isPartitioned(HadoopConf.of(spark), source)) {
       throw new IllegalArgumentException(partitionedMessage(source));
     }
     EvaluationModel m = of(ModelLoader.load(spark, source, vocabularySize, neighbours), source, vocabularySize,
@@ -100,7 +100,7 @@ public final class EvaluationModel {
       return null;
     }
     if (file == null) {
-      if (PartitionedModel.isPartitioned(spark, source)) {
+      if (PartitionedModel.isPartitioned(HadoopConf.of(spark), source)) {
         throw new IllegalArgumentException(partitionedMessage(source));
       }
       file = ModelFile.hash(HadoopConf.of(spark), qualifiedPath(spark, source), vocabularySize, neighbours);

@@ -51,7 +51,8 @@ final class EvaluationTasks {
   static <T extends Serializable> Shipped<T> ship(SparkSession spark, EvaluationModel model, String what, T onDriver,
       ModelFile.Builder<T> builder) {
     if (Classic.is(spark)) {
-      return ClassicEvaluation.isLocal(spark) ? new Shipped.Held<>(onDriver) : ClassicEvaluation.broadcast(spark, onDriver);
+      return ClassicEvaluation.isLocal(spark) ? new Shipped.Held<>(onDriver)
+          : new Shipped.Broadcasted<>(ClassicEvaluation.broadcast(spark, onDriver));
     }
     ModelFile file = model == null ? null : model.file(spark);
     return file != null ? new Shipped.FromModelFile<>(file, what, builder) : new Shipped.Carried<>(onDriver);

@@ -1,7 +1,7 @@
 package dev.dptext.evaluation;
 
 import dev.dptext.model.DpTextModel;
-import dev.dptext.spark.ModelLoader;
+import dev.dptext.runtime.ModelLoader;
 import java.io.Serializable;
 import java.lang.ref.SoftReference;
 import java.util.LinkedHashMap;
@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A model as executors can load it themselves: its path (or {@code default}), the load settings, and
  * the SHA-256 the driver computed of its bytes. The recipe a Spark Connect evaluation puts in its plan
- * instead of a broadcast (the way {@code dev.dptext.spark.PathSanitizer} does for sanitizing): each
+ * instead of a broadcast (the way {@code dev.dptext.runtime.PathSanitizer} does for sanitizing): each
  * executor JVM loads the model once, refuses it unless its bytes hash to the driver's value (so every
  * task evaluates the model the driver checked), and builds from it what the tasks need.
  *

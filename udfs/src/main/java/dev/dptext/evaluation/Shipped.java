@@ -1,5 +1,6 @@
 package dev.dptext.evaluation;
 
+import dev.dptext.classic.BroadcastValue;
 import java.io.Serializable;
 import java.lang.ref.WeakReference;
 import java.util.Map;
@@ -16,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@link Held}: a classic session in local mode. Tasks run in the driver's JVM and find the
  *       driver's own object by number; nothing is serialized (as a local broadcast's value was the
  *       driver's object, so the figures are those of the broadcast).
- *   <li>a broadcast ({@code dev.dptext.classic.ClassicEvaluation}): a classic cluster, as before.
+ *   <li>{@link Broadcasted}: a classic cluster, as before.
  *   <li>{@link FromModelFile}: a Spark Connect session with the model's file known. Each executor JVM
  *       loads the model from its path once, checks its SHA-256 against the driver's and rebuilds the
  *       value ({@link ModelFile}); the plan carries only that recipe.
@@ -69,6 +70,27 @@ public interface Shipped<T> extends Serializable {
     @Override
     public String toString() {
       return "held evaluation value " + id;
+    }
+  }
+
+  /**
+   * A broadcast of the value ({@code dev.dptext.classic.ClassicEvaluation#broadcast}): a classic cluster. Holds
+   * only the broadcast handle, so the task's function stays small.
+   */
+  record Broadcasted<T extends Serializable>(BroadcastValue<T> value) implements Shipped<T> {
+    @Override
+    public T get() {
+      return value.get();
+    }
+
+    @Override
+    public void release() {
+      value.destroy();
+    }
+
+    @Override
+    public String toString() {
+      return value.toString();
     }
   }
 

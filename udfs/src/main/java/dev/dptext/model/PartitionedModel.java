@@ -161,19 +161,26 @@ public final class PartitionedModel implements java.io.Serializable {
     return directory + "/neighbours-" + targetStart;
   }
 
-  /** Whether {@code path} is a directory holding a partitioned model's manifest. */
-  public static boolean isPartitioned(SparkSession spark, String path) {
+  /**
+   * Whether {@code path} is a directory holding a partitioned model's manifest.
+   *
+   * @param conf the Hadoop configuration to reach it with (the driver's: {@code dev.dptext.runtime.HadoopConf})
+   */
+  public static boolean isPartitioned(Configuration conf, String path) {
     try {
       Path manifest = new Path(path, MANIFEST);
-      return manifest.getFileSystem(conf(spark)).exists(manifest);
+      return manifest.getFileSystem(conf).exists(manifest);
     } catch (IOException | IllegalArgumentException e) {
       return false;
     }
   }
 
-  /** Reads the manifest (and covariance) of the partitioned model at {@code path}. */
-  public static PartitionedModel open(SparkSession spark, String path) {
-    Configuration conf = conf(spark);
+  /**
+   * Reads the manifest (and covariance) of the partitioned model at {@code path}.
+   *
+   * @param conf the Hadoop configuration to reach it with (the driver's: {@code dev.dptext.runtime.HadoopConf})
+   */
+  public static PartitionedModel open(Configuration conf, String path) {
     try {
       Path dir = new Path(path);
       FileSystem fs = dir.getFileSystem(conf);
@@ -232,10 +239,10 @@ public final class PartitionedModel implements java.io.Serializable {
   }
 
   /** Writes the manifest and covariance; the Parquet parts are written by the builder before. */
-  public void writeManifest(SparkSession spark) {
+  public void writeManifest(Configuration conf) {
     try {
       Path dir = new Path(directory);
-      FileSystem fs = dir.getFileSystem(conf(spark));
+      FileSystem fs = dir.getFileSystem(conf);
       if (covariance != null) {
         try (DataOutputStream out = new DataOutputStream(fs.create(new Path(dir, "covariance.bin"), true))) {
           out.writeInt(covariance.dim());
@@ -338,9 +345,5 @@ public final class PartitionedModel implements java.io.Serializable {
     words.forEachRemaining(h::word);
     vectors.forEachRemaining(v -> h.vectors(v, 0, v.length));
     return h.hex();
-  }
-
-  private static Configuration conf(SparkSession spark) {
-    return dev.dptext.spark.HadoopConf.of(spark);
   }
 }

@@ -1,21 +1,31 @@
 package dev.dptext.spark;
 
 import dev.dptext.classic.Classic;
+import dev.dptext.classic.partitioned.PartitionedSanitizer;
 import dev.dptext.config.Setting;
 import dev.dptext.config.ValueType;
 import dev.dptext.knn.NearestSearch;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.model.PartitionedModel;
-import dev.dptext.classic.partitioned.PartitionedSanitizer;
 import dev.dptext.random.SecretKey;
+import dev.dptext.runtime.CountingSanitizeFunction;
+import dev.dptext.runtime.HadoopConf;
+import dev.dptext.runtime.ModelLoader;
+import dev.dptext.runtime.PathSanitizer;
+import dev.dptext.runtime.SanitizeFunction;
+import dev.dptext.runtime.SanitizerCache;
+import dev.dptext.runtime.SanitizerSource;
+import dev.dptext.runtime.ServerSanitizer;
+import dev.dptext.runtime.SessionConf;
+import dev.dptext.runtime.SqlFunctionNames;
+import dev.dptext.settings.DpTextOptions;
+import dev.dptext.settings.IdMode;
+import dev.dptext.settings.ModelDistribution;
+import dev.dptext.settings.Settings;
 import dev.dptext.text.CasePolicy;
 import dev.dptext.text.OovPolicy;
 import java.util.Arrays;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -26,6 +36,8 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * dptext on Spark: the DataFrame API and the SQL function registration.
@@ -52,20 +64,14 @@ public final class DpText {
   private static final Logger LOG = LoggerFactory.getLogger(DpText.class);
 
   /** SQL function names. */
-  public static final String SQL_FUNCTION = "dp_sanitize";
+  public static final String SQL_FUNCTION = SqlFunctionNames.SANITIZE;
 
   /**
    * {@code dp_sanitize_counted(text[, id])}: {@link #SQL_FUNCTION}'s text with the row's token counts, as a
    * struct ({@code text, tokens, changed, outOfVocabulary, searchQueries, searchWanted, searchFound}); for a
    * Spark Connect client, which sums them with {@code Dataset.observe} (it has no accumulators).
    */
-  public static final String SQL_FUNCTION_COUNTED = "dp_sanitize_counted";
-
-  /** What to do on Spark Connect instead of building a sanitizer in the client. */
-  static final String CONNECT_ALTERNATIVE = "On Spark Connect the server builds the sanitizer: use transform (it "
-      + "calls the server's SQL function " + SQL_FUNCTION + " with this configuration), or call " + SQL_FUNCTION
-      + " yourself (functions.call_function), with the server started with spark.sql.extensions="
-      + DpTextExtensions.class.getName() + ".";
+  public static final String SQL_FUNCTION_COUNTED = SqlFunctionNames.SANITIZE_COUNTED;
 
   private DpText() {}
 
@@ -297,7 +303,7 @@ public final class DpText {
      * Builds the model, mechanism and broadcast now rather than at {@link #transform}: a job can do
      * this on another thread while Spark reads its input, and {@link #transform} then reuses it (one
      * sanitizer per configuration and Spark context, broadcast, or in local mode handed to the tasks as
-     * the driver's object: {@link #sanitizerSource}). Not for fresh randomness, which never shares.
+     * the driver's object: {@link SanitizerCache}). Not for fresh randomness, which never shares.
      */
     public void prepare(SparkSession spark) {
       if (!Classic.is(spark)) {
@@ -311,7 +317,7 @@ public final class DpText {
         return; // the partitioned path broadcasts words only, at transform
       }
       if (o.modelDistribution() == ModelDistribution.BROADCAST) {
-        sanitizerSource(spark, this);
+        SanitizerCache.source(spark, o, modelInstance, resolvedKey());
       }
     }
 
@@ -359,7 +365,7 @@ public final class DpText {
     private SanitizerSource checkedSource(SparkSession spark) {
       // A UDF sent from a Connect client is Java-serialized into its plan, which the server logs: with the
       // sanitizer in it, the key would be there. Refused before the key is resolved.
-      Classic.requireClassic(spark, "A dptext UDF built in this program", CONNECT_ALTERNATIVE);
+      Classic.requireClassic(spark, "A dptext UDF built in this program", SanitizerCache.CONNECT_ALTERNATIVE);
       if (modelInstance == null && ModelLoader.partitioned(spark, o) != null) {
         throw new IllegalArgumentException(SQL_FUNCTION + " and the column function sanitize row by row and "
             + "cannot use the partitioned model " + o.get(Settings.MODEL) + " (" + Settings.MODEL_LAYOUT.confKey()
@@ -369,7 +375,7 @@ public final class DpText {
       }
       return o.modelDistribution() == ModelDistribution.PATH
           ? pathSanitizer(spark, this)
-          : sanitizerSource(spark, this);
+          : SanitizerCache.source(spark, o, modelInstance, resolvedKey());
     }
 
     /**
@@ -397,94 +403,5 @@ public final class DpText {
       LOG.warn("dptext runs with fresh randomness: re-runs and retried tasks give different output");
     }
     return PathSanitizer.prepare(HadoopConf.of(spark), b.o, key);
-  }
-
-  private static final Map<BroadcastKey, Cached> SANITIZERS = new ConcurrentHashMap<>();
-
-  /**
-   * Builds the model, mechanism and sanitizer on the driver and hands them to the tasks, once per
-   * configuration and Spark context: as a broadcast, or, in local mode, as the driver's own object
-   * ({@link LocalSanitizers}: a local task would get that object from the broadcast too, and the
-   * broadcast's serialization is then work nothing reads). Fresh randomness is never shared and
-   * always broadcast (a Spark broadcast nothing refers to is cleaned up by Spark).
-   */
-  static SanitizerSource sanitizerSource(SparkSession spark, Builder b) {
-    DpTextOptions o = b.o;
-    SecretKey key = b.resolvedKey();
-    if (o.idMode() == IdMode.FRESH || key.isFresh()) {
-      LOG.warn("dptext runs with fresh randomness: re-runs and retried tasks give different output");
-    }
-    if (o.idMode() == IdMode.FRESH) {
-      return hand(spark, build(spark, o, b.modelInstance, key), false);
-    }
-    // Equal configurations share one sanitizer: the options compare every setting; the key compares by
-    // content, in memory only.
-    String application = Classic.applicationId(spark);
-    BroadcastKey cacheKey = new BroadcastKey(application, o,
-        b.modelInstance == null ? 0 : System.identityHashCode(b.modelInstance), key);
-    // A JVM has one active Spark context: the entries of other applications belong to stopped ones.
-    SANITIZERS.keySet().removeIf(k -> !k.application().equals(application));
-    boolean local = Classic.isLocal(spark);
-    SanitizerSource[] source = new SanitizerSource[1]; // held strongly from here: a cached one can be collected
-    SANITIZERS.compute(cacheKey, (k, existing) -> {
-      SanitizerSource cached = existing == null ? null : existing.source();
-      source[0] = cached != null ? cached : hand(spark, build(spark, o, b.modelInstance, key), local);
-      return cached != null ? existing : new Cached(source[0]);
-    });
-    return source[0];
-  }
-
-  /**
-   * A cache entry. A broadcast handle is held as it is (it is small; Spark's block manager keeps the
-   * value, spilling it to disk under memory pressure); a local source, which holds the sanitizer itself,
-   * softly: kept for reuse until memory runs short (while a plan refers to it, it stays in any case).
-   */
-  private static final class Cached {
-    private final SanitizerSource broadcast;
-    private final java.lang.ref.SoftReference<SanitizerSource> local;
-
-    Cached(SanitizerSource source) {
-      boolean isLocal = source instanceof SanitizerSource.Local;
-      this.broadcast = isLocal ? null : source;
-      this.local = isLocal ? new java.lang.ref.SoftReference<>(source) : null;
-    }
-
-    /** The source, or null if it can no longer be used (a destroyed broadcast, a collected sanitizer). */
-    SanitizerSource source() {
-      if (broadcast != null) {
-        return broadcast instanceof SanitizerSource.Broadcasted b && !b.handle().isValid() ? null : broadcast;
-      }
-      return local.get();
-    }
-  }
-
-  /** The sanitizer as its tasks will find it: the driver's object in local mode, else a broadcast. */
-  private static SanitizerSource hand(SparkSession spark, Sanitizer s, boolean local) {
-    if (local) {
-      SanitizerSource source = LocalSanitizers.hold(s);
-      LOG.debug("sanitizer handed to local tasks (no broadcast)");
-      return source;
-    }
-    SanitizerSource source = SanitizerSource.broadcast(dev.dptext.classic.BroadcastValue.of(spark, s, "Sanitizing "
-        + "with a sanitizer built in this program", CONNECT_ALTERNATIVE));
-    LOG.debug("sanitizer broadcast");
-    return source;
-  }
-
-  private record BroadcastKey(String application, DpTextOptions options, int modelIdentity, SecretKey key) {
-    @Override
-    public String toString() {
-      return "BroadcastKey[" + options.describe() + ", key redacted]";
-    }
-  }
-
-  private static Sanitizer build(SparkSession spark, DpTextOptions o, DpTextModel instance, SecretKey key) {
-    DpTextModel model = instance != null
-        ? instance
-        : ModelLoader.load(spark, o.get(Settings.MODEL), o.get(Settings.VOCAB_SIZE), o.get(Settings.NEIGHBOURS));
-    LOG.debug("model ready: {} words", model.embeddings().size());
-    Sanitizer s = Sanitizer.build(o, model, key);
-    LOG.debug("sanitizer built");
-    return s;
   }
 }

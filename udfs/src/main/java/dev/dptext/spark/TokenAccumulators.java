@@ -1,9 +1,11 @@
 package dev.dptext.spark;
 
+import dev.dptext.classic.LongCounter;
 import dev.dptext.knn.SearchTally;
+import dev.dptext.sanitizer.TokenSink;
+import dev.dptext.sanitizer.TokenTotals;
 import dev.dptext.text.TokenCounts;
 import java.io.Serializable;
-import dev.dptext.classic.LongCounter;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -12,7 +14,7 @@ import org.apache.spark.sql.SparkSession;
  * over executors. Like all accumulators updated inside transformations, a recomputed partition may
  * count twice; row counts, which the job checks, are computed exactly by other means.
  */
-public final class TokenAccumulators implements Serializable, TokenTotals {
+public final class TokenAccumulators implements Serializable, TokenSink, TokenTotals {
   private static final long serialVersionUID = 1L;
 
   private final LongCounter tokens;
@@ -35,6 +37,7 @@ public final class TokenAccumulators implements Serializable, TokenTotals {
     this.recallFound = LongCounter.register(spark, "dptext approximate search: neighbours found");
   }
 
+  @Override
   public void add(TokenCounts c) {
     tokens.add(c.tokens);
     changed.add(c.changed);

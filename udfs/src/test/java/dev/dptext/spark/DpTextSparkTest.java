@@ -11,6 +11,7 @@ import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.model.EmbeddedDefault;
 import dev.dptext.random.SecretKey;
+import dev.dptext.settings.Settings;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dptext.knn.NearestSearch;
 import dev.dptext.knn.SearchTally;
 import dev.dptext.random.SecretKey;
+import dev.dptext.settings.DpTextOptions;
+import dev.dptext.settings.Settings;
 import dev.dptext.spark.ml.DpTextSanitizer;
 import java.nio.file.Files;
 import java.nio.file.Path;

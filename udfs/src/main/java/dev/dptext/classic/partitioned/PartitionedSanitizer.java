@@ -1,25 +1,25 @@
 package dev.dptext.classic.partitioned;
 
+import dev.dptext.classic.BroadcastValue;
+import dev.dptext.classic.JavaSerialized;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.embedding.WordList;
-import dev.dptext.mechanism.MechanismSpec;
-import dev.dptext.random.RowSeeder;
-import dev.dptext.random.SecretKey;
-import dev.dptext.spark.DpTextOptions;
-import dev.dptext.spark.Settings;
-import dev.dptext.spark.TokenAccumulators;
-import dev.dptext.text.TokenCounts;
 import dev.dptext.mechanism.CandidateEnvelope;
 import dev.dptext.mechanism.ExponentialMechanism;
+import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.mechanism.NearestWordMechanism;
 import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.model.PartitionedModel;
 import dev.dptext.model.VocabularyCentre;
 import dev.dptext.random.RandomStream;
-import dev.dptext.classic.BroadcastValue;
-import dev.dptext.spark.JavaSerialized;
-import dev.dptext.spark.Sanitizer;
+import dev.dptext.random.RowSeeder;
+import dev.dptext.random.SecretKey;
+import dev.dptext.sanitizer.Sanitizer;
+import dev.dptext.sanitizer.TokenSink;
+import dev.dptext.settings.DpTextOptions;
+import dev.dptext.settings.Settings;
 import dev.dptext.text.TextSanitizer;
+import dev.dptext.text.TokenCounts;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -138,7 +138,7 @@ public final class PartitionedSanitizer {
 
   /** As above, adding each row's token counts to {@code counters} (may be null). */
   public Dataset<Row> transform(Dataset<Row> df, String inputColumn, String outputColumn, String idColumn,
-      TokenAccumulators counters) {
+      TokenSink counters) {
     rounds.set(0);
     StructType schema = df.schema();
     int textIndex = schema.fieldIndex(inputColumn);

@@ -53,7 +53,7 @@
  * <h2>Determinism and secrets</h2>
  *
  * Each row's stream comes from HMAC-SHA256(key, purpose, row id) exactly as on the broadcast path
- * ({@link dev.dptext.spark.Sanitizer#streamFor}); the internal row numbers are join keys only, so the
+ * ({@link dev.dptext.sanitizer.Sanitizer#streamFor}); the internal row numbers are join keys only, so the
  * output does not depend on partitioning, retries or the number of shards. The key travels only inside
  * the broadcast; shuffled records carry row numbers, ranks, vectors and stream positions. A position is
  * xoshiro256++ state taken from a pseudo-random function of the key: it reveals neither the key nor any
@@ -65,5 +65,11 @@
  * Driver: the words (O(|V|·word length), about 40 MB for 2 million words) and one shard at a time
  * while hashing the model. Executor: the shards its partitions hold (|V|·m·4/S bytes each, plus
  * their candidate rows) and the rows of its tasks.
+ *
+ * <h2>Imports</h2>
+ *
+ * May import {@code dev.dptext.classic} (broadcasts), {@code config}, the domain packages, {@code settings}
+ * and {@code sanitizer} (the sanitizer it broadcasts, the sink it adds token counts to); never
+ * {@code runtime} or {@code spark}, which call it.
  */
 package dev.dptext.classic.partitioned;

@@ -2,11 +2,11 @@ package dev.dptext.spark.ml;
 
 import dev.dptext.config.Setting;
 import dev.dptext.mechanism.Mechanisms;
+import dev.dptext.runtime.SessionSecret;
+import dev.dptext.settings.DpTextOptions;
+import dev.dptext.settings.IdMode;
+import dev.dptext.settings.Settings;
 import dev.dptext.spark.DpText;
-import dev.dptext.spark.DpTextOptions;
-import dev.dptext.spark.IdMode;
-import dev.dptext.spark.SessionSecret;
-import dev.dptext.spark.Settings;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -16,8 +16,8 @@ import dev.dptext.model.DpTextModel;
 import dev.dptext.model.EmbeddedDefault;
 import dev.dptext.model.PartitionedModel;
 import dev.dptext.random.SecretKey;
+import dev.dptext.settings.DpTextOptions;
 import dev.dptext.spark.DpText;
-import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.SharedSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -179,7 +179,7 @@ class PartitionedPathTest {
    */
   @Test
   void rowsOnDemandAreTheStoredRowsAndGiveTheSameText() {
-    PartitionedModel reopened = PartitionedModel.open(spark, onDemand.directory());
+    PartitionedModel reopened = PartitionedModel.open(dev.dptext.runtime.HadoopConf.of(spark), onDemand.directory());
     assertTrue(reopened.tablesOnDemand() && reopened.tables().isEmpty() && reopened.hasTable(123));
     assertFalse(Files.exists(Path.of(onDemand.directory(), "neighbours-0")), "no table is stored");
     assertEquals(partitioned.hash(), reopened.hash());

@@ -1,0 +1,35 @@
+package dev.dptext.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Loading a model by path on an executor, verified against the SHA-256 the driver computed. */
+class ModelLoaderTest {
+  static final Path FIXTURE = Path.of("src/test/resources/fixtures/glove-top2000.txt.gz");
+
+  @Test
+  void aModelThatChangedAfterTheDriverHashedItIsRefused(@TempDir Path dir) throws IOException {
+    Path model = dir.resolve("model.txt.gz");
+    Files.copy(FIXTURE, model);
+    Configuration conf = new Configuration();
+    String sha = ModelLoader.sha256(conf, model.toString());
+    assertEquals(sha, ModelLoader.sha256(conf, model.toString()));
+    assertEquals(2000, ModelLoader.loadVerified(conf, model.toString(), 0, 8, sha).embeddings().size());
+    try (InputStream in = dev.dptext.model.EmbeddedDefault.open()) {
+      Files.copy(in, model, java.nio.file.StandardCopyOption.REPLACE_EXISTING); // rebuilt in place
+    }
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> ModelLoader.loadVerified(conf, model.toString(), 2000, 8, sha));
+    assertTrue(e.getMessage().contains("has SHA-256") && e.getMessage().contains(sha)
+        && e.getMessage().contains("Write each new model to a new path"), e.getMessage());
+  }
+}
