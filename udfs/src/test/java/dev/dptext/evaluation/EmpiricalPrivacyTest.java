@@ -7,6 +7,7 @@ import dev.dptext.embedding.Embeddings;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.spark.SharedSpark;
+import org.apache.commons.math3.distribution.ChiSquaredDistribution;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -94,7 +95,23 @@ class EmpiricalPrivacyTest {
     assertEquals(exact.inferenceError(), mc.inferenceError(), 4 * mc.inferenceErrorSe() + 0.01);
     assertEquals(exact.bayesError(), mc.bayesError(), 4 * mc.bayesErrorSe() + 0.01);
     assertEquals(exact.utilityLoss(), mc.utilityLoss(), 4 * mc.utilityLossSe() + 0.001);
-    assertTrue(mc.utilityLossSe() > 0, "a Monte Carlo estimate states its error");
+    // The stated error against the true one. With q_w = P(label(M(w)) ≠ label(w)) from f, the estimate of
+    // L_M from n draws per word has standard deviation σ = √(Σ_w π_w²·q_w(1 − q_w)/n); the standard error
+    // from five batch means is σ·√(χ²₄/4), in σ·[0.04, 2.7] but for probability 1e-5.
+    double[][] f = f();
+    double variance = 0;
+    for (int w = 0; w < 3; w++) {
+      double q = 0;
+      for (int y = 0; y < 3; y++) {
+        q += LABELS[y] != LABELS[w] ? f[w][y] : 0;
+      }
+      variance += PRIOR[w] * PRIOR[w] * q * (1 - q) / mc.draws();
+    }
+    ChiSquaredDistribution chi4 = new ChiSquaredDistribution(null, 4);
+    double low = Math.sqrt(variance * chi4.inverseCumulativeProbability(0.5e-5) / 4);
+    double high = Math.sqrt(variance * chi4.inverseCumulativeProbability(1 - 0.5e-5) / 4);
+    assertTrue(mc.utilityLossSe() >= low && mc.utilityLossSe() <= high, "the stated error " + mc.utilityLossSe()
+        + " against the true " + Math.sqrt(variance) + ": outside [" + low + ", " + high + "]");
   }
 
   /**

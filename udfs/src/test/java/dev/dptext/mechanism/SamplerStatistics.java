@@ -22,7 +22,9 @@ import org.apache.commons.math3.distribution.NormalDistribution;
 import org.apache.commons.math3.distribution.PoissonDistribution;
 
 /**
- * Test-side reference computations and goodness-of-fit checks for the exponential-mechanism samplers.
+ * Test-side reference computations and goodness-of-fit checks for the exponential-mechanism samplers
+ * (and the chi-square tests of the noisy-embedding mechanisms, whose references are in
+ * {@link NoiseReference}).
  *
  * <p>Everything here is computed independently of the main code except {@link Embeddings#distance},
  * which is the definition of d.
@@ -207,6 +209,65 @@ final class SamplerStatistics {
     int df = kept.size() - 1;
     double critical = new ChiSquaredDistribution(null, df).inverseCumulativeProbability(1 - ALPHA);
     return new Fit(stat, df, critical, kept.size(), impossible, "chi2");
+  }
+
+  /**
+   * Pearson's chi-square test of homogeneity of two samples over the same bins, at level {@link #ALPHA}:
+   * with totals A and B, X² = Σ_i (a_i·√(B/A) − b_i·√(A/B))² / (a_i + b_i), which under the hypothesis
+   * that both come from one distribution is asymptotically chi-square with (bins − 1) degrees of
+   * freedom. Bins where either sample's expected count, A·(a_i + b_i)/(A + B) or B·(a_i + b_i)/(A + B),
+   * is below 5 are pooled into one tail bin; a tail still below 5 is merged into the smallest kept bin.
+   */
+  static Fit homogeneity(long[] a, long[] b) {
+    if (a.length != b.length) {
+      throw new IllegalArgumentException("length mismatch");
+    }
+    double totalA = sum(a);
+    double totalB = sum(b);
+    double smaller = Math.min(totalA, totalB) / (totalA + totalB);
+    List<long[]> kept = new ArrayList<>();
+    long[] tail = new long[2];
+    for (int i = 0; i < a.length; i++) {
+      if ((a[i] + b[i]) * smaller >= MIN_EXPECTED) {
+        kept.add(new long[] {a[i], b[i]});
+      } else {
+        tail[0] += a[i];
+        tail[1] += b[i];
+      }
+    }
+    if (kept.size() < 2) {
+      throw new IllegalArgumentException("too few observations for a homogeneity test");
+    }
+    if (tail[0] + tail[1] > 0) {
+      if ((tail[0] + tail[1]) * smaller >= MIN_EXPECTED) {
+        kept.add(tail);
+      } else {
+        long[] least = kept.get(0);
+        for (long[] bin : kept) {
+          if (bin[0] + bin[1] < least[0] + least[1]) {
+            least = bin;
+          }
+        }
+        least[0] += tail[0];
+        least[1] += tail[1];
+      }
+    }
+    double ka = Math.sqrt(totalB / totalA);
+    double kb = Math.sqrt(totalA / totalB);
+    double stat = 0;
+    for (long[] bin : kept) {
+      double diff = bin[0] * ka - bin[1] * kb;
+      stat += diff * diff / (bin[0] + bin[1]);
+    }
+    int df = kept.size() - 1;
+    double critical = new ChiSquaredDistribution(null, df).inverseCumulativeProbability(1 - ALPHA);
+    return new Fit(stat, df, critical, kept.size(), 0, "chi2-homogeneity");
+  }
+
+  static void assertHomogeneous(long[] a, long[] b, String what) {
+    Fit fit = homogeneity(a, b);
+    log(what + ": " + fit);
+    assertTrue(!fit.rejects(), what + ": the two samples differ: " + fit);
   }
 
   static void assertFits(long[] observed, double[] probability, String what) {
