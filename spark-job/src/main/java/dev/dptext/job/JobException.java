@@ -4,7 +4,7 @@ package dev.dptext.job;
 public final class JobException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  final ExitCode exitCode;
+  public final ExitCode exitCode;
 
   public JobException(ExitCode exitCode, String message) {
     super(message);

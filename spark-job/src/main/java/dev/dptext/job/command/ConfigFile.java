@@ -20,7 +20,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * dashes ({@code epsilon = 3}). Command-line options override it. Picocli's default-value provider
  * does the binding; this class adds what it does not: an unknown key is an error naming it.
  */
-final class ConfigFile implements CommandLine.IDefaultValueProvider {
+public final class ConfigFile implements CommandLine.IDefaultValueProvider {
   private final Properties properties;
   private final Path path;
 
@@ -29,7 +29,7 @@ final class ConfigFile implements CommandLine.IDefaultValueProvider {
     this.path = path;
   }
 
-  static ConfigFile load(Path path) {
+  public static ConfigFile load(Path path) {
     Properties p = new Properties();
     try (Reader r = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
       p.load(r);
@@ -42,7 +42,7 @@ final class ConfigFile implements CommandLine.IDefaultValueProvider {
   }
 
   /** Fails on keys that are not options of {@code spec}, listing the valid ones. */
-  void validateAgainst(CommandSpec spec) {
+  public void validateAgainst(CommandSpec spec) {
     Set<String> known = new TreeSet<>();
     for (OptionSpec o : spec.options()) {
       known.add(strip(o.longestName()));

@@ -61,7 +61,7 @@ public final class InputGuard {
   public static final class Rejected extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    Rejected() {
+    public Rejected() {
       super(REJECTED, null, false, false);
     }
   }

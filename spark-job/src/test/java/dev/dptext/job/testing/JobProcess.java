@@ -1,5 +1,6 @@
-package dev.dptext.job;
+package dev.dptext.job.testing;
 
+import dev.dptext.job.DpTextJob;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -11,14 +12,14 @@ import java.util.List;
  * flags, the job's log configuration, {@code spark.*} system properties for its session (a local master,
  * or a Spark Connect remote), stdout and stderr to files. For the tests that kill it.
  */
-final class JobProcess {
+public final class JobProcess {
   private JobProcess() {}
 
   /**
    * Starts the job with {@code session} (each a {@code key=value} system property) and {@code args}; the
    * variable DPTEXT_KEY of this JVM's environment is not passed on (keys are named by the tests).
    */
-  static Process start(Path stdout, Path stderr, String heap, List<String> session, String... args) throws IOException {
+  public static Process start(Path stdout, Path stderr, String heap, List<String> session, String... args) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + heap);

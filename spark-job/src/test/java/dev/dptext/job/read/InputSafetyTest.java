@@ -1,4 +1,4 @@
-package dev.dptext.job;
+package dev.dptext.job.read;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.SharedSpark;
+import dev.dptext.job.write.TableWriter;
 import dev.dptext.spark.LogCapture;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -44,7 +48,7 @@ class InputSafetyTest {
     embeddings = JobFixtures.gloveFile(tmp, 3000);
   }
 
-  static DpTextJobTest.Run sanitize(Path input, String output, String... extra) {
+  static Run sanitize(Path input, String output, String... extra) {
     return JobFixtures.sanitize(input, output, keyFile, embeddings, extra);
   }
 
@@ -72,7 +76,7 @@ class InputSafetyTest {
     Files.write(input, json.toByteArray());
 
     String out = tmp.resolve("awkward-out").toString();
-    DpTextJobTest.Run r = sanitize(input, out);
+    Run r = sanitize(input, out);
     assertEquals(0, r.exitCode(), r.err());
     assertTrue(r.out().contains("rows in / out      7 / 7"), r.out());
     Map<Long, Row> got = byId(out);
@@ -106,7 +110,7 @@ class InputSafetyTest {
     Path input = tmp.resolve("invalid-utf8.txt");
     Files.write(input, bytes.toByteArray());
     String out = tmp.resolve("invalid-utf8-out").toString();
-    DpTextJobTest.Run r = DpTextJobTest.run("sanitize", "--input", input.toString(), "--output", out,
+    Run r = JobFixtures.run("sanitize", "--input", input.toString(), "--output", out,
         "--id-mode", "content-hash", "--model", embeddings.toString(), "--neighbours", "32",
         "--key-file", keyFile.toString(), "--progress-interval", "0");
     assertEquals(0, r.exitCode(), r.err());
@@ -133,7 +137,7 @@ class InputSafetyTest {
         (byte) 0xC3, 0x28, '"', '}', '\n'}, java.nio.file.StandardOpenOption.APPEND);
     String out = tmp.resolve("corrupt-out").toString();
 
-    DpTextJobTest.Run failed = sanitize(input, out);
+    Run failed = sanitize(input, out);
     assertEquals(3, failed.exitCode(), failed.err());
     assertTrue(failed.err().contains("2 malformed record(s) and 1 row(s) with text but a null id of 7"), failed.err());
     assertTrue(failed.err().contains("--on-corrupt reject"), failed.err());
@@ -141,7 +145,7 @@ class InputSafetyTest {
     assertFalse(Files.exists(Path.of(out)), "a failed run writes nothing");
 
     String rejects = tmp.resolve("corrupt-rejects").toString();
-    DpTextJobTest.Run rejected = sanitize(input, out, "--on-corrupt", "reject", "--rejects", rejects);
+    Run rejected = sanitize(input, out, "--on-corrupt", "reject", "--rejects", rejects);
     assertEquals(0, rejected.exitCode(), rejected.err());
     assertTrue(rejected.out().contains("rows in / out      7 / 4") && rejected.out().contains("rows rejected      3"),
         rejected.out());
@@ -157,10 +161,10 @@ class InputSafetyTest {
     assertTrue(summary.contains("\"rowsIn\":7") && summary.contains("\"rowsOut\":4")
         && summary.contains("\"rowsRejected\":3"), summary);
 
-    DpTextJobTest.Run unpaired = sanitize(input, tmp.resolve("x").toString(), "--on-corrupt", "reject");
+    Run unpaired = sanitize(input, tmp.resolve("x").toString(), "--on-corrupt", "reject");
     assertEquals(2, unpaired.exitCode());
     assertTrue(unpaired.err().contains("--rejects PATH"), unpaired.err());
-    DpTextJobTest.Run dropMalformed = sanitize(input, tmp.resolve("x").toString(), "--input-option", "mode=DROPMALFORMED");
+    Run dropMalformed = sanitize(input, tmp.resolve("x").toString(), "--input-option", "mode=DROPMALFORMED");
     assertEquals(2, dropMalformed.exitCode());
     assertTrue(dropMalformed.err().contains("--on-corrupt"), dropMalformed.err());
   }
@@ -178,7 +182,7 @@ class InputSafetyTest {
     // A clean run to a new Delta table: the input is checked and counted by the write's read of it
     // (no pass of its own), and rows in = rows out still holds.
     String delta = tmp.resolve("ride-delta").toString();
-    DpTextJobTest.Run first;
+    Run first;
     List<String> logged;
     try (LogCapture logs = new LogCapture()) {
       first = sanitize(good, delta);
@@ -193,7 +197,7 @@ class InputSafetyTest {
     // A malformed record in an append to that table: the run fails with the same counts a separate
     // pass reports, and nothing is committed.
     long version = TableWriter.currentVersion(spark, delta);
-    DpTextJobTest.Run append = sanitize(bad, delta, "--mode", "append");
+    Run append = sanitize(bad, delta, "--mode", "append");
     assertEquals(3, append.exitCode(), append.err());
     assertTrue(append.err().contains("1 malformed record(s) of 4; nothing was written"), append.err());
     assertFalse(append.err().contains(CANARY) || append.out().contains(CANARY), "raw text in an error message");
@@ -204,14 +208,14 @@ class InputSafetyTest {
     // overwrite of existing Parquet data keeps the pass of its own (Spark deletes the old files before
     // its job runs), so a malformed record leaves the old rows where they were.
     String fresh = tmp.resolve("ride-parquet-new").toString();
-    DpTextJobTest.Run freshBad = sanitize(bad, fresh, "--output-format", "parquet");
+    Run freshBad = sanitize(bad, fresh, "--output-format", "parquet");
     assertEquals(3, freshBad.exitCode(), freshBad.err());
     assertFalse(Files.exists(Path.of(fresh)), "a failed run leaves nothing at a new path");
     String parquet = tmp.resolve("ride-parquet").toString();
     assertEquals(0, sanitize(good, parquet, "--output-format", "parquet").exitCode());
     // (With adaptive execution Spark happens to run the shuffle's map stage before the write command
     // deletes; the guarantee must not rest on that, so this run has it off.)
-    DpTextJobTest.Run overwrite;
+    Run overwrite;
     spark.conf().set("spark.sql.adaptive.enabled", "false");
     try {
       overwrite = sanitize(bad, parquet, "--output-format", "parquet", "--mode", "overwrite");
@@ -247,7 +251,7 @@ class InputSafetyTest {
         "{\"id\": 3, \"text\": \"please refund my order\"}"));
     String out = tmp.resolve("typed-out").toString();
     String rejects = tmp.resolve("typed-rejects").toString();
-    DpTextJobTest.Run r = sanitize(input, out, "--input-schema", "id BIGINT, text STRING, stars INT",
+    Run r = sanitize(input, out, "--input-schema", "id BIGINT, text STRING, stars INT",
         "--on-corrupt", "reject", "--rejects", rejects);
     assertEquals(0, r.exitCode(), r.err());
     assertTrue(r.out().contains("rows in / out      3 / 2") && r.out().contains("rows rejected      1"), r.out());
@@ -258,7 +262,7 @@ class InputSafetyTest {
     Row rejected = spark.read().format("delta").load(rejects).first();
     assertTrue(rejected.<String>getAs(InputTable.CORRUPT).contains("\"five\""), "the raw record is kept");
 
-    DpTextJobTest.Run bad = sanitize(input, tmp.resolve("x").toString(), "--input-schema", "id BIGINT,, text");
+    Run bad = sanitize(input, tmp.resolve("x").toString(), "--input-schema", "id BIGINT,, text");
     assertEquals(2, bad.exitCode(), bad.err());
     assertTrue(bad.err().contains("--input-schema is not a valid schema"), bad.err());
   }
@@ -269,7 +273,7 @@ class InputSafetyTest {
     Files.write(input, List.of("id,text", "1,the box was damaged", "2,\"unterminated " + CANARY,
         "3,great service"));
     String rejects = tmp.resolve("csv-rejects").toString();
-    DpTextJobTest.Run r = sanitize(input, tmp.resolve("csv-out").toString(), "--input-option", "header=true",
+    Run r = sanitize(input, tmp.resolve("csv-out").toString(), "--input-option", "header=true",
         "--input-option", "inferSchema=true", "--on-corrupt", "reject", "--rejects", rejects);
     assertEquals(0, r.exitCode(), r.err());
     long in = 3;
@@ -291,7 +295,7 @@ class InputSafetyTest {
       // The key set on the running session is refused before any job runs: Spark would copy it,
       // unredacted, into every job's properties in the event log (SessionSecret).
       spark.conf().set("spark.dptext.secretKey", KEY);
-      DpTextJobTest.Run refused;
+      Run refused;
       try {
         refused = sanitize(input, tmp.resolve("canary-refused").toString());
       } finally {
@@ -299,17 +303,17 @@ class InputSafetyTest {
       }
       assertEquals(2, refused.exitCode(), refused.err());
       assertTrue(refused.err().contains("RESET spark.dptext.secretKey"), refused.err());
-      DpTextJobTest.Run ok = sanitize(input, tmp.resolve("canary-out").toString());
+      Run ok = sanitize(input, tmp.resolve("canary-out").toString());
       assertEquals(0, ok.exitCode(), ok.err());
-      DpTextJobTest.Run bad = sanitize(broken, tmp.resolve("canary-bad").toString());
+      Run bad = sanitize(broken, tmp.resolve("canary-bad").toString());
       assertEquals(3, bad.exitCode(), bad.err());
       // A malformed key (too short) in a file: the error names the file, never the value.
       Path shortKey = Files.writeString(tmp.resolve("short.key"), KEY.substring(0, 30));
-      DpTextJobTest.Run badKey = DpTextJobTest.run("sanitize", "--input", input.toString(), "--output",
+      Run badKey = JobFixtures.run("sanitize", "--input", input.toString(), "--output",
           tmp.resolve("canary-key").toString(), "--id-column", "id", "--key-file", shortKey.toString());
       assertEquals(2, badKey.exitCode(), badKey.err());
       assertTrue(badKey.err().contains("short.key"), badKey.err());
-      for (DpTextJobTest.Run r : List.of(refused, ok, bad, badKey)) {
+      for (Run r : List.of(refused, ok, bad, badKey)) {
         printed.add(r.out());
         printed.add(r.err());
       }

@@ -1,9 +1,13 @@
-package dev.dptext.job;
+package dev.dptext.job.stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.ExitCode;
+import dev.dptext.job.testing.ConnectServer;
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Run;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,13 +49,13 @@ class ConnectStreamTest {
   }
 
   /** The stream over {@code input}, as the job on {@code spark} (null: classic) runs it. */
-  static DpTextJobTest.Run stream(SparkSession spark, Path input, Path output, Path checkpoint, String... extra) {
+  static Run stream(SparkSession spark, Path input, Path output, Path checkpoint, String... extra) {
     List<String> a = new ArrayList<>(List.of("sanitize", "--input", input.toString(), "--output", output.toString(),
         "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString(),
         "--progress-interval", "0", "--stream", "--checkpoint", checkpoint.toString(), "--input-format", "json",
         "--input-schema", StreamSanitizeTest.SCHEMA));
     a.addAll(List.of(extra));
-    return DpTextJobTest.run(spark, a.toArray(new String[0]));
+    return JobFixtures.run(spark, a.toArray(new String[0]));
   }
 
   @Test
@@ -62,9 +66,9 @@ class ConnectStreamTest {
     Path classicOut = tmp.resolve("classic");
     Path out = tmp.resolve("connect");
     Path cp = tmp.resolve("connect-checkpoint");
-    DpTextJobTest.Run c = stream(null, in, classicOut, tmp.resolve("classic-checkpoint"), "--max-files-per-trigger", "2");
+    Run c = stream(null, in, classicOut, tmp.resolve("classic-checkpoint"), "--max-files-per-trigger", "2");
     assertEquals(0, c.exitCode(), c.err());
-    DpTextJobTest.Run r = stream(connect, in, out, cp, "--max-files-per-trigger", "2");
+    Run r = stream(connect, in, out, cp, "--max-files-per-trigger", "2");
     assertEquals(0, r.exitCode(), r.out() + r.err());
     assertTrue(r.out().contains("stream: 2 micro-batch(es) this run") && r.out().contains("rows in / out      20 / 20"),
         r.out());
@@ -76,7 +80,7 @@ class ConnectStreamTest {
     // A crash after micro-batch 1's Delta commit, before Spark marked it finished: the server runs it again,
     // and the transaction in the table makes that a no-op.
     StreamSanitizeTest.forgetFinished(cp, 1);
-    DpTextJobTest.Run replay = stream(connect, in, out, cp, "--max-files-per-trigger", "2");
+    Run replay = stream(connect, in, out, cp, "--max-files-per-trigger", "2");
     assertEquals(0, replay.exitCode(), replay.out() + replay.err());
     assertTrue(replay.out().contains("stream: 0 micro-batch(es) this run"), replay.out());
     assertEquals(2, StreamSanitizeTest.versions(out), "no second commit of micro-batch 1");
@@ -86,7 +90,7 @@ class ConnectStreamTest {
     // and message (carried back from the server), nothing of it committed.
     StreamSanitizeTest.write(in.resolve("part-004.json"), List.of("{\"id\": 100, \"text\": \"fine\"}",
         "{\"id\": \"not a number\", \"text\": \"" + StreamSanitizeTest.CANARY + " broken\"}"), 4);
-    DpTextJobTest.Run failed = stream(connect, in, out, cp, "--max-files-per-trigger", "2");
+    Run failed = stream(connect, in, out, cp, "--max-files-per-trigger", "2");
     assertEquals(ExitCode.INPUT.code, failed.exitCode(), failed.out() + failed.err());
     assertTrue(failed.err().contains("Micro-batch 2") && failed.err().contains("1 malformed record(s) of 2")
         && failed.err().contains("--on-corrupt reject"), failed.err());
@@ -96,7 +100,7 @@ class ConnectStreamTest {
 
     // The restart with a rejects table takes the new file: one row out, the malformed record rejected.
     Path rejects = tmp.resolve("rejects");
-    DpTextJobTest.Run resumed = stream(connect, in, out, cp, "--max-files-per-trigger", "2", "--on-corrupt", "reject",
+    Run resumed = stream(connect, in, out, cp, "--max-files-per-trigger", "2", "--on-corrupt", "reject",
         "--rejects", rejects.toString());
     assertEquals(0, resumed.exitCode(), resumed.out() + resumed.err());
     assertTrue(resumed.out().contains("stream: 1 micro-batch(es) this run")

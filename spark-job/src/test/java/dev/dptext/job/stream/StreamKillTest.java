@@ -1,9 +1,13 @@
-package dev.dptext.job;
+package dev.dptext.job.stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.JobProcess;
+import dev.dptext.job.testing.SharedSpark;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -103,7 +107,7 @@ class StreamKillTest {
     assertEquals(0, second.exitValue(), secondOut + Files.readString(tmp.resolve("second.err")));
 
     Path batch = tmp.resolve("batch");
-    DpTextJobTest.Run b = JobFixtures.sanitize(in, batch.toString(), keyFile, embeddings, "--input-format", "json",
+    Run b = JobFixtures.sanitize(in, batch.toString(), keyFile, embeddings, "--input-format", "json",
         "--input-schema", StreamSanitizeTest.SCHEMA);
     assertEquals(0, b.exitCode(), b.err());
     List<String> expected = StreamSanitizeTest.rows(batch);
@@ -128,12 +132,12 @@ class StreamKillTest {
     for (Path f : filesUnder(List.of(tmp.resolve("first.out"), tmp.resolve("first.err"), tmp.resolve("second.out"),
         tmp.resolve("second.err"), cp, out.resolve("_delta_log")))) {
       String content = new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1);
-      if (content.contains(KEY) || content.contains(WritePathTest.CANARY)) {
+      if (content.contains(KEY) || content.contains(JobFixtures.CANARY)) {
         leaks.add(f.toString());
       }
     }
     assertTrue(leaks.isEmpty(), "key or raw text found in " + leaks);
-    assertFalse(actual.stream().anyMatch(r -> r.contains(WritePathTest.CANARY)), "raw text in the output");
+    assertFalse(actual.stream().anyMatch(r -> r.contains(JobFixtures.CANARY)), "raw text in the output");
     assertTrue(Files.readString(tmp.resolve("first.err")).contains("stream: micro-batch 2 committed as table version 3: rows in 20, out 20"),
         "the per-batch line is in the log");
   }

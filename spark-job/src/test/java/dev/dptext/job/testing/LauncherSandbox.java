@@ -1,4 +1,4 @@
-package dev.dptext.job;
+package dev.dptext.job.testing;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,7 +10,7 @@ import java.nio.file.attribute.PosixFilePermissions;
  * classpath files), with a stand-in {@code java} first on the PATH: for testing what the launcher itself
  * does, as a user runs it, without a JVM.
  */
-final class LauncherSandbox {
+public final class LauncherSandbox {
   private LauncherSandbox() {}
 
   /**
@@ -18,7 +18,7 @@ final class LauncherSandbox {
    *
    * @return the directory to put first on the PATH
    */
-  static Path prepare(Path root, String javaScript) throws IOException {
+  public static Path prepare(Path root, String javaScript) throws IOException {
     Path repo = Path.of("..");
     Files.createDirectories(root.resolve("scripts"));
     Files.copy(repo.resolve("scripts/dptext"), root.resolve("scripts/dptext"));

@@ -1,9 +1,14 @@
-package dev.dptext.job;
+package dev.dptext.job.inplace;
 
+import static dev.dptext.job.testing.JobFixtures.CANARY;
+import static dev.dptext.job.testing.JobFixtures.canaryFound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.testing.CanaryTickets;
+import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.SharedSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -26,13 +31,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class InPlaceRaceTest {
   @TempDir static Path tmp;
+  static CanaryTickets fx;
   static SparkSession spark;
 
   @BeforeAll
   static void setUp() throws Exception {
-    WritePathTest.tmp = tmp;
-    WritePathTest.setUp();
-    spark = WritePathTest.spark;
+    fx = CanaryTickets.in(tmp);
+    spark = SharedSpark.get();
   }
 
   @AfterEach
@@ -49,8 +54,8 @@ class InPlaceRaceTest {
     appended(rows).write().format("delta").mode(SaveMode.Append).save(table);
   }
 
-  static DpTextJobTest.Run purge(String table) {
-    return WritePathTest.sanitize(Path.of(table), table, "--mode", "overwrite", "--in-place", "purge-history");
+  static Run purge(String table) {
+    return fx.sanitize(Path.of(table), table, "--mode", "overwrite", "--in-place", "purge-history");
   }
 
   static long count(String table) {
@@ -58,18 +63,18 @@ class InPlaceRaceTest {
   }
 
   static long canaryRows(String table) {
-    return spark.read().format("delta").load(table).where("text LIKE '%" + WritePathTest.CANARY + "%'").count();
+    return spark.read().format("delta").load(table).where("text LIKE '%" + CANARY + "%'").count();
   }
 
   @Test
   void aCommitToTheRawTableJustBeforeItIsRenamedPutsItBackWithThatCommit() {
-    String table = WritePathTest.rawTable("race-marked");
+    String table = fx.rawTable("race-marked");
     InPlaceSwap.afterStep = step -> {
       if (step.equals("marked")) {
         append(table, 1000);
       }
     };
-    DpTextJobTest.Run r = purge(table);
+    Run r = purge(table);
     assertEquals(5, r.exitCode(), r.err());
     assertTrue(r.err().contains("nothing was lost"), r.err());
     assertEquals(1020, count(table), "the raw rows and the other writer's");
@@ -80,7 +85,7 @@ class InPlaceRaceTest {
 
   @Test
   void aWriteToTheFreedPathIsReturnedOrMovedAsideAndTheRawTablePutBack() throws Exception {
-    String table = WritePathTest.rawTable("race-created");
+    String table = fx.rawTable("race-created");
     InPlaceSwap.afterStep = step -> {
       if (step.equals("raw-renamed")) {
         // The path is free. A writer in another JVM creates a new table there; this JVM's Delta still
@@ -88,7 +93,7 @@ class InPlaceRaceTest {
         append(table, 1000);
       }
     };
-    DpTextJobTest.Run r = purge(table);
+    Run r = purge(table);
     assertEquals(5, r.exitCode(), r.err());
     assertEquals(20, canaryRows(table), "the raw table is back");
     Path aside;
@@ -106,22 +111,22 @@ class InPlaceRaceTest {
 
   @Test
   void anAppendToTheNewTableRightAfterTheSwapStaysAndTheRawTextIsGone() throws Exception {
-    String table = WritePathTest.rawTable("race-after");
+    String table = fx.rawTable("race-after");
     InPlaceSwap.afterStep = step -> {
       if (step.equals("staging-renamed")) {
         append(table, 1000);
       }
     };
-    DpTextJobTest.Run r = purge(table);
+    Run r = purge(table);
     assertEquals(0, r.exitCode(), r.err());
     assertEquals(1020, count(table));
-    assertEquals(List.of(), WritePathTest.canaryFound(Path.of(table)));
+    assertEquals(List.of(), canaryFound(Path.of(table)));
     assertFalse(Files.exists(tmp.resolve(".race-after.dptext-raw")));
   }
 
   @Test
   void aCommitMadeAgainstTheRawTableLandingInTheNewOneIsMovedAsideAndTheRawTablePutBack() throws Exception {
-    String table = WritePathTest.rawTable("race-stale");
+    String table = fx.rawTable("race-stale");
     AtomicReference<Path> log = new AtomicReference<>();
     InPlaceSwap.afterStep = step -> {
       if (step.equals("staging-renamed")) {
@@ -137,7 +142,7 @@ class InPlaceRaceTest {
         }
       }
     };
-    DpTextJobTest.Run r = purge(table);
+    Run r = purge(table);
     assertEquals(5, r.exitCode(), r.err());
     assertEquals(20, count(table), "the raw table is back and readable");
     assertEquals(20, canaryRows(table));
@@ -146,7 +151,7 @@ class InPlaceRaceTest {
 
   @Test
   void aPurgeStartedTogetherWithALargeAppendLosesNoRowAndClaimsNothingFalse() throws Exception {
-    String table = WritePathTest.rawTable("race-together");
+    String table = fx.rawTable("race-together");
     CompletableFuture<Throwable> appender = CompletableFuture.supplyAsync(() -> {
       try {
         append(table, 20_000);
@@ -155,7 +160,7 @@ class InPlaceRaceTest {
         return e;
       }
     });
-    DpTextJobTest.Run r = purge(table);
+    Run r = purge(table);
     Throwable appendFailure = appender.join();
     long expected = 20 + (appendFailure == null ? 20_000 : 0);
     String outcome = "append " + (appendFailure == null ? "succeeded" : "failed: " + appendFailure) + "; purge exit "
@@ -164,7 +169,7 @@ class InPlaceRaceTest {
       // The appended rows are sanitized (committed before the purge read the table) or, appended to
       // the new table after the swap, as written; the original raw rows are nowhere.
       assertEquals(expected, count(table), outcome);
-      assertEquals(List.of(), WritePathTest.canaryFound(Path.of(table)), outcome);
+      assertEquals(List.of(), canaryFound(Path.of(table)), outcome);
     } else {
       assertEquals(5, r.exitCode(), outcome);
       assertEquals(expected, count(table), "the raw table is intact, with the other writer's rows: " + outcome);

@@ -1,9 +1,14 @@
-package dev.dptext.job;
+package dev.dptext.job.inplace;
 
+import static dev.dptext.job.testing.JobFixtures.canaryFound;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.testing.CanaryTickets;
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.SharedSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,9 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  * (or the reverse), and rejected raw records inside the output or the input.
  */
 class WritePathHolesTest {
-  static final String CANARY = WritePathTest.CANARY;
+  static final String CANARY = JobFixtures.CANARY;
 
   @TempDir static Path tmp;
+  static CanaryTickets fx;
   static SparkSession spark;
   static Path keyFile;
   static Path embeddings;
@@ -33,40 +39,30 @@ class WritePathHolesTest {
 
   @BeforeAll
   static void setUp() throws Exception {
+    fx = CanaryTickets.in(tmp);
     spark = SharedSpark.get();
-    keyFile = JobFixtures.keyFile(tmp, "5566778899aabbccddeeff00112233445566778899aabbccddeeff0011223344");
-    embeddings = JobFixtures.gloveFile(tmp, 3000);
-    tickets = tmp.resolve("tickets.jsonl");
-    List<String> lines = new ArrayList<>();
-    for (int i = 0; i < 20; i++) {
-      lines.add("{\"id\": " + i + ", \"text\": \"" + CANARY + " my parcel " + i + " arrived late and damaged\"}");
-    }
-    Files.write(tickets, lines);
+    keyFile = fx.keyFile();
+    embeddings = fx.embeddings();
+    tickets = fx.tickets();
     broken = tmp.resolve("broken.jsonl");
-    List<String> withBad = new ArrayList<>(lines);
+    List<String> withBad = new ArrayList<>(Files.readAllLines(tickets));
     withBad.add("{\"id\": 98, \"text\": \"" + CANARY + " not closed");
     withBad.add("not json at all " + CANARY);
     Files.write(broken, withBad);
   }
 
-  static DpTextJobTest.Run sanitize(Path input, String output, String... extra) {
-    return JobFixtures.sanitize(input, output, keyFile, embeddings, extra);
+  static Run sanitize(Path input, String output, String... extra) {
+    return fx.sanitize(input, output, extra);
   }
 
   /** A raw Delta table of the tickets at {@code dir}. */
   static Path rawTable(Path dir) {
-    spark.read().json(tickets.toString()).write().format("delta").save(dir.toString());
+    fx.rawTableAt(dir.toString());
     return dir;
   }
 
   static List<String> texts(String path) {
-    return spark.read().format("delta").load(path).orderBy("id").collectAsList().stream()
-        .map(r -> r.<String>getAs("text")).collect(Collectors.toList());
-  }
-
-  /** Every file under {@code dir} where the canary is readable ({@link WritePathTest#canaryFound}). */
-  static List<String> canaryFound(Path dir) throws Exception {
-    return WritePathTest.canaryFound(dir);
+    return fx.texts(path);
   }
 
   static long versions(Path table) {
@@ -91,7 +87,7 @@ class WritePathHolesTest {
       Path views = Files.createDirectories(tmp.resolve("views-" + name));
       Path real = rawTable(store.resolve("tickets"));
       Path link = Files.createSymbolicLink(views.resolve("tickets"), real);
-      DpTextJobTest.Run r = linkIsOutput
+      Run r = linkIsOutput
           ? sanitize(real, link.toString(), "--mode", "overwrite", "--in-place", "purge-history")
           : sanitize(link, real.toString(), "--mode", "overwrite", "--in-place", "purge-history");
       assertEquals(0, r.exitCode(), name + ": " + r.err());
@@ -133,7 +129,7 @@ class WritePathHolesTest {
     Files.writeString(staging.resolve(InPlaceSwap.READY), "ready\n");
     Files.move(real, store.resolve(".tickets.dptext-raw"));
     assertFalse(Files.exists(link), "the link dangles");
-    DpTextJobTest.Run r = sanitize(link, link.toString(), "--mode", "overwrite", "--in-place", "purge-history");
+    Run r = sanitize(link, link.toString(), "--mode", "overwrite", "--in-place", "purge-history");
     assertEquals(0, r.exitCode(), r.out() + r.err());
     assertTrue(r.out().contains("Completed the interrupted in-place run"), r.out());
     assertTrue(Files.isSymbolicLink(link) && Files.isDirectory(real) && !Files.isSymbolicLink(real));
@@ -160,7 +156,7 @@ class WritePathHolesTest {
         linkedParent.resolve("spelled").toString());
     long before = versions(table);
     for (String spelling : spellings) {
-      DpTextJobTest.Run r = sanitize(table, spelling, "--mode", "overwrite");
+      Run r = sanitize(table, spelling, "--mode", "overwrite");
       assertEquals(2, r.exitCode(), spelling + ": " + r.out() + r.err());
       assertTrue(r.err().contains("is the input") && r.err().contains("--in-place purge-history"), spelling + ": "
           + r.err());
@@ -169,7 +165,7 @@ class WritePathHolesTest {
     // A name with a space, spelled through a link to its parent and with a file: prefix.
     Path spaced = rawTable(tmp.resolve("spelled table"));
     for (String spelling : List.of("file:" + linkedParent.resolve("spelled table"), spaced + "/")) {
-      DpTextJobTest.Run r = sanitize(spaced, spelling, "--mode", "overwrite");
+      Run r = sanitize(spaced, spelling, "--mode", "overwrite");
       assertEquals(2, r.exitCode(), spelling + ": " + r.out() + r.err());
       assertTrue(r.err().contains("is the input"), spelling + ": " + r.err());
     }
@@ -188,7 +184,7 @@ class WritePathHolesTest {
     Path link1 = Files.createSymbolicLink(tmp.resolve("nest-1-link"), dir1);
     for (String output : List.of(dir1.toString(), link1.toString(), dir1 + "/")) {
       for (String format : List.of("parquet", "delta")) {
-        DpTextJobTest.Run r = sanitize(in1, output, "--mode", "overwrite", "--output-format", format);
+        Run r = sanitize(in1, output, "--mode", "overwrite", "--output-format", format);
         assertEquals(2, r.exitCode(), output + " " + format + ": " + r.out() + r.err());
         assertTrue(r.err().contains("--input " + in1) && r.err().contains("--output " + output)
             && r.err().contains("inside"), r.err());
@@ -204,7 +200,7 @@ class WritePathHolesTest {
     Files.writeString(dir5.resolve("out").resolve("old.json"), "{\"id\": 0, \"text\": \"older output\"}\n");
     for (String[] glob : List.of(new String[] {dir5 + "/*", dir5.resolve("out").toString()},
         new String[] {dir5 + "/*.jsonl", dir5.toString()})) {
-      DpTextJobTest.Run g = DpTextJobTest.run("sanitize", "--input", glob[0], "--input-format", "json", "--output",
+      Run g = JobFixtures.run("sanitize", "--input", glob[0], "--input-format", "json", "--output",
           glob[1], "--output-format", "parquet", "--mode", "overwrite", "--id-column", "id", "--model",
           embeddings.toString(), "--key-file", keyFile.toString());
       assertEquals(2, g.exitCode(), glob[0] + " -> " + glob[1] + ": " + g.out() + g.err());
@@ -217,7 +213,7 @@ class WritePathHolesTest {
     Path in2 = tmp.resolve("nest-2");
     spark.read().json(tickets.toString()).write().parquet(in2.toString());
     List<String> in2Files = names(in2);
-    DpTextJobTest.Run p = sanitize(in2, in2.resolve("sanitized").toString(), "--input-format", "parquet",
+    Run p = sanitize(in2, in2.resolve("sanitized").toString(), "--input-format", "parquet",
         "--output-format", "parquet", "--mode", "overwrite");
     assertEquals(2, p.exitCode(), p.out() + p.err());
     assertTrue(p.err().contains("inside") && p.err().contains(in2.toString()), p.err());
@@ -226,7 +222,7 @@ class WritePathHolesTest {
     // Delta output inside a Delta input table: the input's VACUUM would delete the output's files.
     Path in3 = rawTable(tmp.resolve("nest-3"));
     List<String> in3Files = names(in3);
-    DpTextJobTest.Run d = sanitize(in3, in3.resolve("sanitized").toString());
+    Run d = sanitize(in3, in3.resolve("sanitized").toString());
     assertEquals(2, d.exitCode(), d.out() + d.err());
     assertTrue(d.err().contains("inside"), d.err());
     assertEquals(in3Files, names(in3));
@@ -236,7 +232,7 @@ class WritePathHolesTest {
     // delete it.
     Path out4 = rawTable(tmp.resolve("nest-4"));
     Path in4 = Files.copy(tickets, out4.resolve("tickets.jsonl"));
-    DpTextJobTest.Run d4 = sanitize(in4, out4.toString(), "--mode", "overwrite");
+    Run d4 = sanitize(in4, out4.toString(), "--mode", "overwrite");
     assertEquals(2, d4.exitCode(), d4.out() + d4.err());
     assertTrue(d4.err().contains("inside"), d4.err());
     assertEquals(1, versions(out4));
@@ -261,7 +257,7 @@ class WritePathHolesTest {
         inDir.resolve("rejects").toString()); // inside the input (a directory of JSON files)
     for (String format : List.of("delta", "parquet")) {
       for (String rejects : rejectsPaths) {
-        DpTextJobTest.Run r = sanitize(inDir, out.toString(), "--input-format", "json", "--mode", "overwrite",
+        Run r = sanitize(inDir, out.toString(), "--input-format", "json", "--mode", "overwrite",
             "--output-format", format, "--on-corrupt", "reject", "--rejects", rejects);
         assertEquals(2, r.exitCode(), rejects + " " + format + ": " + r.out() + r.err());
         assertTrue(r.err().contains("--rejects " + rejects) && r.err().contains("raw"), r.err());
@@ -274,7 +270,7 @@ class WritePathHolesTest {
     }
     // The control: rejects beside the output run, and hold the two malformed records.
     Path rejects = base.resolve("rejects");
-    DpTextJobTest.Run ok = sanitize(inDir, out.toString(), "--input-format", "json", "--mode", "overwrite",
+    Run ok = sanitize(inDir, out.toString(), "--input-format", "json", "--mode", "overwrite",
         "--on-corrupt", "reject", "--rejects", rejects.toString());
     assertEquals(0, ok.exitCode(), ok.err());
     assertEquals(2, spark.read().format("delta").load(rejects.toString()).count());

@@ -1,9 +1,12 @@
-package dev.dptext.job;
+package dev.dptext.job.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.ExitCode;
+import dev.dptext.job.JobException;
+import dev.dptext.job.testing.SharedSpark;
 import dev.dptext.spark.LogCapture;
 import dev.dptext.spark.TokenAccumulators;
 import java.util.List;

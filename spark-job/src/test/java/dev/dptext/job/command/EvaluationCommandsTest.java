@@ -1,10 +1,13 @@
-package dev.dptext.job;
+package dev.dptext.job.command;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.SharedSpark;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +51,7 @@ class EvaluationCommandsTest {
   @Test
   void utilityRunsEveryCellAndAChangelessSettingMatchesTheRawModel() throws IOException {
     Path out = dir.resolve("utility");
-    DpTextJobTest.Run run = DpTextJobTest.run("evaluate", "utility", "--input", input.toString(),
+    Run run = JobFixtures.run("evaluate", "utility", "--input", input.toString(),
         "--text-column", "review", "--label-column", "sentiment", "--model", glove.toString(), "--neighbours", "32",
         "--mechanisms", "laplace", "--epsilons", "1,2000", "--trials", "2", "--output", out.toString());
     assertEquals(0, run.exitCode(), run.err());
@@ -91,7 +94,7 @@ class EvaluationCommandsTest {
     Path mail = dir.resolve("mail.jsonl");
     Files.writeString(mail, jsonl);
     Path out = dir.resolve("utility-grid");
-    DpTextJobTest.Run run = DpTextJobTest.run("evaluate", "utility", "--input", mail.toString(), "--label-column",
+    Run run = JobFixtures.run("evaluate", "utility", "--input", mail.toString(), "--label-column",
         "kind", "--model", glove.toString(), "--neighbours", "32", "--epsilons", "santext=3;laplace=2000",
         "--trials", "1", "--output", out.toString());
     assertEquals(0, run.exitCode(), run.err());
@@ -108,14 +111,14 @@ class EvaluationCommandsTest {
         "the command keeps its quotes");
     Path threeFile = dir.resolve("three.jsonl");
     Files.writeString(threeFile, three);
-    DpTextJobTest.Run bad = DpTextJobTest.run("evaluate", "utility", "--input", threeFile.toString(),
+    Run bad = JobFixtures.run("evaluate", "utility", "--input", threeFile.toString(),
         "--label-column", "kind", "--model", glove.toString(), "--neighbours", "32", "--epsilons", "laplace=10",
         "--output", dir.resolve("bad").toString());
     assertEquals(2, bad.exitCode(), bad.err());
     assertTrue(bad.err().contains("The label column 'kind'") && bad.err().contains("3 distinct values")
         && bad.err().contains("exactly two"), bad.err());
     assertFalse(bad.err().contains("CAST_INVALID_INPUT") || bad.err().contains("\tat "), bad.err());
-    DpTextJobTest.Run wrongPositive = DpTextJobTest.run("evaluate", "utility", "--input", mail.toString(),
+    Run wrongPositive = JobFixtures.run("evaluate", "utility", "--input", mail.toString(),
         "--label-column", "kind", "--positive-label", "junk", "--model", glove.toString(), "--epsilons", "laplace=10",
         "--output", dir.resolve("bad2").toString());
     assertEquals(2, wrongPositive.exitCode(), wrongPositive.err());
@@ -128,7 +131,7 @@ class EvaluationCommandsTest {
     Path lexicon = dir.resolve("lexicon.csv");
     Files.writeString(lexicon, "word,label\ngood,1\ngreat,1\nbest,1\nbad,0\nworst,0\npoor,0\n");
     Path out = dir.resolve("tune");
-    DpTextJobTest.Run run = DpTextJobTest.run("tune", "--max-utility-loss", "0.2", "--lexicon", lexicon.toString(),
+    Run run = JobFixtures.run("tune", "--max-utility-loss", "0.2", "--lexicon", lexicon.toString(),
         "--uniform-prior", "--model", glove.toString(), "--neighbours", "32", "--mechanisms", "santext laplace",
         "--draws", "200", "--refine", "2", "--max-standard-error", "0.0001", "--max-draws", "400",
         "--output", out.toString());
@@ -152,7 +155,7 @@ class EvaluationCommandsTest {
   @Test
   void membershipInferenceReportsTheRawBaselineAndEachCell() throws IOException {
     Path out = dir.resolve("mia");
-    DpTextJobTest.Run run = DpTextJobTest.run("evaluate", "mia", "--input", input.toString(),
+    Run run = JobFixtures.run("evaluate", "mia", "--input", input.toString(),
         "--text-column", "review", "--label-column", "sentiment", "--model", glove.toString(), "--neighbours", "32",
         "--mechanisms", "santext", "--epsilons", "1", "--trials", "1", "--shadows", "1", "--output", out.toString());
     assertEquals(0, run.exitCode(), run.err());

@@ -1,9 +1,12 @@
-package dev.dptext.job;
+package dev.dptext.job.write;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.SharedSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -48,7 +51,7 @@ class ScheduledRunTest {
     return lines;
   }
 
-  static DpTextJobTest.Run sanitize(Path input, String output, String... extra) {
+  static Run sanitize(Path input, String output, String... extra) {
     return JobFixtures.sanitize(input, output, keyFile, embeddings, extra);
   }
 
@@ -64,27 +67,27 @@ class ScheduledRunTest {
   @Test
   void repeatedRunWithTheSameTransactionWritesNothingAndALowerVersionIsRefused() {
     String out = tmp.resolve("txn").toString();
-    DpTextJobTest.Run first = sanitize(tickets, out, "--mode", "append", "--txn-app-id", "tickets-nightly",
+    Run first = sanitize(tickets, out, "--mode", "append", "--txn-app-id", "tickets-nightly",
         "--txn-version", "20261121");
     assertEquals(0, first.exitCode(), first.err());
     long v = version(out);
     List<String> before = rows(out, "true");
     assertEquals(30, before.size());
 
-    DpTextJobTest.Run again = sanitize(tickets, out, "--mode", "append", "--txn-app-id", "tickets-nightly",
+    Run again = sanitize(tickets, out, "--mode", "append", "--txn-app-id", "tickets-nightly",
         "--txn-version", "20261121");
     assertEquals(0, again.exitCode(), again.err());
     assertTrue(again.out().contains("Nothing to do"), again.out());
     assertEquals(v, version(out), "a repeated run must not add a table version");
     assertEquals(before, rows(out, "true"));
 
-    DpTextJobTest.Run older = sanitize(tickets, out, "--mode", "append", "--txn-app-id", "tickets-nightly",
+    Run older = sanitize(tickets, out, "--mode", "append", "--txn-app-id", "tickets-nightly",
         "--txn-version", "20261120");
     assertEquals(2, older.exitCode(), older.err());
     assertTrue(older.err().contains("replace-where") && older.err().contains("20261121"), older.err());
     assertEquals(v, version(out));
 
-    DpTextJobTest.Run next = sanitize(tickets, out, "--mode", "append", "--txn-app-id", "tickets-nightly",
+    Run next = sanitize(tickets, out, "--mode", "append", "--txn-app-id", "tickets-nightly",
         "--txn-version", "20261122", "--where", "day = '2026-11-21'");
     assertEquals(0, next.exitCode(), next.err());
     assertEquals(40, rows(out, "true").size(), "the next night's run appends its 10 rows");
@@ -100,7 +103,7 @@ class ScheduledRunTest {
     // The 20th's raw texts were corrected upstream: backfill that day only.
     Path corrected = tmp.resolve("corrected.jsonl");
     Files.write(corrected, ticketLines(" again"));
-    DpTextJobTest.Run backfill = sanitize(corrected, out, "--mode", "replace-where", "--where", "day = '2026-11-20'");
+    Run backfill = sanitize(corrected, out, "--mode", "replace-where", "--where", "day = '2026-11-20'");
     assertEquals(0, backfill.exitCode(), backfill.err());
     assertTrue(backfill.out().contains("rows in / out      10 / 10"), backfill.out());
     assertEquals(day19, rows(out, "day = '2026-11-19'"), "other days untouched");
@@ -114,7 +117,7 @@ class ScheduledRunTest {
 
     // MERGE by id: re-running changes nothing; a new id is inserted; every row is updated in place.
     List<String> all = rows(out, "true");
-    DpTextJobTest.Run merge = sanitize(corrected, out, "--mode", "merge");
+    Run merge = sanitize(corrected, out, "--mode", "merge");
     assertEquals(0, merge.exitCode(), merge.err());
     List<String> merged = rows(out, "true");
     assertEquals(30, merged.size());
@@ -122,7 +125,7 @@ class ScheduledRunTest {
     assertNotEquals(all, merged, "the 19th and 21st now hold the corrected texts' sanitization");
     Files.write(corrected, List.of("{\"id\": 99, \"day\": \"2026-11-22\", \"text\": \"a brand new ticket\"}"),
         java.nio.file.StandardOpenOption.APPEND);
-    DpTextJobTest.Run upsert = sanitize(corrected, out, "--mode", "merge");
+    Run upsert = sanitize(corrected, out, "--mode", "merge");
     assertEquals(0, upsert.exitCode(), upsert.err());
     assertTrue(upsert.out().contains("rows in / out      31 / 31"), upsert.out());
     assertEquals(31, rows(out, "true").size());
@@ -131,7 +134,7 @@ class ScheduledRunTest {
     Path duplicated = tmp.resolve("duplicated.jsonl");
     Files.write(duplicated, List.of("{\"id\": 1, \"day\": \"2026-11-19\", \"text\": \"one\"}",
         "{\"id\": 1, \"day\": \"2026-11-19\", \"text\": \"two\"}"));
-    DpTextJobTest.Run dup = sanitize(duplicated, out, "--mode", "merge");
+    Run dup = sanitize(duplicated, out, "--mode", "merge");
     assertEquals(3, dup.exitCode(), dup.err());
     assertTrue(dup.err().contains("--merge-key id is not unique"), dup.err());
   }
@@ -139,16 +142,16 @@ class ScheduledRunTest {
   @Test
   void writeModeMisuseIsAUsageError() {
     String out = tmp.resolve("misuse").toString();
-    DpTextJobTest.Run noWhere = sanitize(tickets, out, "--mode", "replace-where");
+    Run noWhere = sanitize(tickets, out, "--mode", "replace-where");
     assertEquals(2, noWhere.exitCode());
     assertTrue(noWhere.err().contains("--where"), noWhere.err());
-    DpTextJobTest.Run parquetMerge = sanitize(tickets, out, "--mode", "merge", "--output-format", "parquet");
+    Run parquetMerge = sanitize(tickets, out, "--mode", "merge", "--output-format", "parquet");
     assertEquals(2, parquetMerge.exitCode());
     assertTrue(parquetMerge.err().contains("needs --output-format delta"), parquetMerge.err());
-    DpTextJobTest.Run halfTxn = sanitize(tickets, out, "--mode", "append", "--txn-app-id", "x");
+    Run halfTxn = sanitize(tickets, out, "--mode", "append", "--txn-app-id", "x");
     assertEquals(2, halfTxn.exitCode());
     assertTrue(halfTxn.err().contains("go together"), halfTxn.err());
-    DpTextJobTest.Run badWhere = sanitize(tickets, out, "--where", "dayz = 1");
+    Run badWhere = sanitize(tickets, out, "--where", "dayz = 1");
     assertEquals(2, badWhere.exitCode(), badWhere.err());
     assertTrue(badWhere.err().contains("dayz") && badWhere.err().contains("(day, id, text)"), badWhere.err());
   }

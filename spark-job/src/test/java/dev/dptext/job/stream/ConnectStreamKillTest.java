@@ -1,9 +1,15 @@
-package dev.dptext.job;
+package dev.dptext.job.stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.JobSession;
+import dev.dptext.job.testing.ConnectServer;
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.JobProcess;
+import dev.dptext.job.testing.SharedSpark;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -94,7 +100,7 @@ class ConnectStreamKillTest {
     assertEquals(0, restart.exitValue(), restartOut + Files.readString(tmp.resolve("second.err")));
 
     Path batch = tmp.resolve("batch");
-    DpTextJobTest.Run b = JobFixtures.sanitize(in, batch.toString(), keyFile, embeddings, "--input-format", "json",
+    Run b = JobFixtures.sanitize(in, batch.toString(), keyFile, embeddings, "--input-format", "json",
         "--input-schema", StreamSanitizeTest.SCHEMA);
     assertEquals(0, b.exitCode(), b.err());
     List<String> expected = StreamSanitizeTest.rows(batch);
@@ -106,7 +112,7 @@ class ConnectStreamKillTest {
     for (Path f : files(List.of(tmp.resolve("first.out"), tmp.resolve("first.err"), tmp.resolve("second.out"),
         tmp.resolve("second.err"), cp, out.resolve("_delta_log"), ConnectServer.LOG))) {
       String content = new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1);
-      if (content.contains(KEY) || content.contains(WritePathTest.CANARY)) {
+      if (content.contains(KEY) || content.contains(JobFixtures.CANARY)) {
         leaks.add(f.toString());
       }
     }

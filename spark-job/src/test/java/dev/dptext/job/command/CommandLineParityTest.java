@@ -1,4 +1,4 @@
-package dev.dptext.job;
+package dev.dptext.job.command;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.config.Setting;
+import dev.dptext.job.Version;
+import dev.dptext.job.run.RunSummary;
 import dev.dptext.spark.Settings;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +29,7 @@ class CommandLineParityTest {
         "tune", Settings.MODEL_SETTINGS,
         "evaluate utility", Settings.MODEL_SETTINGS,
         "evaluate mia", Settings.MODEL_SETTINGS);
-    CommandLine cli = DpTextJob.commandLine();
+    CommandLine cli = Commands.commandLine();
     java.util.Set<String> commands = new java.util.HashSet<>(cli.getSubcommands().keySet());
     cli.getSubcommands().get("evaluate").getSubcommands().keySet().forEach(s -> commands.add("evaluate " + s));
     assertEquals(expected.keySet(), commands, "every command is checked");
@@ -55,7 +57,7 @@ class CommandLineParityTest {
   @Test
   void helpNamesEveryCommand() {
     java.io.StringWriter out = new java.io.StringWriter();
-    CommandLine cli = DpTextJob.commandLine();
+    CommandLine cli = Commands.commandLine();
     cli.setOut(new java.io.PrintWriter(out));
     cli.execute("--help");
     for (String command : cli.getSubcommands().keySet()) {
@@ -69,17 +71,17 @@ class CommandLineParityTest {
    */
   @Test
   void aRunBuildsOnlyItsCommand() {
-    CommandLine sanitize = DpTextJob.commandLine("sanitize", "--input", "x");
+    CommandLine sanitize = Commands.commandLine("sanitize", "--input", "x");
     assertEquals(java.util.Set.of("sanitize"), sanitize.getSubcommands().keySet());
-    var full = DpTextJob.commandLine().getSubcommands().get("sanitize").getCommandSpec();
+    var full = Commands.commandLine().getSubcommands().get("sanitize").getCommandSpec();
     var alone = sanitize.getSubcommands().get("sanitize").getCommandSpec();
     assertEquals(full.options().stream().map(OptionSpec::longestName).toList(),
         alone.options().stream().map(OptionSpec::longestName).toList());
     for (String[] other : new String[][] {{}, {"--help"}, {"--version"}, {"sanitise"}}) {
-      assertEquals(DpTextJob.COMMANDS.size(), DpTextJob.commandLine(other).getSubcommands().size(), String.join(" ", other));
+      assertEquals(Commands.ALL.size(), Commands.commandLine(other).getSubcommands().size(), String.join(" ", other));
     }
     assertEquals(List.of("sanitize", "build-model", "privacy-stats", "calibrate", "evaluate", "tune"),
-        List.copyOf(DpTextJob.commandLine().getSubcommands().keySet()), "the help lists the commands in this order");
+        List.copyOf(Commands.commandLine().getSubcommands().keySet()), "the help lists the commands in this order");
   }
 
   @Test
@@ -91,7 +93,7 @@ class CommandLineParityTest {
     assertEquals(m.group(1), Version.VALUE);
     assertEquals(Version.VALUE, RunSummary.VERSION);
     java.io.StringWriter printed = new java.io.StringWriter();
-    CommandLine cli = DpTextJob.commandLine("--version");
+    CommandLine cli = Commands.commandLine("--version");
     cli.setOut(new java.io.PrintWriter(printed));
     cli.execute("--version");
     assertEquals("dptext " + m.group(1), printed.toString().strip());

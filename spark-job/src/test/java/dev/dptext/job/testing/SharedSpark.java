@@ -1,5 +1,6 @@
-package dev.dptext.job;
+package dev.dptext.job.testing;
 
+import dev.dptext.job.JobSession;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -14,18 +15,18 @@ import org.apache.spark.sql.SparkSession;
  * in one JVM. Its scratch directories live under {@code target/test-spark}, wiped at start-up, so a
  * leftover warehouse from an earlier run cannot break this one.
  */
-final class SharedSpark {
+public final class SharedSpark {
   private static final Path ROOT = Path.of("target", "test-spark").toAbsolutePath();
   /** Where the notebook tests' Scala interpreter writes its classes, for executors to load. */
-  static final Path REPL_CLASSES = ROOT.resolve("repl-classes");
+  public static final Path REPL_CLASSES = ROOT.resolve("repl-classes");
   /** Spark's event log of this JVM's session, which the secrets test searches for the key. */
-  static final Path EVENT_LOG = ROOT.resolve("event-log");
+  public static final Path EVENT_LOG = ROOT.resolve("event-log");
 
   private static SparkSession session;
 
   private SharedSpark() {}
 
-  static synchronized SparkSession get() {
+  public static synchronized SparkSession get() {
     if (session == null) {
       deleteRecursively(ROOT);
       try {

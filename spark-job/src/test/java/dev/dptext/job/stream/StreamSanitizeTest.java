@@ -1,9 +1,14 @@
-package dev.dptext.job;
+package dev.dptext.job.stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.command.Commands;
+import dev.dptext.job.command.ConfigFile;
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.SharedSpark;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * unsafe combination is refused with exit 2. The real kill of a separate JVM: {@link StreamKillTest}.
  */
 class StreamSanitizeTest {
-  static final String CANARY = WritePathTest.CANARY;
+  static final String CANARY = JobFixtures.CANARY;
   static final String SCHEMA = "id BIGINT, text STRING";
 
   @TempDir static Path tmp;
@@ -72,14 +77,14 @@ class StreamSanitizeTest {
     Files.deleteIfExists(checkpoint.resolve("commits").resolve("." + n + ".crc"));
   }
 
-  static DpTextJobTest.Run stream(Path input, Path output, Path checkpoint, String... extra) {
+  static Run stream(Path input, Path output, Path checkpoint, String... extra) {
     List<String> a = new ArrayList<>(List.of("--stream", "--checkpoint", checkpoint.toString(), "--input-format",
         "json", "--input-schema", SCHEMA));
     a.addAll(List.of(extra));
     return JobFixtures.sanitize(input, output.toString(), keyFile, embeddings, a.toArray(new String[0]));
   }
 
-  static DpTextJobTest.Run batch(Path input, Path output) {
+  static Run batch(Path input, Path output) {
     return JobFixtures.sanitize(input, output.toString(), keyFile, embeddings, "--input-format", "json",
         "--input-schema", SCHEMA);
   }
@@ -137,7 +142,7 @@ class StreamSanitizeTest {
     Path cp = tmp.resolve("streamed-checkpoint");
     Progress progress = new Progress();
     spark.streams().addListener(progress);
-    DpTextJobTest.Run r;
+    Run r;
     try {
       r = stream(in, out, cp, "--max-files-per-trigger", "2");
       assertEquals(0, r.exitCode(), r.err());
@@ -169,14 +174,14 @@ class StreamSanitizeTest {
     assertEquals("santext", props.get("dptext.mechanism"));
 
     // A restart with nothing new: no micro-batch, no commit.
-    DpTextJobTest.Run idle = stream(in, out, cp, "--max-files-per-trigger", "2");
+    Run idle = stream(in, out, cp, "--max-files-per-trigger", "2");
     assertEquals(0, idle.exitCode(), idle.err());
     assertTrue(idle.out().contains("stream: 0 micro-batch(es) this run"), idle.out());
     assertEquals(3, versions(out));
 
     // New files arrive: the restart sanitizes those only, and the table equals a batch run over all.
     writeFiles(in, 6, 2, 10);
-    DpTextJobTest.Run more = stream(in, out, cp, "--max-files-per-trigger", "2");
+    Run more = stream(in, out, cp, "--max-files-per-trigger", "2");
     assertEquals(0, more.exitCode(), more.err());
     assertTrue(more.out().contains("rows in / out      20 / 20"), more.out());
     Path all = tmp.resolve("batch-all");
@@ -198,7 +203,7 @@ class StreamSanitizeTest {
     // A crash after the Delta commit of micro-batch 1, before Spark marked it finished: the restart runs
     // it again, and its transaction in the table makes that a no-op.
     forgetFinished(cp, 1);
-    DpTextJobTest.Run replay = stream(in, out, cp, "--max-files-per-trigger", "2");
+    Run replay = stream(in, out, cp, "--max-files-per-trigger", "2");
     assertEquals(0, replay.exitCode(), replay.err());
     assertEquals(2, versions(out), "no second commit of micro-batch 1");
     assertEquals(expected, rows(out));
@@ -212,7 +217,7 @@ class StreamSanitizeTest {
       Files.deleteIfExists(log.resolve(f));
     }
     assertEquals(10, spark.read().format("delta").load(out.toString()).count());
-    DpTextJobTest.Run rewrite = stream(in, out, cp, "--max-files-per-trigger", "2");
+    Run rewrite = stream(in, out, cp, "--max-files-per-trigger", "2");
     assertEquals(0, rewrite.exitCode(), rewrite.err());
     assertTrue(rewrite.out().contains("rows in / out      10 / 10"), rewrite.out());
     assertEquals(expected, rows(out), "the replay writes exactly the text the lost attempt would have");
@@ -226,7 +231,7 @@ class StreamSanitizeTest {
         "{\"id\": \"not a number\", \"text\": \"" + CANARY + " broken\"}"), 2);
     Path out = tmp.resolve("bad");
     Path cp = tmp.resolve("bad-checkpoint");
-    DpTextJobTest.Run failed = stream(in, out, cp, "--max-files-per-trigger", "1");
+    Run failed = stream(in, out, cp, "--max-files-per-trigger", "1");
     assertEquals(3, failed.exitCode(), failed.err());
     assertTrue(failed.err().contains("Micro-batch 2") && failed.err().contains("1 malformed record(s) of 2")
         && failed.err().contains("--on-corrupt reject"), failed.err());
@@ -234,7 +239,7 @@ class StreamSanitizeTest {
     assertEquals(10, spark.read().format("delta").load(out.toString()).count(), "micro-batches 0 and 1 stay");
 
     Path rejects = tmp.resolve("bad-rejects");
-    DpTextJobTest.Run resumed = stream(in, out, cp, "--max-files-per-trigger", "1", "--on-corrupt", "reject",
+    Run resumed = stream(in, out, cp, "--max-files-per-trigger", "1", "--on-corrupt", "reject",
         "--rejects", rejects.toString());
     assertEquals(0, resumed.exitCode(), resumed.err());
     assertEquals(11, spark.read().format("delta").load(out.toString()).count());
@@ -252,7 +257,7 @@ class StreamSanitizeTest {
         new String[] {"--stream needs --checkpoint", "--stream"},
         new String[] {"--trigger", "--stream", "--checkpoint", cp.toString(), "--trigger", "sometimes"});
     for (String[] c : cases) {
-      DpTextJobTest.Run r = JobFixtures.sanitize(in, out.toString(), keyFile, embeddings,
+      Run r = JobFixtures.sanitize(in, out.toString(), keyFile, embeddings,
           java.util.Arrays.copyOfRange(c, 1, c.length));
       assertEquals(2, r.exitCode(), r.err());
       assertTrue(r.err().contains(c[0]), c[0] + " / " + r.err());
@@ -264,16 +269,16 @@ class StreamSanitizeTest {
         new Refused("Delta only", cp, "--output-format", "parquet"),
         new Refused("--mode errorifexists", cp, "--mode", "overwrite"),
         new Refused("keys its commits itself", cp, "--mode", "append", "--txn-app-id", "a", "--txn-version", "1"))) {
-      DpTextJobTest.Run r = stream(in, out, c.checkpoint(), c.extra());
+      Run r = stream(in, out, c.checkpoint(), c.extra());
       assertEquals(2, r.exitCode(), c.message() + ": " + r.err());
       assertTrue(r.err().contains(c.message()), c.message() + ": " + r.err());
     }
-    DpTextJobTest.Run fresh = DpTextJobTest.run("sanitize", "--stream", "--checkpoint", cp.toString(), "--input",
+    Run fresh = JobFixtures.run("sanitize", "--stream", "--checkpoint", cp.toString(), "--input",
         in.toString(), "--output", out.toString(), "--input-format", "json", "--input-schema", SCHEMA, "--model",
         embeddings.toString(), "--id-mode", "fresh", "--progress-interval", "0");
     assertEquals(2, fresh.exitCode(), fresh.err());
     assertTrue(fresh.err().contains("refuses --id-mode fresh"), fresh.err());
-    DpTextJobTest.Run noSchema = JobFixtures.sanitize(in, out.toString(), keyFile, embeddings, "--stream",
+    Run noSchema = JobFixtures.sanitize(in, out.toString(), keyFile, embeddings, "--stream",
         "--checkpoint", cp.toString(), "--input-format", "json");
     assertEquals(2, noSchema.exitCode(), noSchema.err());
     assertTrue(noSchema.err().contains("--input-schema"), noSchema.err());
@@ -281,14 +286,14 @@ class StreamSanitizeTest {
 
     // A stream's own checkpoint, then: another output with it; a new checkpoint for its table; in place.
     assertEquals(0, stream(in, out, cp).exitCode());
-    DpTextJobTest.Run otherOutput = stream(in, tmp.resolve("elsewhere"), cp);
+    Run otherOutput = stream(in, tmp.resolve("elsewhere"), cp);
     assertEquals(2, otherOutput.exitCode(), otherOutput.err());
     assertTrue(otherOutput.err().contains("belongs to the stream from"), otherOutput.err());
-    DpTextJobTest.Run newCheckpoint = stream(in, out, tmp.resolve("another-checkpoint"));
+    Run newCheckpoint = stream(in, out, tmp.resolve("another-checkpoint"));
     assertEquals(2, newCheckpoint.exitCode(), newCheckpoint.err());
     assertTrue(newCheckpoint.err().contains("fed by another stream") && newCheckpoint.err().contains("--mode append"),
         newCheckpoint.err());
-    DpTextJobTest.Run inPlace = JobFixtures.sanitize(out, out.toString(), keyFile, embeddings, "--stream",
+    Run inPlace = JobFixtures.sanitize(out, out.toString(), keyFile, embeddings, "--stream",
         "--checkpoint", tmp.resolve("in-place-checkpoint").toString(), "--mode", "append");
     assertEquals(2, inPlace.exitCode(), inPlace.err());
     assertTrue(inPlace.err().contains("is the input"), inPlace.err());
@@ -304,7 +309,7 @@ class StreamSanitizeTest {
           .write().format("delta").mode("append").save(raw.toString());
     }
     Path out = tmp.resolve("from-delta");
-    DpTextJobTest.Run r = JobFixtures.sanitize(raw, out.toString(), keyFile, embeddings, "--stream", "--checkpoint",
+    Run r = JobFixtures.sanitize(raw, out.toString(), keyFile, embeddings, "--stream", "--checkpoint",
         tmp.resolve("from-delta-checkpoint").toString(), "--input-format", "delta", "--max-files-per-trigger", "1");
     assertEquals(0, r.exitCode(), r.err());
     assertTrue(r.out().contains("stream: 3 micro-batch(es) this run"), r.out());
@@ -317,6 +322,6 @@ class StreamSanitizeTest {
   @Test
   void theStreamingExampleConfigurationHoldsOnlySanitizeOptions() {
     ConfigFile.load(Path.of("../conf/stream.properties"))
-        .validateAgainst(DpTextJob.commandLine().getSubcommands().get("sanitize").getCommandSpec());
+        .validateAgainst(Commands.commandLine().getSubcommands().get("sanitize").getCommandSpec());
   }
 }

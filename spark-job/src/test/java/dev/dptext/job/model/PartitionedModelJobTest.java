@@ -1,9 +1,13 @@
-package dev.dptext.job;
+package dev.dptext.job.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.ExitCode;
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.SharedSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,11 +36,11 @@ class PartitionedModelJobTest {
   void aPartitionedModelSanitizesAlikeOnBothPaths() {
     Path embeddings = JobFixtures.gloveFile(tmp, 1200);
     String model = tmp.resolve("model").toString();
-    String[] built = NoiseMechanismJobTest.run("build-model", "--model", embeddings.toString(), "--neighbours", "16",
+    Run built = JobFixtures.run("build-model", "--model", embeddings.toString(), "--neighbours", "16",
         "--model-layout", "partitioned", "--output", model);
-    assertEquals("0", built[0], built[1]);
-    assertTrue(built[1].contains("dptext partitioned model written to") && built[1].contains("1,200 words × 100 dims"),
-        built[1]);
+    assertEquals(0, built.exitCode(), built.out());
+    assertTrue(built.out().contains("dptext partitioned model written to") && built.out().contains("1,200 words × 100 dims"),
+        built.out());
     assertTrue(Files.exists(Path.of(model, "manifest.properties")));
     String[] outputs = new String[2];
     // auto: a directory of this size (far below 1 GiB) runs broadcast, and the summary says so and why.
@@ -46,12 +50,12 @@ class PartitionedModelJobTest {
             + "loaded whole; modelLayout=partitioned keeps it sharded)"};
     for (int i = 0; i < 2; i++) {
       String out = tmp.resolve("out-" + layouts[i]).toString();
-      String[] r = NoiseMechanismJobTest.run("sanitize", "--input", "../data/sample/support-tickets.jsonl",
+      Run r = JobFixtures.run("sanitize", "--input", JobFixtures.SAMPLE,
           "--output", out, "--output-format", "parquet", "--id-column", "id", "--model", model,
           "--model-layout", layouts[i], "--mechanism", "santext+", "--epsilon", "3", "--key-file", keyFile.toString());
-      assertEquals("0", r[0], layouts[i] + ": " + r[1]);
-      assertTrue(r[1].contains("rows in / out      16 / 16"), r[1]);
-      assertTrue(r[1].contains(said[i]), r[1]);
+      assertEquals(0, r.exitCode(), layouts[i] + ": " + r.out());
+      assertTrue(r.out().contains("rows in / out      16 / 16"), r.out());
+      assertTrue(r.out().contains(said[i]), r.out());
       List<String> rows = spark.read().parquet(out).orderBy("id").select("text").collectAsList().stream()
           .map(row -> row.isNullAt(0) ? "<null>" : row.getString(0)).collect(Collectors.toList());
       outputs[i] = String.join("\n", rows);
@@ -60,27 +64,24 @@ class PartitionedModelJobTest {
 
     // No tables stored: the run computes its words' rows, the same rows, hence the same text.
     String lean = tmp.resolve("model-on-demand").toString();
-    String[] leanBuilt = NoiseMechanismJobTest.run("build-model", "--model", embeddings.toString(), "--neighbours",
+    Run leanBuilt = JobFixtures.run("build-model", "--model", embeddings.toString(), "--neighbours",
         "16", "--model-layout", "partitioned", "--neighbour-tables", "on-demand", "--output", lean);
-    assertEquals("0", leanBuilt[0], leanBuilt[1]);
-    assertTrue(leanBuilt[1].contains("neighbour tables on demand"), leanBuilt[1]);
+    assertEquals(0, leanBuilt.exitCode(), leanBuilt.out());
+    assertTrue(leanBuilt.out().contains("neighbour tables on demand"), leanBuilt.out());
     assertFalse(Files.exists(Path.of(lean, "neighbours-0")));
     String out = tmp.resolve("out-on-demand").toString();
-    String[] r = NoiseMechanismJobTest.run("sanitize", "--input", "../data/sample/support-tickets.jsonl",
+    Run r = JobFixtures.run("sanitize", "--input", JobFixtures.SAMPLE,
         "--output", out, "--output-format", "parquet", "--id-column", "id", "--model", lean,
         "--model-layout", "partitioned", "--mechanism", "santext+", "--epsilon", "3", "--key-file", keyFile.toString());
-    assertEquals("0", r[0], r[1]);
+    assertEquals(0, r.exitCode(), r.out());
     assertEquals(outputs[1], spark.read().parquet(out).orderBy("id").select("text").collectAsList().stream()
         .map(row -> row.isNullAt(0) ? "<null>" : row.getString(0)).collect(Collectors.joining("\n")),
         "tables on demand give the stored tables' text");
 
-    java.io.StringWriter err = new java.io.StringWriter();
-    picocli.CommandLine cli = DpTextJob.commandLine();
-    cli.setErr(new java.io.PrintWriter(err, true));
-    int refused = DpTextJob.execute(cli, "build-model", "--model", embeddings.toString(), "--model-layout",
+    Run refused = JobFixtures.run("build-model", "--model", embeddings.toString(), "--model-layout",
         "broadcast", "--neighbour-tables", "on-demand", "--output", tmp.resolve("refused").toString());
-    assertEquals(ExitCode.USAGE.code, refused, err.toString());
-    assertTrue(err.toString().contains("--neighbour-tables on-demand is for partitioned models"), err.toString());
+    assertEquals(ExitCode.USAGE.code, refused.exitCode(), refused.err());
+    assertTrue(refused.err().contains("--neighbour-tables on-demand is for partitioned models"), refused.err());
     assertFalse(Files.exists(tmp.resolve("refused")));
   }
 }

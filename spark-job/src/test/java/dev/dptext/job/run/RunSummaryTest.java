@@ -1,9 +1,12 @@
-package dev.dptext.job;
+package dev.dptext.job.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.testing.SharedSpark;
+import dev.dptext.job.write.TableWriter;
+import dev.dptext.job.write.WriteMode;
 import dev.dptext.spark.DpTextOptions;
 import dev.dptext.spark.TokenAccumulators;
 import java.util.List;

@@ -1,5 +1,6 @@
-package dev.dptext.job;
+package dev.dptext.job.testing;
 
+import dev.dptext.job.JobSession;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,22 +26,22 @@ import org.apache.spark.sql.SparkSession;
  * --conf spark.api.mode=connect} gives an application: no {@code SparkContext}, only what a Connect
  * session offers.
  */
-final class ConnectServer {
+public final class ConnectServer {
   private static final Path ROOT = Path.of("target", "connect-server").toAbsolutePath();
   /** The server's log: what it printed, for a test that fails on the server side. */
-  static final Path LOG = ROOT.resolve("server.log");
+  public static final Path LOG = ROOT.resolve("server.log");
   private static final long START_TIMEOUT_MS = 180_000;
 
   private static Process process;
   private static int port;
   private static SparkSession client;
   /** Seconds the server took to accept connections, for the report. */
-  static double startSeconds;
+  public static double startSeconds;
 
   private ConnectServer() {}
 
   /** The Connect client session of this JVM's server (starting the server first if needed). */
-  static synchronized SparkSession session() {
+  public static synchronized SparkSession session() {
     if (client == null) {
       // This JVM's classic session (the other job tests', the classic side of the comparisons) first.
       SharedSpark.get();
@@ -53,7 +54,7 @@ final class ConnectServer {
   }
 
   /** The server's port (starting it first if needed). */
-  static synchronized int port() {
+  public static synchronized int port() {
     session();
     return port;
   }
@@ -64,7 +65,7 @@ final class ConnectServer {
    * code that asks for the active session (Delta's writer does) would get the Connect client. Only a test
    * JVM holds both kinds.
    */
-  static void giveBackClassicSession() {
+  public static void giveBackClassicSession() {
     SparkSession classic = SharedSpark.get();
     SparkSession.setActiveSession(classic);
     SparkSession.setDefaultSession(classic);

@@ -1,9 +1,13 @@
-package dev.dptext.job;
+package dev.dptext.job.command;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.testing.ConnectServer;
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.SharedSpark;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,15 +38,15 @@ class ConnectEvaluationCommandsTest {
   }
 
   /** Runs the job in {@code spark} (null: the job's own session, classic here) with its output captured. */
-  static DpTextJobTest.Run run(SparkSession spark, String... args) {
-    return DpTextJobTest.run(spark, args);
+  static Run run(SparkSession spark, String... args) {
+    return JobFixtures.run(spark, args);
   }
 
   /** Both runs succeed and print the same, wall-clock times aside. */
   static void samePrint(String... args) {
-    DpTextJobTest.Run classic = run(null, args);
+    Run classic = run(null, args);
     assertEquals(0, classic.exitCode(), classic.err());
-    DpTextJobTest.Run onConnect = run(connect, args);
+    Run onConnect = run(connect, args);
     assertEquals(0, onConnect.exitCode(), onConnect.out() + onConnect.err());
     assertEquals(untimed(classic.out()), untimed(onConnect.out()));
   }
@@ -57,10 +61,10 @@ class ConnectEvaluationCommandsTest {
         "--model", glove.toString(), "--neighbours", "32", "--mechanisms", "santext laplace vickrey:t=0.5",
         "--draws", "200", "--max-draws", "200", "--refine", "2", "--t-grid", "0.5,1", "--output", null};
     args[args.length - 1] = tmp.resolve("tune-classic").toString();
-    DpTextJobTest.Run classic = run(null, args);
+    Run classic = run(null, args);
     assertEquals(0, classic.exitCode(), classic.err());
     args[args.length - 1] = tmp.resolve("tune-connect").toString();
-    DpTextJobTest.Run onConnect = run(connect, args);
+    Run onConnect = run(connect, args);
     assertEquals(0, onConnect.exitCode(), onConnect.out() + onConnect.err());
     assertEquals(untimed(classic.out()), untimed(onConnect.out()));
     assertTrue(onConnect.out().contains("Recommended: "), onConnect.out());
@@ -87,7 +91,7 @@ class ConnectEvaluationCommandsTest {
     for (String which : List.of("utility", "mia")) {
       Path out = tmp.resolve("evaluate-" + which);
       // The input does not exist: reading it would have been an input error (exit 3), not this one.
-      DpTextJobTest.Run r = run(connect, "evaluate", which, "--input", tmp.resolve("no-such-table.jsonl").toString(),
+      Run r = run(connect, "evaluate", which, "--input", tmp.resolve("no-such-table.jsonl").toString(),
           "--model", glove.toString(), "--output", out.toString());
       assertEquals(2, r.exitCode(), r.out() + r.err());
       assertTrue(r.err().contains("Spark Connect session") && r.err().contains("classic Spark session: spark-submit")
