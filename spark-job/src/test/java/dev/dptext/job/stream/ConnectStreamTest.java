@@ -50,12 +50,11 @@ class ConnectStreamTest {
 
   /** The stream over {@code input}, as the job on {@code spark} (null: classic) runs it. */
   static Run stream(SparkSession spark, Path input, Path output, Path checkpoint, String... extra) {
-    List<String> a = new ArrayList<>(List.of("sanitize", "--input", input.toString(), "--output", output.toString(),
-        "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString(),
-        "--progress-interval", "0", "--stream", "--checkpoint", checkpoint.toString(), "--input-format", "json",
-        "--input-schema", StreamSanitizeTest.SCHEMA));
+    List<String> a = new ArrayList<>(List.of("--stream", "--checkpoint", checkpoint.toString(), "--input-format",
+        "json", "--input-schema", StreamSanitizeTest.SCHEMA));
     a.addAll(List.of(extra));
-    return JobFixtures.run(spark, a.toArray(new String[0]));
+    return JobFixtures.run(spark, JobFixtures.sanitizeArgs(input.toString(), output.toString(), keyFile, embeddings,
+        a.toArray(new String[0])));
   }
 
   @Test
