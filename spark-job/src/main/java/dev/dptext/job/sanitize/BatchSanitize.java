@@ -149,8 +149,7 @@ public final class BatchSanitize {
         TableWriter.write(input.rejected(), new TableWriter.Target(r.rejects(), r.outputFormat(), WriteMode.OVERWRITE,
             null, List.of(), null, null), TableWriter.Commit.rawRecords());
         rejected = OutputFormat.read(spark, r.rejects(), r.outputFormat()).count();
-        LOG.warn(
-            "{} rejected record(s) ({} malformed, {} with a null id) written, unsanitized, to {}",
+        LOG.warn("{} rejected record(s) ({} malformed, {} with a null id) written, unsanitized, to {}",
             rejected, counts.malformed(), counts.nullIds(), r.rejects());
       }
       accepted = input.accepted();
