@@ -1,27 +1,18 @@
 package dev.dptext.job;
 
-import java.nio.file.Path;
-import java.util.List;
+import dev.dptext.job.command.Commands;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
  * The dptext job: {@code sanitize}, {@code build-model}, {@code privacy-stats}, {@code calibrate},
  * {@code evaluate} and {@code tune}. Run it with spark-submit (the shaded jar)
- * or locally with {@code scripts/dptext}. Exit codes: see {@link ExitCode}.
+ * or locally with {@code scripts/dptext}. Exit codes: see {@link ExitCode}. The commands, and how the
+ * command line is built: {@link Commands}.
  */
 @Command(name = "dptext", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "Differentially private text sanitization on Spark.")
 public final class DpTextJob implements Runnable {
-
-  /**
-   * The commands, in the order the help lists them. Not in the annotation's {@code subcommands}: picocli
-   * builds every listed command's model (and each one's options from the settings table) when the
-   * command line is made, which is start-up time of every run; {@link #commandLine(String...)} builds
-   * only the command that runs.
-   */
-  static final List<Class<?>> COMMANDS = List.of(SanitizeCommand.class, BuildModelCommand.class,
-      PrivacyStatsCommand.class, CalibrateCommand.class, EvaluateCommand.class, TuneCommand.class);
 
   @Override
   public void run() {
@@ -47,43 +38,9 @@ public final class DpTextJob implements Runnable {
     return JobSession.using(spark, () -> execute(args));
   }
 
-  /**
-   * The job's command line: every command of {@link #COMMANDS}, plus, for each command that takes
-   * settings, one option per setting of the table ({@link SettingOptions}).
-   */
-  static CommandLine commandLine() {
-    return commandLine(new String[0]);
-  }
-
-  /**
-   * The command line for these arguments: when the first names a command, only that command (parsing
-   * and running it need no other; ~0.1 s less start-up), else every command (for the help, the version
-   * and the error that names the commands).
-   */
+  /** The job's command line for these arguments ({@link Commands#commandLine(String...)}). */
   static CommandLine commandLine(String... args) {
-    CommandLine cli = new CommandLine(new DpTextJob());
-    String first = args.length > 0 ? args[0] : null;
-    boolean named = COMMANDS.stream().anyMatch(c -> name(c).equals(first));
-    for (Class<?> c : COMMANDS) {
-      if (!named || name(c).equals(first)) {
-        cli.addSubcommand(name(c), c);
-      }
-    }
-    addSettingOptions(cli);
-    return cli;
-  }
-
-  private static String name(Class<?> command) {
-    return command.getAnnotation(Command.class).name();
-  }
-
-  private static void addSettingOptions(CommandLine command) {
-    for (CommandLine sub : command.getSubcommands().values()) {
-      if (sub.getCommand() instanceof SettingOptions.Command c) {
-        SettingOptions.addTo(sub.getCommandSpec(), c.settings());
-      }
-      addSettingOptions(sub);
-    }
+    return Commands.commandLine(args);
   }
 
   /**
@@ -103,34 +60,11 @@ public final class DpTextJob implements Runnable {
     cli.setExitCodeExceptionMapper(e -> e instanceof JobException je ? je.exitCode.code
         : e instanceof CommandLine.ParameterException ? ExitCode.USAGE.code : ExitCode.FAILURE.code);
     try {
-      applyConfigFile(cli, args);
+      Commands.applyConfigFile(cli, args);
     } catch (JobException e) {
       cli.getErr().println("dptext: " + e.getMessage());
       return e.exitCode.code;
     }
     return cli.execute(args);
-  }
-
-  /** Finds the subcommand and its --config file in the arguments and installs it as defaults. */
-  private static void applyConfigFile(CommandLine cli, String[] args) {
-    List<String> a = List.of(args);
-    if (a.isEmpty() || !cli.getSubcommands().containsKey(a.get(0))) {
-      return;
-    }
-    CommandLine sub = cli.getSubcommands().get(a.get(0));
-    for (int i = 1; i < a.size(); i++) {
-      String arg = a.get(i);
-      String value = null;
-      if ((arg.equals("-c") || arg.equals("--config")) && i + 1 < a.size()) {
-        value = a.get(i + 1);
-      } else if (arg.startsWith("--config=")) {
-        value = arg.substring("--config=".length());
-      }
-      if (value != null) {
-        ConfigFile file = ConfigFile.load(Path.of(value));
-        file.validateAgainst(sub.getCommandSpec());
-        sub.setDefaultValueProvider(file);
-      }
-    }
   }
 }

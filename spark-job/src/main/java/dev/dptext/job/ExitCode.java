@@ -24,7 +24,7 @@ public enum ExitCode {
   INTEGRITY(4, "integrity failure, rows out differ from rows in: do not use the output"),
   CONFLICT(5, "conflict with a concurrent writer, nothing of this run committed: retry");
 
-  final int code;
+  public final int code;
   final String meaning;
 
   ExitCode(int code, String meaning) {

@@ -1,12 +1,12 @@
 package dev.dptext.job;
 
 /** A failure the job reports as one line and an {@link ExitCode}; never carries row content. */
-final class JobException extends RuntimeException {
+public final class JobException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  final ExitCode exitCode;
+  public final ExitCode exitCode;
 
-  JobException(ExitCode exitCode, String message) {
+  public JobException(ExitCode exitCode, String message) {
     super(message);
     this.exitCode = exitCode;
   }
@@ -19,7 +19,7 @@ final class JobException extends RuntimeException {
    * server (a stream's micro-batch function) throws this, and the client finds the code again with
    * {@link #fromServer}.
    */
-  JobException onServer() {
+  public JobException onServer() {
     return SERVER_MARK.matcher(String.valueOf(getMessage())).find() ? this
         : new JobException(exitCode, getMessage() + " [dptext exit " + exitCode.code + "]");
   }
@@ -28,7 +28,7 @@ final class JobException extends RuntimeException {
    * The {@link JobException} that code on a Spark Connect server threw ({@link #onServer}), from the error
    * the client received (whose message quotes it, after the server's own words); empty for any other error.
    */
-  static java.util.Optional<JobException> fromServer(Throwable t) {
+  public static java.util.Optional<JobException> fromServer(Throwable t) {
     String message = String.valueOf(t.getMessage());
     java.util.regex.Matcher m = SERVER_MARK.matcher(message);
     if (!m.find()) {
@@ -44,7 +44,7 @@ final class JobException extends RuntimeException {
    * The first line of a library's message, for quoting it in ours: Spark's analysis errors go on with
    * the plan, which can hold literals from the query.
    */
-  static String firstLine(String s) {
+  public static String firstLine(String s) {
     if (s == null) {
       return "";
     }
@@ -57,7 +57,7 @@ final class JobException extends RuntimeException {
    * that names the error in its message, and the error object itself is not always attached as a cause,
    * so each cause's class and message are checked.
    */
-  static boolean taskFailedWith(Throwable e, Class<? extends Throwable> type, String message) {
+  public static boolean taskFailedWith(Throwable e, Class<? extends Throwable> type, String message) {
     for (Throwable c = e; c != null; c = c.getCause()) {
       if (type.isInstance(c) || String.valueOf(c.getMessage()).contains(message)) {
         return true;

@@ -26,15 +26,15 @@ import org.apache.spark.sql.SparkSession;
  * does, and never loads {@code SparkConf}: a Connect client's classpath (a Databricks serverless JAR task)
  * need not have spark-core.
  */
-final class JobSession {
-  static final String DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension";
-  static final String DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog";
+public final class JobSession {
+  public static final String DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension";
+  public static final String DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog";
   /** Delta's partitions for rebuilding a table's state (the files an overwrite replaces, …); 50 by default. */
   static final String DELTA_SNAPSHOT_PARTITIONS = "spark.databricks.delta.snapshotPartitions";
   /** Spark 4's switch between a classic session and a Spark Connect client (SPARK-50605). */
-  static final String API_MODE = "spark.api.mode";
+  public static final String API_MODE = "spark.api.mode";
   /** The Connect server's address, as spark-submit's {@code --remote} sets it. */
-  static final String REMOTE = "spark.remote";
+  public static final String REMOTE = "spark.remote";
   /** The Connect server's address, as Spark's Connect clients read it from the environment. */
   static final String REMOTE_ENV = "SPARK_REMOTE";
 
@@ -45,7 +45,7 @@ final class JobSession {
 
   private JobSession() {}
 
-  static SparkSession get() {
+  public static SparkSession get() {
     SparkSession given = GIVEN.get();
     if (given != null) {
       return given;

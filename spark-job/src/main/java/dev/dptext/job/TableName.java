@@ -16,7 +16,7 @@ import org.apache.spark.sql.SparkSession;
  * else is a path. A single bare word is a path, as it always was (write {@code default.tickets} for the
  * table). The run's summary says which one was meant.
  */
-final class TableName {
+public final class TableName {
   /** An unquoted identifier part, or a backquoted one. */
   private static final String PART = "(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`)";
   private static final Pattern NAME = Pattern.compile(PART + "(?:\\." + PART + "){1,2}");
@@ -25,7 +25,7 @@ final class TableName {
   private TableName() {}
 
   /** Whether {@code value} names a catalog table in {@code spark}'s catalog (see the class comment). */
-  static boolean is(SparkSession spark, String value) {
+  public static boolean is(SparkSession spark, String value) {
     if (value == null || PATH_LIKE.matcher(value).find() || !NAME.matcher(value).matches()) {
       return false;
     }

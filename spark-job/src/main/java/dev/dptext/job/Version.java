@@ -10,9 +10,9 @@ import picocli.CommandLine;
  * dptext's version, as the build wrote it into {@code version.properties} (Maven fills in
  * {@code ${project.version}}): what {@code --version} prints and what a run's audit and summary record.
  */
-final class Version implements CommandLine.IVersionProvider {
+public final class Version implements CommandLine.IVersionProvider {
   /** The project version of this build, e.g. {@code 0.1.0-SNAPSHOT}. */
-  static final String VALUE = read();
+  public static final String VALUE = read();
 
   private static String read() {
     try (InputStream in = Version.class.getResourceAsStream("version.properties")) {

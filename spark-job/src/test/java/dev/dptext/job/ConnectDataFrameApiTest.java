@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.testing.ConnectServer;
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.SharedSpark;
 import dev.dptext.random.SecretKey;
 import dev.dptext.spark.DpText;
 import dev.dptext.settings.Settings;
@@ -44,7 +47,7 @@ class ConnectDataFrameApiTest {
   }
 
   static Dataset<Row> tickets(SparkSession spark) {
-    return spark.read().json(Path.of(ConnectJobTest.SAMPLE).toAbsolutePath().toString());
+    return spark.read().json(Path.of(JobFixtures.SAMPLE).toAbsolutePath().toString());
   }
 
   static DpText.Builder santextPlus() {
@@ -86,7 +89,7 @@ class ConnectDataFrameApiTest {
 
   @Test
   void theSqlFunctionTakesItsSettingsAsAnOptionsMap() {
-    String path = Path.of(ConnectJobTest.SAMPLE).toAbsolutePath().toString();
+    String path = Path.of(JobFixtures.SAMPLE).toAbsolutePath().toString();
     String query = "SELECT id, dp_sanitize(text, id, map('mechanism', 'santext+', 'epsilon', '2', 'model', '"
         + embeddings + "', 'neighbours', '32', 'keyFile', '" + keyFile + "')) AS text_dp FROM json.`" + path + "`";
     List<String> expected = rows(santextPlus().transform(tickets(classic), "text", "text_dp").select("id", "text_dp"));
@@ -119,15 +122,8 @@ class ConnectDataFrameApiTest {
     Dataset<Row> counted = udf.transformCounted(tickets(connect), "text", "text_dp");
     assertEquals(expected, rows(counted));
     assertTrue(udf.totals(java.time.Duration.ofSeconds(5)).orElseThrow().tokens() > 0, "tokens counted");
-    java.io.ByteArrayOutputStream plan = new java.io.ByteArrayOutputStream();
-    java.io.PrintStream old = System.out;
-    System.setOut(new java.io.PrintStream(plan, true, java.nio.charset.StandardCharsets.UTF_8));
-    try {
-      out.explain(true);
-    } finally {
-      System.setOut(old);
-    }
-    assertFalse(plan.toString(java.nio.charset.StandardCharsets.UTF_8).contains(KEY), "the key in the plan");
+    String plan = JobFixtures.capture(() -> out.explain(true)).out();
+    assertFalse(plan.contains(KEY), "the key in the plan");
     // A Databricks secret is read through dbutils on a driver, which executors cannot do.
     IllegalArgumentException secret = assertThrows(IllegalArgumentException.class, () ->
         dev.dptext.runtime.ServerSanitizer.viaUdf(connect, options.withText(Settings.DATABRICKS_SECRET, "dptext/key"), "id"));

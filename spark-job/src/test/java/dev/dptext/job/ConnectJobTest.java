@@ -1,13 +1,16 @@
 package dev.dptext.job;
 
+import static dev.dptext.job.testing.JobFixtures.SAMPLE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.dptext.job.testing.ConnectServer;
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.SharedSpark;
+import dev.dptext.job.write.OutputLocation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,7 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
  * key from the settings the job names; the key itself never leaves the test's key file.
  */
 class ConnectJobTest {
-  static final String SAMPLE = "../data/sample/support-tickets.jsonl";
   static final String KEY = "8899aabbccddeeff00112233445566778899aabbccddeeff0011223344556677";
 
   @TempDir static Path tmp;
@@ -55,16 +57,12 @@ class ConnectJobTest {
   }
 
   /** Runs the job in {@code spark} (null: the job's own session, classic here) with its output captured. */
-  static DpTextJobTest.Run run(SparkSession spark, String... args) {
-    return DpTextJobTest.run(spark, args);
+  static Run run(SparkSession spark, String... args) {
+    return JobFixtures.run(spark, args);
   }
 
   static String[] sanitize(String output, String... extra) {
-    List<String> a = new ArrayList<>(List.of("sanitize", "--input", SAMPLE, "--output", output,
-        "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32",
-        "--key-file", keyFile.toString(), "--progress-interval", "0"));
-    a.addAll(List.of(extra));
-    return a.toArray(new String[0]);
+    return JobFixtures.sanitizeArgs(SAMPLE, output, keyFile, embeddings, extra);
   }
 
   /** Every row of a table, each as its string form, sorted: what "the same rows" compares. */
@@ -77,9 +75,9 @@ class ConnectJobTest {
   static void sameRows(String name, String format, String... extra) {
     String a = tmp.resolve(name + "-classic").toString();
     String b = tmp.resolve(name + "-connect").toString();
-    DpTextJobTest.Run c = run(null, sanitize(a, extra));
+    Run c = run(null, sanitize(a, extra));
     assertEquals(0, c.exitCode(), c.err());
-    DpTextJobTest.Run r = run(connect, sanitize(b, extra));
+    Run r = run(connect, sanitize(b, extra));
     assertEquals(0, r.exitCode(), r.out() + r.err());
     assertTrue(r.out().contains("rows in / out      16 / 16"), r.out());
     List<String> expected = rows(a, format);
@@ -97,7 +95,7 @@ class ConnectJobTest {
   @Test
   void parquetOutputHasTheClassicRunsRows() throws Exception {
     sameRows("parquet", "parquet", "--output-format", "parquet", "--mechanism", "santext", "--epsilon", "2");
-    String summary = Files.readString(tmp.resolve("parquet-connect").resolve(RunSummary.FILE_NAME));
+    String summary = Files.readString(tmp.resolve("parquet-connect").resolve(OutputLocation.SUMMARY_FILE));
     assertTrue(summary.contains("\"rowsIn\":16") && summary.contains("\"rowsOut\":16")
         && summary.matches("(?s).*\"tokens\":[1-9].*") && !summary.contains("tokensCounted"), summary);
   }
@@ -105,10 +103,10 @@ class ConnectJobTest {
   /** The same Delta run on both sides; asserts both exit with {@code code} and print {@code printed}. */
   static void both(String a, String b, int code, String printed, String... extra) {
     long t0 = System.nanoTime();
-    DpTextJobTest.Run c = run(null, sanitize(a, extra));
+    Run c = run(null, sanitize(a, extra));
     assertEquals(code, c.exitCode(), c.out() + c.err());
     long t1 = System.nanoTime();
-    DpTextJobTest.Run r = run(connect, sanitize(b, extra));
+    Run r = run(connect, sanitize(b, extra));
     System.out.printf("  %s: classic %.1f s, Connect %.1f s%n", String.join(" ", extra), (t1 - t0) / 1e9,
         (System.nanoTime() - t1) / 1e9);
     assertEquals(code, r.exitCode(), r.out() + r.err());
@@ -167,9 +165,9 @@ class ConnectJobTest {
     String[] args = {"sanitize", "--input", "default.connect_tickets", "--output", "default.connect_tickets_dp",
         "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString(),
         "--progress-interval", "0"};
-    DpTextJobTest.Run c = run(null, args);
+    Run c = run(null, args);
     assertEquals(0, c.exitCode(), c.out() + c.err());
-    DpTextJobTest.Run r = run(connect, args);
+    Run r = run(connect, args);
     assertEquals(0, r.exitCode(), r.out() + r.err());
     assertTrue(r.out().contains("rows in / out      16 / 16"), r.out());
     List<String> expected = classic.table("default.connect_tickets_dp").collectAsList().stream().map(Object::toString)
@@ -188,7 +186,7 @@ class ConnectJobTest {
       classic.read().json(sample).write().format("delta").save(table);
     }
     for (String[] side : new String[][] {{a, "classic"}, {b, "connect"}}) {
-      DpTextJobTest.Run r = run(side[1].equals("classic") ? null : connect, "sanitize", "--input", side[0], "--output", side[0],
+      Run r = run(side[1].equals("classic") ? null : connect, "sanitize", "--input", side[0], "--output", side[0],
           "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file",
           keyFile.toString(), "--progress-interval", "0", "--mode", "overwrite", "--in-place", "purge-history");
       assertEquals(0, r.exitCode(), side[1] + ": " + r.out() + r.err());
@@ -216,9 +214,9 @@ class ConnectJobTest {
     classicArgs.add(a);
     List<String> connectArgs = new ArrayList<>(List.of(args));
     connectArgs.add(b);
-    DpTextJobTest.Run c = run(null, classicArgs.toArray(new String[0]));
+    Run c = run(null, classicArgs.toArray(new String[0]));
     assertEquals(0, c.exitCode(), c.err());
-    DpTextJobTest.Run r = run(connect, connectArgs.toArray(new String[0]));
+    Run r = run(connect, connectArgs.toArray(new String[0]));
     assertEquals(0, r.exitCode(), r.out() + r.err());
     assertEquals(rows(a, "parquet"), rows(b, "parquet"));
   }
@@ -227,7 +225,7 @@ class ConnectJobTest {
   void theRunLeavesTheSessionsSettingsAloneAndIsNotChangedByThem() {
     connect.conf().set("spark.dptext.mechanism", "vickrey");
     String out = tmp.resolve("restored").toString();
-    DpTextJobTest.Run r = run(connect, sanitize(out, "--output-format", "parquet", "--mechanism", "santext"));
+    Run r = run(connect, sanitize(out, "--output-format", "parquet", "--mechanism", "santext"));
     assertEquals(0, r.exitCode(), r.out() + r.err());
     assertEquals("vickrey", connect.conf().get("spark.dptext.mechanism"));
     assertFalse(connect.conf().getOption("spark.dptext.keyFile").isDefined(), "the run set the session's key file");
@@ -238,7 +236,7 @@ class ConnectJobTest {
   @Test
   void aKeyInThisProgramsEnvironmentIsRefusedBeforeAnythingIsRead() {
     String out = tmp.resolve("key-env").toString();
-    DpTextJobTest.Run r = run(connect, "sanitize", "--input", SAMPLE, "--output", out, "--output-format", "parquet",
+    Run r = run(connect, "sanitize", "--input", SAMPLE, "--output", out, "--output-format", "parquet",
         "--id-column", "id", "--key-env", "SOME_KEY", "--progress-interval", "0");
     assertEquals(ExitCode.USAGE.code, r.exitCode(), r.err());
     assertTrue(r.err().contains("--key-env") && r.err().contains("spark.dptext.keyFile")
@@ -246,7 +244,7 @@ class ConnectJobTest {
     assertFalse(Files.exists(Path.of(out)), "nothing may be written");
     if (System.getenv("DPTEXT_KEY") == null) {
       // Nothing named, and the server (started without one) has no key of its own.
-      DpTextJobTest.Run none = run(connect, "sanitize", "--input", SAMPLE, "--output", out, "--output-format", "parquet",
+      Run none = run(connect, "sanitize", "--input", SAMPLE, "--output", out, "--output-format", "parquet",
           "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--progress-interval", "0");
       assertEquals(ExitCode.USAGE.code, none.exitCode(), none.err());
       assertTrue(none.err().contains("has no RNG key") && none.err().contains("--key-file"), none.err());
@@ -256,7 +254,7 @@ class ConnectJobTest {
 
   @Test
   void clientSideModelsAndUdfsAreRefusedOnConnectWithTheAlternative() {
-    DpTextJobTest.Run corpus = run(connect, sanitize(tmp.resolve("corpus").toString(), "--output-format", "parquet",
+    Run corpus = run(connect, sanitize(tmp.resolve("corpus").toString(), "--output-format", "parquet",
         "--mechanism", "santext+", "--frequency-source", "private-corpus"));
     assertEquals(ExitCode.USAGE.code, corpus.exitCode(), corpus.err());
     assertTrue(corpus.err().contains("--frequency-source embeddings"), corpus.err());
@@ -283,7 +281,7 @@ class ConnectJobTest {
         "{\"id\": null, \"text\": \"a row without an id\"}",
         "{\"id\": 4, \"text\": \"please call me back\"}"));
     String failed = tmp.resolve("malformed-failed").toString();
-    DpTextJobTest.Run fail = run(connect, "sanitize", "--input", input.toString(), "--output", failed, "--output-format", "parquet",
+    Run fail = run(connect, "sanitize", "--input", input.toString(), "--output", failed, "--output-format", "parquet",
         "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString(),
         "--progress-interval", "0");
     assertEquals(ExitCode.INPUT.code, fail.exitCode(), fail.out() + fail.err());
@@ -294,7 +292,7 @@ class ConnectJobTest {
     String a = tmp.resolve("malformed-classic").toString();
     String b = tmp.resolve("malformed-connect").toString();
     for (String[] side : new String[][] {{a, "classic"}, {b, "connect"}}) {
-      DpTextJobTest.Run r = run(side[1].equals("classic") ? null : connect, "sanitize", "--input", input.toString(), "--output",
+      Run r = run(side[1].equals("classic") ? null : connect, "sanitize", "--input", input.toString(), "--output",
           side[0], "--output-format", "parquet", "--id-column", "id", "--model", embeddings.toString(),
           "--neighbours", "32", "--key-file", keyFile.toString(), "--progress-interval", "0", "--on-corrupt", "reject",
           "--rejects", side[0] + "-rejects");
@@ -313,7 +311,7 @@ class ConnectJobTest {
     String out = tmp.resolve("submitted").toString();
     System.setProperty(JobSession.API_MODE, "connect");
     System.setProperty(JobSession.REMOTE, remote);
-    DpTextJobTest.Run r;
+    Run r;
     try {
       assertFalse(dev.dptext.classic.Classic.is(JobSession.get()), "the job's own session must be a Connect client");
       r = run(null, sanitize(out, "--output-format", "parquet"));
@@ -329,15 +327,9 @@ class ConnectJobTest {
   @Test
   void theDatabricksTaskRunsHandedOnlyAConnectSession() {
     String out = tmp.resolve("databricks-task").toString();
-    PrintStream oldOut = System.out;
-    ByteArrayOutputStream printed = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
-    try {
-      DatabricksTask.run(connect, sanitize(out, "--output-format", "parquet"));
-    } finally {
-      System.setOut(oldOut);
-    }
-    assertTrue(printed.toString(StandardCharsets.UTF_8).contains("rows in / out      16 / 16"), printed.toString());
+    String printed = JobFixtures.capture(() -> DatabricksTask.run(connect, sanitize(out, "--output-format", "parquet")))
+        .out();
+    assertTrue(printed.contains("rows in / out      16 / 16"), printed);
     assertEquals(16, rows(out, "parquet").size());
     DatabricksTask.Failure refused = assertThrows(DatabricksTask.Failure.class, () ->
         DatabricksTask.run(connect, sanitize(out, "--output-format", "parquet")));

@@ -1,5 +1,6 @@
 package dev.dptext.job;
 
+import static dev.dptext.job.testing.JobFixtures.SAMPLE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -8,9 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.dptext.job.command.ConfigFile;
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Output;
+import dev.dptext.job.testing.SharedSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,8 +29,6 @@ import picocli.CommandLine;
  * on failure. Also checks that the sample job definition names this class and a valid configuration.
  */
 class DatabricksTaskTest {
-  static final String SAMPLE = "../data/sample/support-tickets.jsonl";
-
   @TempDir static Path tmp;
   static SparkSession spark;
   static Path keyFile;
@@ -42,35 +42,21 @@ class DatabricksTaskTest {
   }
 
   /** Runs the task with stdout and stderr captured; returns them, or rethrows what it threw. */
-  static String[] runTask(String... args) {
-    PrintStream oldOut = System.out;
-    PrintStream oldErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      DatabricksTask.main(args);
-    } finally {
-      System.setOut(oldOut);
-      System.setErr(oldErr);
-    }
-    return new String[] {out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8)};
+  static Output runTask(String... args) {
+    return JobFixtures.capture(() -> DatabricksTask.main(args));
   }
 
   static String[] sanitize(String output, String... extra) {
-    List<String> a = new ArrayList<>(List.of("sanitize", "--input", SAMPLE, "--output", output,
-        "--id-column", "id", "--mechanism", "santext", "--epsilon", "2", "--key-file", keyFile.toString(),
-        "--model", embeddings.toString(), "--neighbours", "32"));
+    List<String> a = new ArrayList<>(List.of("--mechanism", "santext", "--epsilon", "2"));
     a.addAll(List.of(extra));
-    return a.toArray(new String[0]);
+    return JobFixtures.sanitizeArgs(SAMPLE, output, keyFile, embeddings, a.toArray(new String[0]));
   }
 
   @Test
   void successReturnsNormallyInTheExistingSession() {
     String out = tmp.resolve("sanitized").toString();
-    String[] printed = runTask(sanitize(out));
-    assertTrue(printed[0].contains("rows in / out      16 / 16"), printed[0] + printed[1]);
+    Output printed = runTask(sanitize(out));
+    assertTrue(printed.out().contains("rows in / out      16 / 16"), printed.out() + printed.err());
     assertSame(spark, SparkSession.active(), "the task must use the running session");
     assertFalse(spark.sparkContext().isStopped(), "the task must not stop the cluster's session");
     assertEquals(16, spark.read().format("delta").load(out).count());

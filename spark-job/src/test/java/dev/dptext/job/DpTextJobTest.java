@@ -1,13 +1,14 @@
 package dev.dptext.job;
 
+import static dev.dptext.job.testing.JobFixtures.SAMPLE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.SharedSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,8 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
  * and one clear error with the right exit code for each kind of bad input.
  */
 class DpTextJobTest {
-  static final String SAMPLE = "../data/sample/support-tickets.jsonl";
-
   @TempDir static Path tmp;
   static SparkSession spark;
   static Path keyFile;
@@ -37,36 +36,8 @@ class DpTextJobTest {
     embeddings = JobFixtures.gloveFile(tmp, 3000);
   }
 
-  record Run(int exitCode, String out, String err) {}
-
-  static Run run(String... args) {
-    return run(null, args);
-  }
-
-  /** Runs the job in {@code spark} (null: the job's own session) with its stdout and stderr captured. */
-  static Run run(SparkSession spark, String... args) {
-    PrintStream oldOut = System.out;
-    PrintStream oldErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    int code;
-    try {
-      code = spark == null ? DpTextJob.execute(args) : DpTextJob.execute(spark, args);
-    } finally {
-      System.setOut(oldOut);
-      System.setErr(oldErr);
-    }
-    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
   static String[] sanitize(String output, String... extra) {
-    List<String> a = new java.util.ArrayList<>(List.of("sanitize", "--input", SAMPLE, "--output", output,
-        "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32",
-        "--key-file", keyFile.toString()));
-    a.addAll(List.of(extra));
-    return a.toArray(new String[0]);
+    return JobFixtures.sanitizeArgs(SAMPLE, output, keyFile, embeddings, extra);
   }
 
   static List<String> texts(String path, String format) {
@@ -78,7 +49,7 @@ class DpTextJobTest {
   @Test
   void sanitizesJsonIntoDeltaReproduciblyAndKeepsEveryRowAndColumn() {
     String out = tmp.resolve("tickets-delta").toString();
-    Run r = run(sanitize(out));
+    Run r = JobFixtures.run(sanitize(out));
     assertEquals(0, r.exitCode(), r.err());
     assertTrue(r.out().contains("rows in / out      16 / 16"), r.out());
     assertTrue(r.out().contains("mechanism          santext ε=3.0"), r.out()); // the default mechanism
@@ -97,11 +68,11 @@ class DpTextJobTest {
     }
     // The same key and ids: a re-run (overwrite) writes identical text.
     List<String> first = texts(out, "delta");
-    Run again = run(sanitize(out, "--mode", "overwrite"));
+    Run again = JobFixtures.run(sanitize(out, "--mode", "overwrite"));
     assertEquals(0, again.exitCode(), again.err());
     assertEquals(first, texts(out, "delta"));
     // Writing again without --mode is refused.
-    Run refused = run(sanitize(out));
+    Run refused = JobFixtures.run(sanitize(out));
     assertEquals(2, refused.exitCode());
     assertTrue(refused.err().contains("already exists"), refused.err());
   }
@@ -109,7 +80,7 @@ class DpTextJobTest {
   @Test
   void deltaOutputRecordsWhatProducedItAndAJsonSummary() throws Exception {
     String out = tmp.resolve("audited").toString();
-    Run r = run(sanitize(out, "--mechanism", "santext", "--epsilon", "2"));
+    Run r = JobFixtures.run(sanitize(out, "--mechanism", "santext", "--epsilon", "2"));
     assertEquals(0, r.exitCode(), r.err());
     // DESCRIBE DETAIL, not SHOW TBLPROPERTIES: the latter redacts values that match
     // spark.redaction.regex, and the guarantee text mentions tokens.
@@ -134,9 +105,9 @@ class DpTextJobTest {
     // only when x is absolute, so the job must qualify it before its ALTER TABLE / DESCRIBE HISTORY.
     Path relative = Path.of("target", "relative-output-" + System.nanoTime());
     try {
-      Run r = run(sanitize(relative.toString()));
+      Run r = JobFixtures.run(sanitize(relative.toString()));
       assertEquals(0, r.exitCode(), r.err());
-      Run appended = run(sanitize(relative.toString(), "--mode", "append"));
+      Run appended = JobFixtures.run(sanitize(relative.toString(), "--mode", "append"));
       assertEquals(0, appended.exitCode(), appended.err());
       assertTrue(appended.out().contains("rows in / out      16 / 16"), appended.out());
       assertEquals(32, spark.read().format("delta").load(relative.toAbsolutePath().toString()).count());
@@ -152,13 +123,13 @@ class DpTextJobTest {
         "input = " + SAMPLE, "id-column = id", "model = " + embeddings, "neighbours = 32",
         "key-file = " + keyFile, "mechanism = santext", "epsilon = 2", "output-format = parquet", ""));
     String out = tmp.resolve("from-conf").toString();
-    Run r = run("sanitize", "--config", conf.toString(), "--output", out, "--epsilon", "5");
+    Run r = JobFixtures.run("sanitize", "--config", conf.toString(), "--output", out, "--epsilon", "5");
     assertEquals(0, r.exitCode(), r.err());
     assertTrue(r.out().contains("santext ε=5.0"), r.out());
     assertEquals(16, spark.read().parquet(out).count());
 
     Files.writeString(conf, "input = x\nepsilonn = 3\n");
-    Run bad = run("sanitize", "--config", conf.toString(), "--output", out);
+    Run bad = JobFixtures.run("sanitize", "--config", conf.toString(), "--output", out);
     assertEquals(2, bad.exitCode());
     assertTrue(bad.err().contains("[epsilonn]") && bad.err().contains("epsilon"), bad.err());
   }
@@ -166,15 +137,15 @@ class DpTextJobTest {
   @Test
   void builtModelArtifactGivesTheSameOutputAsBuildingOnTheFly() {
     String model = tmp.resolve("model.dptext").toString();
-    Run b = run("build-model", "--model", embeddings.toString(), "--neighbours", "32", "--output", model);
+    Run b = JobFixtures.run("build-model", "--model", embeddings.toString(), "--neighbours", "32", "--output", model);
     assertEquals(0, b.exitCode(), b.err());
     assertTrue(b.out().contains("3,000 words"), b.out());
     String onTheFly = tmp.resolve("on-the-fly").toString();
     String fromArtifact = tmp.resolve("from-artifact").toString();
-    assertEquals(0, run(sanitize(onTheFly, "--output-format", "parquet")).exitCode());
+    assertEquals(0, JobFixtures.run(sanitize(onTheFly, "--output-format", "parquet")).exitCode());
     List<String> a = new java.util.ArrayList<>(List.of(sanitize(fromArtifact, "--output-format", "parquet")));
     a.set(a.indexOf(embeddings.toString()), model);
-    assertEquals(0, run(a.toArray(new String[0])).exitCode());
+    assertEquals(0, JobFixtures.run(a.toArray(new String[0])).exitCode());
     assertEquals(texts(onTheFly, "parquet"), texts(fromArtifact, "parquet"));
   }
 
@@ -183,7 +154,7 @@ class DpTextJobTest {
     Path txt = tmp.resolve("lines.txt");
     Files.writeString(txt, "the first line of text\n\nand a third one\n");
     String out = tmp.resolve("from-text").toString();
-    Run r = run("sanitize", "--input", txt.toString(), "--output", out, "--id-mode", "content-hash",
+    Run r = JobFixtures.run("sanitize", "--input", txt.toString(), "--output", out, "--id-mode", "content-hash",
         "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString());
     assertEquals(0, r.exitCode(), r.err());
     assertEquals(3, spark.read().format("delta").load(out).count());
@@ -191,7 +162,7 @@ class DpTextJobTest {
     Path csv = tmp.resolve("t.csv");
     Files.writeString(csv, "id,text\n1,\"hello world, again\"\n2,good morning\n");
     String out2 = tmp.resolve("from-csv").toString();
-    Run c = run("sanitize", "--input", csv.toString(), "--input-option", "header=true", "--output", out2,
+    Run c = JobFixtures.run("sanitize", "--input", csv.toString(), "--input-option", "header=true", "--output", out2,
         "--id-column", "id", "--model", embeddings.toString(), "--neighbours", "32", "--key-file", keyFile.toString());
     assertEquals(0, c.exitCode(), c.err());
     assertEquals(2, spark.read().format("delta").load(out2).count());
@@ -200,38 +171,38 @@ class DpTextJobTest {
   @Test
   void badInputIsOneClearErrorWithTheRightExitCode() {
     String out = tmp.resolve("never").toString();
-    Run missing = run("sanitize", "--input", tmp.resolve("nope.json").toString(), "--output", out,
+    Run missing = JobFixtures.run("sanitize", "--input", tmp.resolve("nope.json").toString(), "--output", out,
         "--id-column", "id", "--key-file", keyFile.toString(), "--model", embeddings.toString());
     assertEquals(3, missing.exitCode(), missing.err());
     assertTrue(missing.err().contains("nope.json"), missing.err());
 
-    Run column = run(sanitize(out, "--text-column", "body"));
+    Run column = JobFixtures.run(sanitize(out, "--text-column", "body"));
     assertEquals(3, column.exitCode(), column.err());
     assertTrue(column.err().contains("'body'") && column.err().contains("customer"), column.err());
 
-    Run mechanism = run(sanitize(out, "--mechanism", "laplace9"));
+    Run mechanism = JobFixtures.run(sanitize(out, "--mechanism", "laplace9"));
     assertEquals(2, mechanism.exitCode(), mechanism.err());
     assertTrue(mechanism.err().contains("mechanism must be one of santext, santext+") && mechanism.err().contains("'laplace9'"), mechanism.err());
 
-    Run epsilon = run(sanitize(out, "--epsilon", "-1"));
+    Run epsilon = JobFixtures.run(sanitize(out, "--epsilon", "-1"));
     assertEquals(2, epsilon.exitCode(), epsilon.err());
     assertTrue(epsilon.err().contains("epsilon must be a positive"), epsilon.err());
 
-    Run noKey = run("sanitize", "--input", SAMPLE, "--output", out, "--id-column", "id",
+    Run noKey = JobFixtures.run("sanitize", "--input", SAMPLE, "--output", out, "--id-column", "id",
         "--key-env", "DPTEXT_TEST_UNSET_VARIABLE");
     assertEquals(2, noKey.exitCode(), noKey.err());
     assertTrue(noKey.err().contains("DPTEXT_TEST_UNSET_VARIABLE") && noKey.err().contains("openssl rand"), noKey.err());
 
-    Run noId = run("sanitize", "--input", SAMPLE, "--output", out, "--key-file", keyFile.toString());
+    Run noId = JobFixtures.run("sanitize", "--input", SAMPLE, "--output", out, "--key-file", keyFile.toString());
     assertEquals(2, noId.exitCode(), noId.err());
     assertTrue(noId.err().contains("--id-mode content-hash"), noId.err());
 
-    Run badModel = run("sanitize", "--input", SAMPLE, "--output", out, "--id-column", "id",
+    Run badModel = JobFixtures.run("sanitize", "--input", SAMPLE, "--output", out, "--id-column", "id",
         "--key-file", keyFile.toString(), "--model", tmp.resolve("missing.vec").toString());
     assertEquals(3, badModel.exitCode(), badModel.err());
     assertTrue(badModel.err().contains("missing.vec"), badModel.err());
 
-    Run unknownOption = run(sanitize(out, "--epsilom", "3"));
+    Run unknownOption = JobFixtures.run(sanitize(out, "--epsilom", "3"));
     assertEquals(2, unknownOption.exitCode(), unknownOption.err());
   }
 }

@@ -3,6 +3,7 @@ package dev.dptext.job;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.read.InputGuard;
 import org.junit.jupiter.api.Test;
 
 class JobExceptionTest {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.testing.LauncherSandbox;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * scripts/dptext's class-data archive (issue 28): saved only from a {@code sanitize} run that sanitized.
  * {@code sanitize --help} used to save an archive of help's classes that every later run then mapped.
  * A stand-in {@code java} plays the JVM: it writes the archive it is asked to dump and, like the job
- * after its summary ({@link RunSummary#markSanitized}), the marker file when it "sanitizes".
+ * after its summary ({@link dev.dptext.job.run.RunSummary#markSanitized}), the marker file when it "sanitizes".
  */
 class LauncherArchiveTest {
   @TempDir Path root;

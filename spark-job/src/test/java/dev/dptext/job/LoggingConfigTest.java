@@ -52,13 +52,13 @@ class LoggingConfigTest {
           + "'spark.sql.debug.maxToStringFields'.");
       log(context, "org.apache.spark.storage.BlockManager", Level.INFO, "Found block rdd_3_0 locally");
       // What must stay.
-      log(context, "dev.dptext.job.ProgressReporter", Level.INFO, "utility 1/4: laplace ε=4");
+      log(context, "dev.dptext.job.run.ProgressReporter", Level.INFO, "utility 1/4: laplace ε=4");
       log(context, "org.apache.spark.scheduler.DAGScheduler", Level.ERROR, "Job 3 failed");
       log(context, "org.apache.spark.scheduler.DAGScheduler", Level.WARN, "Stage 2 had a failed task");
       log(context, "breeze.optimize.LBFGS", Level.ERROR, "Something else went wrong");
       log(context, "org.apache.spark.executor.Executor", Level.ERROR, "Exception in task 0.0 in stage 1.0");
       assertEquals(List.of(
-          "INFO dev.dptext.job.ProgressReporter: utility 1/4: laplace ε=4",
+          "INFO dev.dptext.job.run.ProgressReporter: utility 1/4: laplace ε=4",
           "ERROR org.apache.spark.scheduler.DAGScheduler: Job 3 failed",
           "WARN org.apache.spark.scheduler.DAGScheduler: Stage 2 had a failed task",
           "ERROR breeze.optimize.LBFGS: Something else went wrong",

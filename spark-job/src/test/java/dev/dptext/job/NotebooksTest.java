@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.dptext.job.testing.SharedSpark;
 import dev.dptext.settings.Settings;
 import java.io.IOException;
 import java.io.InputStream;

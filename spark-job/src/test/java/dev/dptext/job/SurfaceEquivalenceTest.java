@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.dptext.config.Setting;
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.SharedSpark;
 import dev.dptext.mechanism.MechanismDefinition;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.mechanism.Mechanisms;
@@ -50,7 +53,7 @@ class SurfaceEquivalenceTest {
     spark = SharedSpark.get();
     keyFile = JobFixtures.keyFile(tmp, "8899aabbccddeeff00112233445566778899aabbccddeeff0011223344556677");
     embeddings = JobFixtures.gloveFile(tmp, 3000);
-    input = spark.read().json(DpTextJobTest.SAMPLE).select("id", "text");
+    input = spark.read().json(JobFixtures.SAMPLE).select("id", "text");
   }
 
   @Test
@@ -93,10 +96,10 @@ class SurfaceEquivalenceTest {
 
   private static List<String> viaCommandLine(String name, Map<Setting<?>, String> settings) {
     String out = tmp.resolve("cli-" + name.replace('+', 'p')).toString();
-    List<String> args = new ArrayList<>(List.of("sanitize", "--input", DpTextJobTest.SAMPLE, "--output", out,
+    List<String> args = new ArrayList<>(List.of("sanitize", "--input", JobFixtures.SAMPLE, "--output", out,
         "--id-column", "id", "--output-column", "out", "--partitions", "2"));
     settings.forEach((s, v) -> args.addAll(List.of(s.cliName(), v)));
-    DpTextJobTest.Run r = DpTextJobTest.run(args.toArray(new String[0]));
+    Run r = JobFixtures.run(args.toArray(new String[0]));
     assertEquals(0, r.exitCode(), r.err());
     return sorted(spark.read().format("delta").load(out));
   }
@@ -105,7 +108,7 @@ class SurfaceEquivalenceTest {
     SparkSession session = spark.newSession();
     settings.forEach((s, v) -> session.conf().set(s.confKey(), v));
     DpText.register(session);
-    session.read().json(DpTextJobTest.SAMPLE).select("id", "text").createOrReplaceTempView("tickets");
+    session.read().json(JobFixtures.SAMPLE).select("id", "text").createOrReplaceTempView("tickets");
     return sorted(session.sql("SELECT id, dp_sanitize(text, id) AS out FROM tickets"));
   }
 

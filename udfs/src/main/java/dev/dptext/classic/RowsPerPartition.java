@@ -6,7 +6,7 @@ import org.apache.spark.TaskContext;
 import org.apache.spark.util.AccumulatorV2;
 
 /**
- * Rows per partition of the stage that runs the check ({@code dev.dptext.job.InputGuard}): a task counts its
+ * Rows per partition of the stage that runs the check ({@code dev.dptext.job.read.InputGuard}): a task counts its
  * own partition, the driver keeps the last successful count of each, so a partition computed again (a map
  * task re-run after a lost shuffle file) is not counted twice, and a failed attempt is never merged.
  */

@@ -1,0 +1,176 @@
+package dev.dptext.job.evaluate;
+
+import dev.dptext.evaluation.DownstreamUtility;
+import dev.dptext.evaluation.PrivacyMatching;
+import dev.dptext.job.ExitCode;
+import dev.dptext.job.JobException;
+import dev.dptext.mechanism.MechanismSpec;
+import dev.dptext.mechanism.Mechanisms;
+import dev.dptext.model.DpTextModel;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The ε grids of {@code evaluate utility} and {@code evaluate mia} ({@code --epsilons}): a shared grid on the
+ * multivariate Laplace mechanism's scale, every mechanism matched to it by the privacy ratio (BRR §5), and
+ * per-mechanism grids {@code NAME=ε,ε,...} at the mechanism's own ε, unmatched. Entries are separated by
+ * {@code ;} or given as repeated options: {@code --epsilons 'santext=1,3;laplace=5,10'} or
+ * {@code --epsilons 4,8 --epsilons santext=1,3}.
+ *
+ * @param shared the grid on Laplace's scale (empty: none)
+ * @param own each named mechanism's own grid
+ */
+public record EpsilonGrid(List<Double> shared, Map<String, List<Double>> own) {
+  /** What {@code --epsilons} says, for the option descriptions. */
+  public static final String SYNTAX = "Entries separated by ';' (quote them for the shell) or given as repeated options: "
+      + "a list ε,ε,... is a grid on the multivariate Laplace mechanism's scale, every mechanism without a grid of its "
+      + "own matched to it by the privacy ratio (BRR §5); NAME=ε,ε,... runs mechanism NAME at its own ε, unmatched, "
+      + "e.g. --epsilons 'santext=1,3;laplace=5,10' compares SanText ε 3 with Laplace ε 10 in one run. Without a "
+      + "shared list only the named mechanisms run (unless --mechanisms lists them).";
+
+  /** Parses the option's entries; a bad entry is a usage error that names it. */
+  public static EpsilonGrid parse(List<String> entries) {
+    List<Double> shared = new ArrayList<>();
+    Map<String, List<Double>> own = new LinkedHashMap<>();
+    for (String raw : entries) {
+      for (String entry : raw.split(";")) {
+        entry = entry.strip();
+        if (entry.isEmpty()) {
+          continue;
+        }
+        int eq = entry.indexOf('=');
+        if (eq < 0) {
+          shared.addAll(values(entry, entry));
+        } else {
+          String name = entry.substring(0, eq).strip().toLowerCase(java.util.Locale.ROOT);
+          if (!Mechanisms.names().contains(name)) {
+            throw new JobException(ExitCode.USAGE, "--epsilons '" + entry + "': unknown mechanism '" + name
+                + "'; one of " + Mechanisms.names());
+          }
+          own.computeIfAbsent(name, k -> new ArrayList<>()).addAll(values(entry.substring(eq + 1), entry));
+        }
+      }
+    }
+    if (shared.isEmpty() && own.isEmpty()) {
+      throw new JobException(ExitCode.USAGE, "--epsilons is empty; give e.g. 4,8,16 or 'santext=1,3;laplace=5,10'");
+    }
+    return new EpsilonGrid(List.copyOf(shared), own);
+  }
+
+  private static List<Double> values(String list, String entry) {
+    List<Double> out = new ArrayList<>();
+    for (String v : list.split(",")) {
+      double e;
+      try {
+        e = Double.parseDouble(v.strip());
+      } catch (NumberFormatException ex) {
+        throw new JobException(ExitCode.USAGE, "--epsilons '" + entry + "': '" + v.strip() + "' is not a number; "
+            + "write ε values as 4,8,16 or NAME=1,3");
+      }
+      if (!(e > 0) || Double.isInfinite(e)) {
+        throw new JobException(ExitCode.USAGE, "--epsilons '" + entry + "': ε must be a positive finite number, got "
+            + v.strip());
+      }
+      out.add(e);
+    }
+    return out;
+  }
+
+  /**
+   * The mechanisms to run: {@code listed} (from --mechanisms) if given, each of which needs a grid; else the
+   * named ones when there is no shared grid, else every default mechanism plus any named one not among them.
+   */
+  public List<MechanismSpec> mechanisms(List<String> listed, List<String> defaults) {
+    List<String> texts = new ArrayList<>();
+    if (listed != null) {
+      texts.addAll(listed);
+    } else if (shared.isEmpty()) {
+      for (String name : own.keySet()) {
+        texts.add(defaults.stream().filter(d -> MechanismSpec.parse(d).name().equals(name)).findFirst().orElse(name));
+      }
+    } else {
+      texts.addAll(defaults);
+    }
+    List<MechanismSpec> specs = new ArrayList<>();
+    try {
+      for (String t : texts) {
+        specs.add(MechanismSpec.parse(t));
+      }
+    } catch (IllegalArgumentException e) {
+      throw new JobException(ExitCode.USAGE, e.getMessage());
+    }
+    Set<String> names = new LinkedHashSet<>();
+    specs.forEach(s -> names.add(s.name()));
+    if (listed == null) {
+      for (String name : own.keySet()) {
+        if (!names.contains(name)) {
+          specs.add(MechanismSpec.of(name));
+        }
+      }
+    }
+    if (shared.isEmpty()) {
+      for (MechanismSpec s : specs) {
+        if (!own.containsKey(s.name())) {
+          throw new JobException(ExitCode.USAGE, "--mechanisms lists " + s.name() + " but --epsilons gives it no "
+              + "grid; add " + s.name() + "=ε,... or a shared list such as 4,8,16");
+        }
+      }
+    }
+    for (String name : own.keySet()) {
+      if (specs.stream().noneMatch(s -> s.name().equals(name))) {
+        throw new JobException(ExitCode.USAGE, "--epsilons gives " + name + " a grid but --mechanisms does not list "
+            + "it; add it to --mechanisms or drop " + name + "=… from --epsilons");
+      }
+    }
+    return specs;
+  }
+
+  /** Each spec at each of its ε: matched to Laplace's scale on the shared grid, or at its own ε. */
+  public List<DownstreamUtility.MatchedSpec> match(SparkSession spark, DpTextModel model, List<MechanismSpec> specs,
+      long samplePairs, long seed) {
+    List<MechanismSpec> matched = specs.stream().filter(s -> !own.containsKey(s.name())).toList();
+    Map<MechanismSpec, List<DownstreamUtility.MatchedSpec>> bySpec = new LinkedHashMap<>();
+    if (!matched.isEmpty()) {
+      for (DownstreamUtility.MatchedSpec m : PrivacyMatching.match(spark, model, MechanismSpec.of("laplace"), matched,
+          shared.stream().mapToDouble(Double::doubleValue).toArray(), samplePairs, seed)) {
+        bySpec.computeIfAbsent(key(matched, m.spec()), k -> new ArrayList<>()).add(m);
+      }
+    }
+    List<DownstreamUtility.MatchedSpec> out = new ArrayList<>();
+    for (MechanismSpec s : specs) {
+      if (own.containsKey(s.name())) {
+        for (double e : own.get(s.name())) {
+          out.add(new DownstreamUtility.MatchedSpec(e, s.with("epsilon", e)));
+        }
+      } else {
+        out.addAll(bySpec.getOrDefault(s, List.of()));
+      }
+    }
+    return out;
+  }
+
+  /** The spec of {@code specs} that {@code m} (the same spec at another ε) came from. */
+  private static MechanismSpec key(List<MechanismSpec> specs, MechanismSpec m) {
+    for (MechanismSpec s : specs) {
+      if (s.with("epsilon", m.epsilon()).equals(m)) {
+        return s;
+      }
+    }
+    throw new IllegalStateException("no spec for " + m);
+  }
+
+  /** The x axis of a plot against the grids' ε. */
+  public String axisLabel() {
+    if (own.isEmpty()) {
+      return "ε (multivariate Laplace scale; other mechanisms matched by the privacy ratio)";
+    }
+    String named = String.join(", ", own.keySet());
+    return shared.isEmpty() ? "ε (each mechanism's own)"
+        : "ε (Laplace scale, others matched by the privacy ratio; " + named + " at their own ε)";
+  }
+}

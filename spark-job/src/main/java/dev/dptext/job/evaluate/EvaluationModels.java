@@ -1,0 +1,47 @@
+package dev.dptext.job.evaluate;
+
+import dev.dptext.embedding.EmbeddingFormatException;
+import dev.dptext.evaluation.DownstreamUtility;
+import dev.dptext.evaluation.EvaluationModel;
+import dev.dptext.evaluation.MembershipInference;
+import dev.dptext.job.ExitCode;
+import dev.dptext.job.JobException;
+import dev.dptext.settings.DpTextOptions;
+import dev.dptext.settings.Settings;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * What the evaluation commands share about their session: the model as evaluations ship it to tasks
+ * (by path on Spark Connect), and the refusal of the MLlib-based ones on Spark Connect.
+ */
+public final class EvaluationModels {
+  private EvaluationModels() {}
+
+  /** The model the settings name, with its source for Spark Connect executors; a bad one is an input error. */
+  public static EvaluationModel load(SparkSession spark, DpTextOptions options) {
+    try {
+      return EvaluationModel.load(spark, options.get(Settings.MODEL), options.get(Settings.VOCAB_SIZE),
+          options.get(Settings.NEIGHBOURS));
+    } catch (IllegalArgumentException | EmbeddingFormatException e) {
+      throw new JobException(ExitCode.INPUT, e.getMessage());
+    }
+  }
+
+  /** {@code evaluate utility}: a usage error on Spark Connect, before anything is read. */
+  public static void requireClassicForUtility(SparkSession spark) {
+    try {
+      DownstreamUtility.requireClassic(spark);
+    } catch (UnsupportedOperationException e) {
+      throw new JobException(ExitCode.USAGE, e.getMessage());
+    }
+  }
+
+  /** {@code evaluate mia}: a usage error on Spark Connect, before anything is read. */
+  public static void requireClassicForMia(SparkSession spark) {
+    try {
+      MembershipInference.requireClassic(spark);
+    } catch (UnsupportedOperationException e) {
+      throw new JobException(ExitCode.USAGE, e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,229 @@
+package dev.dptext.job.inplace;
+
+import dev.dptext.job.ExitCode;
+import dev.dptext.job.JobException;
+import dev.dptext.job.TableName;
+import dev.dptext.job.write.DeltaTables;
+import dev.dptext.job.write.OutputLocation;
+import dev.dptext.job.write.TableWriter;
+import dev.dptext.job.write.WriteMode;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * A run whose output is its input: found before anything is read (same qualified path, or the same
+ * Delta table id behind two spellings of a path), refused by default, and otherwise carried out by
+ * its {@link InPlacePolicy} so that no supported path leaves raw text readable unless the user asked
+ * for exactly that.
+ *
+ * <p>Only Delta tables are sanitized in place: Parquet, CSV, JSON and text have no transaction, so a
+ * crash mid-way could lose the raw and the sanitized rows both; those are refused with the way out
+ * (write to another path). The input is read at one pinned version; a commit by another writer after
+ * it makes the run a conflict (a keep-history commit is undone by {@code RESTORE}, a purge does not
+ * swap), so a concurrent writer's rows are never overwritten unseen.
+ */
+public final class InPlace {
+  /** The table property (and audit entry) that records how an in-place run treated the history. */
+  public static final String PROPERTY = "dptext.inPlace";
+
+  private final InPlacePolicy policy;
+  /** The version of the table this run reads (and, in place, replaces); null when not in place. */
+  private final Long read;
+  /** For a purge: the raw table's own settings and partitioning, which the new table keeps. */
+  private final Map<String, String> inherited;
+  private final List<String> partitionColumns;
+  private final InPlaceSwap swap;
+  private final String finished;
+
+  private InPlace(InPlacePolicy policy, Long read, Map<String, String> inherited, List<String> partitionColumns,
+      InPlaceSwap swap, String finished) {
+    this.policy = policy;
+    this.read = read;
+    this.inherited = inherited;
+    this.partitionColumns = partitionColumns;
+    this.swap = swap;
+    this.finished = finished;
+  }
+
+  private static InPlace finished(InPlacePolicy policy, String message) {
+    return new InPlace(policy, null, Map.of(), List.of(), null, message);
+  }
+
+  /** An ordinary run: the output is not the input. */
+  private static final InPlace NONE = new InPlace(null, null, Map.of(), List.of(), null, null);
+
+  /**
+   * Decides whether {@code input} and the output of {@code target} are one table and, if so, whether
+   * and how the run may go on.
+   *
+   * @throws JobException (usage) for an in-place run the policy or the formats do not allow
+   */
+  public static InPlace check(SparkSession spark, String input, TableWriter.Target target, InPlacePolicy policy) {
+    // Links, file: prefixes, ./, .., trailing and duplicate slashes resolved: two spellings of one place
+    // are the same path, and a purge works on the real table (InPlaceSwap resolves it too). A catalog
+    // table resolves to its full name.
+    boolean samePath = OutputLocation.resolved(spark, input).equals(OutputLocation.resolved(spark, target.path()));
+    boolean named = TableName.is(spark, input) || TableName.is(spark, target.path());
+    if (samePath && policy == InPlacePolicy.PURGE_HISTORY && named) {
+      throw new JobException(ExitCode.USAGE, purgeByName(target.path()));
+    }
+    if (samePath && policy == InPlacePolicy.PURGE_HISTORY) {
+      // A crashed earlier purge may have left the table half-swapped (even absent): finish that first.
+      Optional<String> recovered = new InPlaceSwap(spark, target.path()).recover();
+      if (recovered.isPresent()) {
+        return finished(policy, recovered.get());
+      }
+    }
+    boolean inputIsDelta = OutputLocation.inspect(spark, input).kind == OutputLocation.Kind.DELTA_TABLE;
+    Optional<String> inputId = inputIsDelta ? OutputLocation.deltaTableId(spark, input) : Optional.empty();
+    boolean same = samePath || (inputId.isPresent() && inputId.equals(OutputLocation.deltaTableId(spark, target.path())));
+    if (!same) {
+      return NONE;
+    }
+    if (!inputIsDelta || !target.delta()) {
+      throw new JobException(ExitCode.USAGE, "--output " + target.path() + " is the input, and only a Delta table "
+          + "can be sanitized in place (other formats have no transaction: a crash could lose the raw and the "
+          + "sanitized rows both). Write to another --output, check it, then replace the input yourself");
+    }
+    if (policy == InPlacePolicy.PURGE_HISTORY && named) {
+      throw new JobException(ExitCode.USAGE, purgeByName(target.path()));
+    }
+    if (policy == InPlacePolicy.REFUSE) {
+      throw new JobException(ExitCode.USAGE, InPlacePolicy.refusal(target.path()));
+    }
+    WriteMode mode = target.mode();
+    if (mode == WriteMode.APPEND || mode == WriteMode.ERROR_IF_EXISTS) {
+      throw new JobException(ExitCode.USAGE, "--mode " + mode.label + " cannot sanitize in place (append would keep "
+          + "every raw row beside its sanitized copy); use --mode overwrite"
+          + (policy == InPlacePolicy.KEEP_HISTORY ? ", replace-where or merge" : ""));
+    }
+    if (mode == WriteMode.OVERWRITE && target.where() != null) {
+      throw new JobException(ExitCode.USAGE, "--mode overwrite with --where in place would replace the whole table "
+          + "by the selected rows and drop the others; to sanitize part of the table use --in-place keep-history "
+          + "--mode replace-where --where PREDICATE");
+    }
+    if (policy == InPlacePolicy.PURGE_HISTORY && mode != WriteMode.OVERWRITE) {
+      throw new JobException(ExitCode.USAGE, "--in-place purge-history replaces the whole table: use --mode overwrite "
+          + "(for part of a table, --in-place keep-history --mode " + mode.label + ")");
+    }
+    if (policy == InPlacePolicy.PURGE_HISTORY && target.txnAppId() != null) {
+      throw new JobException(ExitCode.USAGE, "--in-place purge-history starts a new table, so --txn-app-id/"
+          + "--txn-version do not apply (a re-run finds the table already sanitized and does nothing): drop them");
+    }
+    long version = DeltaTables.latestVersion(spark, input);
+    if (mode == WriteMode.OVERWRITE && writtenByDptext(spark, input, version)) {
+      return finished(policy, "Nothing to do: the latest version (" + version + ") of " + target.path()
+          + " was written by dptext (an earlier in-place run); sanitizing it again would only lose utility. Nothing "
+          + "was read or written");
+    }
+    if (policy != InPlacePolicy.PURGE_HISTORY) {
+      return new InPlace(policy, version, Map.of(), List.of(), null, null);
+    }
+    DeltaTables.Detail detail = DeltaTables.detail(spark, input);
+    Map<String, String> inherited = new LinkedHashMap<>(detail.properties());
+    // dptext's own record is written anew; the protocol versions follow from the features.
+    inherited.keySet().removeIf(k -> k.startsWith("dptext.") || k.equals("delta.minReaderVersion")
+        || k.equals("delta.minWriterVersion"));
+    return new InPlace(policy, version, inherited, detail.partitionColumns(),
+        new InPlaceSwap(spark, target.path()), null);
+  }
+
+  /**
+   * Why {@code purge-history} needs a table addressed by path, and what to do for a catalog table: the
+   * purge swaps directories, and a catalog table's files are the catalog's (a managed table's location
+   * is not the user's to rename; Unity Catalog keeps a dropped managed table's files for 7 days).
+   */
+  static String purgeByName(String name) {
+    return "--in-place purge-history replaces a table by renaming its directory, which works only for a table "
+        + "addressed by path; " + name + " is a catalog table, whose files belong to the catalog. Write the sanitized "
+        + "rows to a new table (--output " + name + "_dp), check it, then DROP TABLE " + name + " and ALTER TABLE "
+        + name + "_dp RENAME TO " + name + ". What DROP leaves behind: a managed table's files are deleted by the "
+        + "catalog (on Databricks Unity Catalog only after 7 days, during which UNDROP TABLE brings the raw table "
+        + "back); an external table's files stay at its location until you delete them. Or address the table by "
+        + "its path (delta.`/path`: --input /path --output /path)";
+  }
+
+  /**
+   * Whether {@code version} was committed by dptext, or is the properties commit right after a dptext
+   * write (the audit's mirror, {@link TableWriter#write}).
+   */
+  private static boolean writtenByDptext(SparkSession spark, String path, long version) {
+    for (long v = version; v >= Math.max(0, version - 1); v--) {
+      org.apache.spark.sql.Row commit = DeltaTables.commit(spark, path, v);
+      String userMetadata = commit.getAs("userMetadata");
+      if (userMetadata != null && userMetadata.contains("\"dptext.version\"")) {
+        return true;
+      }
+      if (!"SET TBLPROPERTIES".equals(commit.getAs("operation"))) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  /** Whether the output is the input. */
+  public boolean active() {
+    return policy != null;
+  }
+
+  /** Set when an earlier run's work was completed now, or there is nothing to do: the message. */
+  public Optional<String> finished() {
+    return Optional.ofNullable(finished);
+  }
+
+  /** Reader options pinning the input to the version this run sanitizes. */
+  public Map<String, String> readOptions() {
+    return read == null ? Map.of() : Map.of("versionAsOf", Long.toString(read));
+  }
+
+  /** What the summary and the table properties say about the history, for an in-place run. */
+  public Optional<String> note() {
+    if (policy == InPlacePolicy.PURGE_HISTORY) {
+      return Optional.of("purge-history: sanitized in place; the raw table and its whole history were deleted "
+          + "(no earlier version exists)");
+    }
+    if (policy == InPlacePolicy.KEEP_HISTORY) {
+      return Optional.of("keep-history: sanitized in place; WARNING: versions before " + (read + 1)
+          + " still hold the RAW text (time travel) until VACUUM removes their files and the Delta log is cleaned up");
+    }
+    return Optional.empty();
+  }
+
+  /** Where the rows go: the staging table for a purge, else the target itself. */
+  public TableWriter.Target target(TableWriter.Target t) {
+    if (swap == null) {
+      return t;
+    }
+    return new TableWriter.Target(swap.stagingPath(), "delta", WriteMode.ERROR_IF_EXISTS, null, List.of(), null, null);
+  }
+
+  /** The commit: a purge's new table keeps the raw table's own settings and partitioning. */
+  public TableWriter.Commit commit(Map<String, String> audit) {
+    if (read == null) {
+      return TableWriter.Commit.of(audit);
+    }
+    if (swap == null) {
+      return new TableWriter.Commit(audit, Map.of(), List.of(), read);
+    }
+    return new TableWriter.Commit(audit, inherited, partitionColumns, null);
+  }
+
+  /**
+   * After the write: a purge swaps the sanitized table in when every row is there ({@code intact}),
+   * else discards it and leaves the raw table as it was.
+   */
+  public void finish(boolean intact) {
+    if (swap == null) {
+      return;
+    }
+    if (!intact) {
+      swap.discardStaging();
+      return;
+    }
+    swap.markReady();
+    swap.swap(read);
+  }
+}

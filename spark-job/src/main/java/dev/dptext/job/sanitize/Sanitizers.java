@@ -1,0 +1,135 @@
+package dev.dptext.job.sanitize;
+
+import dev.dptext.config.ValueType;
+import dev.dptext.job.ExitCode;
+import dev.dptext.job.JobException;
+import dev.dptext.spark.DpText;
+import dev.dptext.settings.DpTextOptions;
+import dev.dptext.settings.IdMode;
+import dev.dptext.runtime.ServerSanitizer;
+import dev.dptext.runtime.SessionSecret;
+import dev.dptext.settings.Settings;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The sanitizer of a {@code sanitize} run, batch or stream: the DataFrame API's, with the key resolved
+ * in this program (classic), or the Connect server's, which resolves the key itself; and what a
+ * sanitizing task's running out of memory means.
+ */
+public final class Sanitizers {
+  /** SanText+'s word ranks by default: the embedding file's order, public. */
+  public static final String PUBLIC_FREQUENCIES = "embeddings (public rank of the embedding file)";
+
+  private Sanitizers() {}
+
+  /** The id mode, checked against --id-column: column mode needs one, the others must not have one. */
+  public static IdMode idMode(IdMode mode, String idColumn) {
+    if (mode == IdMode.COLUMN && idColumn == null) {
+      throw new JobException(ExitCode.USAGE,
+          "No --id-column. Name a stable, unique id column (recommended), or choose explicitly with "
+              + "--id-mode content-hash (reproducible; equal texts get equal outputs) or --id-mode fresh "
+              + "(not reproducible); see docs/keys-and-randomness.md");
+    }
+    if (mode != IdMode.COLUMN && idColumn != null) {
+      throw new JobException(ExitCode.USAGE,
+          "--id-column is given but --id-mode is " + ValueType.label(mode) + "; drop one of them");
+    }
+    return mode;
+  }
+
+  /**
+   * A run's sanitizer on Spark Connect.
+   *
+   * @param builder the options to send to the server, as a builder that holds them (its model and key are
+   *     never built here)
+   * @param server the server-side sanitizer of those options
+   */
+  public record OnServer(DpText.Builder builder, ServerSanitizer server) {}
+
+  /**
+   * On Spark Connect: the options to send to the server; each query carries them as
+   * {@code dp_sanitize}'s options ({@link ServerSanitizer}). What the server cannot do from settings alone
+   * is refused before anything is read.
+   */
+  public static OnServer onServer(SparkSession spark, SanitizeRequest r, DpTextOptions options, IdMode ids) {
+    String noClassic = "; on Spark Connect ";
+    if (!r.publicFrequencies()) {
+      throw new JobException(ExitCode.USAGE, "--frequency-source " + r.frequencySource() + " re-ranks the model in "
+          + "this program, which a Spark Connect server cannot take from it" + noClassic + "use --frequency-source "
+          + "embeddings (the public rank), or run the job with a classic session");
+    }
+    try {
+      if (dev.dptext.runtime.ModelLoader.partitioned(spark, options) != null) {
+        throw new JobException(ExitCode.USAGE, "The partitioned model " + options.get(Settings.MODEL) + " is searched "
+            + "shard by shard by this program's own Spark jobs, which need a classic session" + noClassic
+            + "use a model that fits each executor (--model-layout broadcast), or run the job with a classic session");
+      }
+      // Given on the command line, or in --config with another variable than the default's.
+      boolean keyEnvGiven = r.keyEnvOnCommandLine()
+          || !options.get(Settings.KEY_ENV).equals(Settings.KEY_ENV.defaultValue().orElse(null));
+      ServerSanitizer.checkKeySource(options, keyEnvGiven, System.getenv());
+      DpText.Builder b = DpText.sanitizer(options);
+      if (ids == IdMode.COLUMN) {
+        b.idColumn(r.idColumn());
+      }
+      String idColumn = ids == IdMode.COLUMN ? r.idColumn() : null;
+      return new OnServer(b, ServerSanitizer.forSession(spark, b.options(), idColumn));
+    } catch (IllegalArgumentException e) {
+      throw new JobException(ExitCode.USAGE, e.getMessage());
+    }
+  }
+
+  /**
+   * Has the Connect server build the sanitizer (model and key): its failure names the server's problem,
+   * in one line (the server's own message; never a key, and no row is involved).
+   */
+  public static void prepareOnServer(SparkSession spark, ServerSanitizer server) {
+    try {
+      server.prepare(spark);
+    } catch (RuntimeException e) {
+      String message = JobException.firstLine(e.getMessage());
+      if (String.valueOf(e.getMessage()).contains("UNRESOLVED_ROUTINE")) {
+        throw new JobException(ExitCode.USAGE, "The Spark Connect server has no SQL function " + DpText.SQL_FUNCTION
+            + ": start it with spark.sql.extensions=" + dev.dptext.spark.DpTextExtensions.class.getName()
+            + " (beside Delta's) and the dptext jar on its classpath (docs/python-and-connect.md, 'Spark Connect')");
+      }
+      if (String.valueOf(e.getMessage()).contains("No RNG key")) {
+        // The server's own message names its environment and its conf; say it from this side.
+        throw new JobException(ExitCode.USAGE, "The Spark Connect server has no RNG key for this run: name one with "
+            + "--key-file PATH (a key file the server can read, e.g. on /Volumes) or --databricks-secret SCOPE/KEY, "
+            + "or start the server with spark.dptext.secretKey in its conf; to run with fresh, non-reproducible "
+            + "randomness instead, pass --fresh-randomness");
+      }
+      throw new JobException(ExitCode.USAGE, "The Spark Connect server could not prepare " + DpText.SQL_FUNCTION
+          + " with this run's settings: " + message);
+    }
+  }
+
+  /** The DataFrame-API sanitizer of these options, with the key resolved now (before any data is read). */
+  public static DpText.Builder classic(SparkSession spark, DpTextOptions options) {
+    try {
+      // A key in the application's Spark conf (spark.dptext.secretKey, redacted by Spark) wins.
+      java.util.Optional<String> secret = SessionSecret.get(spark);
+      DpTextOptions o = secret.isPresent() ? options.with(Settings.SECRET_KEY, secret.get()) : options;
+      return DpText.sanitizer(o).key(o.resolveKey()); // read once: the builder keeps it for the run
+    } catch (IllegalArgumentException e) {
+      throw new JobException(ExitCode.USAGE, e.getMessage());
+    }
+  }
+
+  /**
+   * The failure for a text too large for one task's memory, when {@code e} was caused by running out
+   * of heap: each text is sanitized whole (its tokens and the mechanism's draws are held together),
+   * so the fix is more memory per task or shorter texts.
+   */
+  public static java.util.Optional<JobException> outOfMemory(Throwable e, java.util.function.LongSupplier longestText) {
+    if (!JobException.taskFailedWith(e, OutOfMemoryError.class, "java.lang.OutOfMemoryError")) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(new JobException(ExitCode.INPUT, String.format(java.util.Locale.ROOT,
+        "Sanitizing ran out of memory; nothing was committed. Each text is sanitized whole in one task, and "
+            + "the longest text of this input has %,d characters. Give each executor more memory "
+            + "(spark.executor.memory; locally DPTEXT_JAVA_OPTS=-Xmx…; docs/job.md 'Large records' has measured "
+            + "sizes), or split the longest texts into several rows", longestText.getAsLong())));
+  }
+}

@@ -1,0 +1,231 @@
+package dev.dptext.job.stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.dptext.job.ExitCode;
+import dev.dptext.job.JobException;
+import dev.dptext.job.TableName;
+import dev.dptext.job.write.DeltaTables;
+import dev.dptext.job.write.OutputFormat;
+import dev.dptext.job.write.OutputLocation;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * A stream's checkpoint directory and the table it feeds, checked before the query starts.
+ *
+ * <p>Spark's checkpoint records which input each micro-batch read and which micro-batches finished;
+ * the output table records, in each Delta commit, the transaction {@code (dptext-stream-<query id>,
+ * batch id)} of the micro-batch it holds (in Delta's own record, and in the commit's userMetadata,
+ * where {@link DeltaTables} finds it). Exactly once rests on the two agreeing, so a run is refused
+ * (exit 2) when they cannot: a checkpoint inside the output or the input (a table directory holds only
+ * the table; VACUUM deletes what it does not know), a checkpoint that belongs to another input or
+ * output (recorded in {@value #BINDING} on first start), a checkpoint whose finished micro-batches are
+ * not in the output (the table was deleted or replaced), and, with {@code --mode errorifexists}, a new
+ * checkpoint for a table that already holds rows (a new query would read the whole input again and
+ * duplicate them).
+ */
+final class StreamCheckpoint {
+  /** Prefix of the Delta transaction ids of dptext streams; the rest is the query id. */
+  static final String APP_ID_PREFIX = "dptext-stream-";
+  /** The file in the checkpoint naming the input and output it belongs to. */
+  static final String BINDING = "_dptext_stream.json";
+
+  private final SparkSession spark;
+  private final String path;
+  private final FileSystem fs;
+  /** The qualified input and output this checkpoint is for. */
+  private final Map<String, String> binding = new LinkedHashMap<>();
+
+  private StreamCheckpoint(SparkSession spark, String path, String input, String output) {
+    this.spark = spark;
+    this.path = path;
+    binding.put("input", input);
+    binding.put("output", output);
+    try {
+      this.fs = new Path(path).getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
+    } catch (IOException e) {
+      throw new JobException(ExitCode.USAGE, "Cannot access --checkpoint " + path + ": " + JobException.firstLine(
+          e.getMessage()));
+    }
+  }
+
+  /**
+   * Checks where {@code checkpoint} is relative to the input and the output, and that it belongs to
+   * this input and output.
+   *
+   * @throws JobException (usage) naming the conflict and the fix
+   */
+  static StreamCheckpoint check(SparkSession spark, String checkpoint, String input, String output) {
+    for (String table : new String[] {input, output}) {
+      if (TableName.is(spark, table)) {
+        throw new JobException(ExitCode.USAGE, "--stream reads and writes tables by path for now; " + table + " is a "
+            + "catalog table name. Give its location (DESCRIBE DETAIL " + table + " shows it), or sanitize it in "
+            + "batch runs (--txn-app-id/--txn-version or --mode merge make them safe to repeat)");
+      }
+    }
+    String c = OutputLocation.qualified(spark, checkpoint);
+    String in = OutputLocation.qualified(spark, input);
+    String out = OutputLocation.qualified(spark, output);
+    if (within(c, out) || within(out, c)) {
+      throw new JobException(ExitCode.USAGE, "--checkpoint " + checkpoint + " and --output " + output + " overlap: "
+          + "a Delta table's directory must hold only the table (VACUUM deletes files it does not know, and the "
+          + "checkpoint would be lost with the table). Put the checkpoint beside the output, e.g. " + sibling(out));
+    }
+    if (within(c, in) || within(in, c)) {
+      throw new JobException(ExitCode.USAGE, "--checkpoint " + checkpoint + " and --input " + input + " overlap: "
+          + "the stream would read its own checkpoint files as input. Put the checkpoint beside the output, e.g. "
+          + sibling(out));
+    }
+    StreamCheckpoint cp = new StreamCheckpoint(spark, c, in, out);
+    cp.checkBinding();
+    return cp;
+  }
+
+  private static boolean within(String child, String parent) {
+    return child.equals(parent) || child.startsWith(parent + "/");
+  }
+
+  private static String sibling(String out) {
+    return out + "-checkpoint";
+  }
+
+  /** The checkpoint's qualified path. */
+  String path() {
+    return path;
+  }
+
+  /** The query id Spark recorded in the checkpoint when the stream first started, if it did. */
+  Optional<String> queryId() {
+    Path metadata = new Path(path, "metadata");
+    try {
+      if (!fs.exists(metadata)) {
+        return Optional.empty();
+      }
+      try (InputStream s = fs.open(metadata)) {
+        JsonNode id = new ObjectMapper().readTree(s).get("id");
+        return id == null ? Optional.empty() : Optional.of(id.asText());
+      }
+    } catch (IOException e) {
+      throw new JobException(ExitCode.USAGE, "Cannot read the checkpoint's metadata " + metadata + ": "
+          + JobException.firstLine(e.getMessage()) + "; is --checkpoint a Structured Streaming checkpoint?");
+    }
+  }
+
+  /** How many micro-batches Spark recorded as finished (files under {@code commits/}). */
+  int finishedBatches() {
+    Path commits = new Path(path, "commits");
+    try {
+      if (!fs.exists(commits)) {
+        return 0;
+      }
+      int n = 0;
+      for (FileStatus f : fs.listStatus(commits)) {
+        if (f.getPath().getName().matches("\\d+")) {
+          n++;
+        }
+      }
+      return n;
+    } catch (IOException e) {
+      throw new JobException(ExitCode.USAGE, "Cannot list " + commits + ": " + JobException.firstLine(e.getMessage()));
+    }
+  }
+
+  /**
+   * Checks the output against this checkpoint; call before the query starts.
+   *
+   * @param errorIfExists {@code --mode errorifexists}: the table must be new, or this stream's own
+   */
+  void checkOutput(String output, boolean errorIfExists) {
+    Optional<String> id = queryId();
+    Set<String> streams = streamsIn(output);
+    boolean fedByThis = id.isPresent() && streams.contains(id.get());
+    if (id.isPresent() && finishedBatches() > 0 && !fedByThis) {
+      throw new JobException(ExitCode.USAGE, "--checkpoint " + path + " records " + finishedBatches() + " finished "
+          + "micro-batch(es) of query " + id.get() + ", but --output " + output + " holds none of its commits: the "
+          + "table was deleted or replaced, or the checkpoint belongs to another output. Point --output at that "
+          + "stream's table, or start over with a new, empty --checkpoint (which sanitizes the whole input again)");
+    }
+    if (errorIfExists && !fedByThis && OutputLocation.inspect(spark, output).holdsData()) {
+      throw new JobException(ExitCode.USAGE, "--output " + output + " already exists" + (streams.isEmpty() ? ""
+          : " and is fed by another stream (query " + String.join(", ", streams) + ")") + ", and --checkpoint " + path
+          + " is not its stream's: a new query reads its whole input again, so its rows would be written twice. "
+          + "Restart the stream with its own --checkpoint, choose a new --output, or add this stream's rows to the "
+          + "table on purpose with --mode append");
+    }
+  }
+
+  /** The query ids of the dptext streams whose micro-batches the Delta table at {@code output} holds. */
+  private Set<String> streamsIn(String output) {
+    Set<String> ids = new TreeSet<>();
+    if (OutputLocation.inspect(spark, output).kind != OutputLocation.Kind.DELTA_TABLE) {
+      return ids;
+    }
+    for (String app : DeltaTables.transactionApps(spark, output, APP_ID_PREFIX)) {
+      ids.add(app.substring(APP_ID_PREFIX.length()));
+    }
+    return ids;
+  }
+
+  /**
+   * Refuses a checkpoint recorded ({@link #bind}) for another input or output: Spark's file source
+   * would match another directory's files against the files it recorded, and the output's
+   * transactions would mix two streams.
+   */
+  private void checkBinding() {
+    Path file = new Path(path, BINDING);
+    try {
+      if (!fs.exists(file)) {
+        return;
+      }
+      JsonNode recorded;
+      try (InputStream s = fs.open(file)) {
+        recorded = new ObjectMapper().readTree(s);
+      }
+      for (Map.Entry<String, String> e : binding.entrySet()) {
+        JsonNode r = recorded.get(e.getKey());
+        if (r == null || !r.asText().equals(e.getValue())) {
+          throw new JobException(ExitCode.USAGE, "--checkpoint " + path + " belongs to the stream from "
+              + recorded.path("input").asText() + " to " + recorded.path("output").asText() + ", not to this "
+              + e.getKey() + " (" + e.getValue() + "): each stream needs its own checkpoint. Give this one a new "
+              + "--checkpoint, or restart that stream with its own --input and --output");
+        }
+      }
+    } catch (IOException e) {
+      throw new JobException(ExitCode.USAGE, "Cannot read " + file + ": " + JobException.firstLine(e.getMessage())
+          + "; check the path and the permissions to it");
+    }
+  }
+
+  /** Records the input and output in the checkpoint (once, when every check passed and the query starts). */
+  void bind() {
+    Path file = new Path(path, BINDING);
+    try {
+      if (fs.exists(file)) {
+        return;
+      }
+      fs.mkdirs(new Path(path));
+      try (var out = fs.create(file, false)) {
+        out.write((OutputFormat.toJson(binding) + "\n").getBytes(StandardCharsets.UTF_8));
+      }
+    } catch (IOException e) {
+      throw new JobException(ExitCode.USAGE, "Cannot write " + file + ": " + JobException.firstLine(e.getMessage())
+          + "; check the path and the permissions to it");
+    }
+  }
+
+  /** The Delta transaction id of this query's micro-batches. */
+  static String appId(String queryId) {
+    return APP_ID_PREFIX + queryId;
+  }
+}

@@ -1,0 +1,260 @@
+package dev.dptext.job.write;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.dptext.job.TableName;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+
+/**
+ * What the write path reads of a Delta table, through Delta's public SQL only ({@code DESCRIBE
+ * HISTORY}, {@code DESCRIBE DETAIL}): the same calls work on open-source
+ * Delta, on Databricks Runtime (whose Delta classes live in another package, so Delta's internal
+ * {@code DeltaLog} is absent there) and through a Spark Connect session.
+ *
+ * <p>Delta's transaction ids ({@code txnAppId}/{@code txnVersion}) are not in any public view of a
+ * table, so dptext writes them, with the run's audit, into the commit's {@code userMetadata} (atomic
+ * with the rows: {@link #RUN}, {@link #TXN_APP_ID}, {@link #TXN_VERSION}) and reads them back from the
+ * history. The history is bounded by the table's log retention ({@code delta.logRetentionDuration},
+ * 30 days by default): a transaction older than that is no longer found here, but Delta itself still
+ * skips its repeat, and the writer then reports the skipped write (see {@link TableWriter}).
+ */
+public final class DeltaTables {
+  /** userMetadata key: this run's id, to find its own commit in the history. */
+  static final String RUN = "dptext.run";
+  /** userMetadata key: the commit's Delta transaction app id. */
+  static final String TXN_APP_ID = "dptext.txnAppId";
+  /** userMetadata key: the commit's Delta transaction version. */
+  static final String TXN_VERSION = "dptext.txnVersion";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Delta's public conflict exceptions ({@code io.delta.exceptions}), by simple name. */
+  private static final Set<String> CONFLICTS = Set.of("ConcurrentAppendException", "ConcurrentDeleteDeleteException",
+      "ConcurrentDeleteReadException", "ConcurrentTransactionException", "ConcurrentWriteException",
+      "MetadataChangedException", "ProtocolChangedException");
+
+  private DeltaTables() {}
+
+  /**
+   * The SQL identifier of the Delta table at {@code path}: a catalog table's name as given
+   * ({@link TableName}), else {@code delta.`…`} with the path qualified (it takes absolute paths only).
+   */
+  public static String ident(SparkSession spark, String path) {
+    if (TableName.is(spark, path)) {
+      return path;
+    }
+    return "delta.`" + OutputLocation.qualified(spark, path).replace("`", "``") + "`";
+  }
+
+  /** The table's history, newest first. */
+  static Dataset<Row> history(SparkSession spark, String path) {
+    return spark.sql("DESCRIBE HISTORY " + ident(spark, path));
+  }
+
+  /** The latest committed version (reads only the newest commit). */
+  public static long latestVersion(SparkSession spark, String path) {
+    return spark.sql("DESCRIBE HISTORY " + ident(spark, path) + " LIMIT 1").first().<Long>getAs("version");
+  }
+
+  /** The commit of {@code version}. */
+  public static Row commit(SparkSession spark, String path, long version) {
+    return history(spark, path).where(functions.col("version").equalTo(version)).first();
+  }
+
+  /**
+   * The commit after {@code before} whose userMetadata carries {@code runId}, if it was made. The newest
+   * commits are searched first ({@code LIMIT}), so a table with a long history (a stream's thousands of
+   * micro-batches) is not read whole after each write.
+   */
+  static Optional<Row> commitOfRun(SparkSession spark, String path, long before, String runId) {
+    for (String limit : new String[] {" LIMIT 32", ""}) {
+      List<Row> rows = spark.sql("DESCRIBE HISTORY " + ident(spark, path) + limit).where(functions.col("version").gt(before)
+          .and(functions.col("userMetadata").contains("\"" + runId + "\""))).collectAsList();
+      Optional<Row> found = rows.stream().filter(r -> runId.equals(metadata(r).get(RUN))).findFirst();
+      if (found.isPresent()) {
+        return found;
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The versions committed after {@code version}, oldest first. */
+  static List<Long> versionsAfter(SparkSession spark, String path, long version) {
+    List<Long> versions = new ArrayList<>();
+    for (Row r : history(spark, path).where(functions.col("version").gt(version)).select("version")
+        .orderBy("version").collectAsList()) {
+      versions.add(r.getLong(0));
+    }
+    return versions;
+  }
+
+  /**
+   * The highest {@code txnVersion} the history records for {@code appId} (commits dptext made with
+   * that transaction), if any.
+   */
+  static OptionalLong transactionVersion(SparkSession spark, String path, String appId) {
+    OptionalLong best = OptionalLong.empty();
+    for (Map<String, String> m : dptextCommits(spark, path, appId)) {
+      if (appId.equals(m.get(TXN_APP_ID)) && m.get(TXN_VERSION) != null) {
+        long v = Long.parseLong(m.get(TXN_VERSION));
+        if (best.isEmpty() || v > best.getAsLong()) {
+          best = OptionalLong.of(v);
+        }
+      }
+    }
+    return best;
+  }
+
+  /** What dptext's commits of one transaction app added: how many commits, rows, and the last version. */
+  public record AppCommits(int commits, long rows, long lastVersion) {}
+
+  /**
+   * The commits after {@code after} that dptext made with transaction app id {@code appId} (a stream's
+   * micro-batches), with the rows they added ({@code operationMetrics.numOutputRows}).
+   */
+  public static AppCommits commitsOf(SparkSession spark, String path, String appId, long after) {
+    int commits = 0;
+    long rows = 0;
+    long last = -1;
+    for (Row r : history(spark, path).where(functions.col("version").gt(after)
+        .and(functions.col("userMetadata").contains(appId))).collectAsList()) {
+      if (!appId.equals(metadata(r).get(TXN_APP_ID))) {
+        continue;
+      }
+      commits++;
+      Map<String, String> metrics = r.getJavaMap(r.fieldIndex("operationMetrics"));
+      rows += metrics == null || metrics.get("numOutputRows") == null ? 0 : Long.parseLong(metrics.get("numOutputRows"));
+      last = Math.max(last, r.<Long>getAs("version"));
+    }
+    return new AppCommits(commits, rows, last);
+  }
+
+  /** The transaction app ids starting with {@code prefix} that the history records. */
+  public static Set<String> transactionApps(SparkSession spark, String path, String prefix) {
+    Set<String> apps = new TreeSet<>();
+    for (Map<String, String> m : dptextCommits(spark, path, prefix)) {
+      String app = m.get(TXN_APP_ID);
+      if (app != null && app.startsWith(prefix)) {
+        apps.add(app);
+      }
+    }
+    return apps;
+  }
+
+  /** userMetadata maps of the commits whose userMetadata mentions {@code text}. */
+  private static List<Map<String, String>> dptextCommits(SparkSession spark, String path, String text) {
+    List<Map<String, String>> out = new ArrayList<>();
+    for (Row r : history(spark, path).where(functions.col("userMetadata").contains(text)).select("userMetadata")
+        .collectAsList()) {
+      out.add(metadata(r));
+    }
+    return out;
+  }
+
+  /** A commit's userMetadata as the flat JSON object dptext writes; empty for anything else. */
+  static Map<String, String> metadata(Row commit) {
+    String text = commit.getAs("userMetadata");
+    Map<String, String> m = new LinkedHashMap<>();
+    if (text == null) {
+      return m;
+    }
+    try {
+      JsonNode node = JSON.readTree(text);
+      if (node != null && node.isObject()) {
+        node.fields().forEachRemaining(e -> m.put(e.getKey(), e.getValue().asText()));
+      }
+    } catch (IOException e) {
+      // Not dptext's: another writer's free-form userMetadata.
+    }
+    return m;
+  }
+
+  /**
+   * The table's properties. From {@code DESCRIBE DETAIL}, not {@code SHOW TBLPROPERTIES}: the latter
+   * redacts every value matching Spark's redaction pattern ({@code spark.redaction.regex}: "token",
+   * "secret", …), and dptext's own guarantee text speaks of tokens.
+   */
+  static Map<String, String> properties(SparkSession spark, String path) {
+    return detail(spark, path).properties();
+  }
+
+  /** The table's id, partition columns and properties ({@code DESCRIBE DETAIL}). */
+  public record Detail(String id, List<String> partitionColumns, Map<String, String> properties) {}
+
+  public static Detail detail(SparkSession spark, String path) {
+    Row d = spark.sql("DESCRIBE DETAIL " + ident(spark, path)).first();
+    List<String> partitions = new ArrayList<>(d.<String>getList(d.fieldIndex("partitionColumns")));
+    Map<String, String> props = new LinkedHashMap<>(
+        scala.jdk.javaapi.CollectionConverters.asJava(d.<String, String>getMap(d.fieldIndex("properties"))));
+    return new Detail(d.getAs("id"), partitions, props);
+  }
+
+  /**
+   * Sets {@code wanted} as table properties ({@code ALTER TABLE … SET TBLPROPERTIES}), unless the table
+   * already says exactly this: a nightly run with unchanged settings adds no commit.
+   */
+  static void setPropertiesIfChanged(SparkSession spark, String path, Map<String, String> wanted) {
+    if (wanted.isEmpty()) {
+      return;
+    }
+    Map<String, String> current = properties(spark, path);
+    if (wanted.entrySet().stream().allMatch(e -> e.getValue().equals(current.get(e.getKey())))) {
+      return;
+    }
+    StringBuilder props = new StringBuilder();
+    for (Map.Entry<String, String> e : wanted.entrySet()) {
+      if (props.length() > 0) {
+        props.append(", ");
+      }
+      props.append(OutputFormat.sqlString(e.getKey())).append(" = ").append(OutputFormat.sqlString(e.getValue()));
+    }
+    spark.sql("ALTER TABLE " + ident(spark, path) + " SET TBLPROPERTIES (" + props + ")");
+  }
+
+  /**
+   * Whether {@code e} (or a cause) is Delta's report of a conflicting concurrent commit: matched by
+   * error condition, which survives Spark Connect (where the client sees no Delta exception class), and
+   * by the name of Delta's public exception type ({@code io.delta.exceptions}) on a classic session.
+   */
+  static boolean isConflict(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (CONFLICTS.contains(t.getClass().getSimpleName())) {
+        return true; // io.delta.exceptions.*, named, not loaded: a Connect client has no Delta classes
+      }
+      if (t instanceof org.apache.spark.SparkThrowable st && st.getCondition() != null
+          && (st.getCondition().startsWith("DELTA_CONCURRENT") || st.getCondition().equals("DELTA_METADATA_CHANGED")
+              || st.getCondition().equals("DELTA_PROTOCOL_CHANGED"))) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /** Whether {@code e} (or a cause) has the Spark error condition {@code condition}. */
+  static boolean hasCondition(Throwable e, String condition) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof org.apache.spark.SparkThrowable st && condition.equals(st.getCondition())) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,111 @@
+package dev.dptext.job.write;
+
+import dev.dptext.job.ExitCode;
+import dev.dptext.job.JobException;
+import dev.dptext.job.TableName;
+import java.util.Locale;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/** Output formats (Delta or Parquet): reading, existence, and small files next to the output. */
+public final class OutputFormat {
+  private OutputFormat() {}
+
+  public static String sqlString(String s) {
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'";
+  }
+
+  public static String toJson(Object value) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(value);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Writes {@code text} to a file on any Hadoop file system, replacing it. */
+  public static void writeText(SparkSession spark, String path, String text) {
+    try {
+      Path p = new Path(path);
+      try (java.io.OutputStream out = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark)).create(p, true)) {
+        out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+    } catch (java.io.IOException e) {
+      throw new JobException(ExitCode.FAILURE, "Cannot write " + path + ": " + e.getMessage());
+    }
+  }
+
+  public static Dataset<Row> read(SparkSession spark, String path, String format) {
+    if (TableName.is(spark, path)) {
+      return spark.read().table(path);
+    }
+    return spark.read().format(checkFormat(format)).load(path);
+  }
+
+  /** Above this many data files {@link #parquetRows} leaves the count to Spark, which reads footers in parallel. */
+  static final int FOOTER_COUNT_LIMIT = 32;
+
+  /**
+   * The rows of the Parquet table (a directory) at {@code path}: what Spark's {@code count()} of it
+   * returns. For a directory of at most {@link #FOOTER_COUNT_LIMIT} data files and no subdirectories (a
+   * run's own output) the sum of the row counts in the files' footers, read here: the same files
+   * Spark would read (names starting with {@code _} or {@code .} are not data), without the two Spark
+   * jobs of a count (half a second of a small run). Otherwise, or when a footer cannot be read,
+   * Spark's count, which then fails or counts as it always did.
+   */
+  static long parquetRows(SparkSession spark, String path) {
+    java.util.OptionalLong footers = footerRows(spark, path);
+    return footers.isPresent() ? footers.getAsLong() : read(spark, path, "parquet").count();
+  }
+
+  private static java.util.OptionalLong footerRows(SparkSession spark, String path) {
+    org.apache.hadoop.conf.Configuration conf = dev.dptext.runtime.HadoopConf.of(spark);
+    try {
+      Path dir = new Path(path);
+      java.util.List<org.apache.hadoop.fs.FileStatus> files = new java.util.ArrayList<>();
+      for (org.apache.hadoop.fs.FileStatus f : dir.getFileSystem(conf).listStatus(dir)) {
+        String name = f.getPath().getName();
+        if (name.startsWith("_") || name.startsWith(".")) {
+          continue;
+        }
+        if (f.isDirectory() || name.endsWith("._COPYING_") || files.size() == FOOTER_COUNT_LIMIT) {
+          return java.util.OptionalLong.empty();
+        }
+        files.add(f);
+      }
+      long rows = 0;
+      for (org.apache.hadoop.fs.FileStatus f : files) {
+        try (org.apache.parquet.hadoop.ParquetFileReader r = org.apache.parquet.hadoop.ParquetFileReader.open(
+            org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(f, conf))) {
+          rows += r.getRecordCount();
+        }
+      }
+      return java.util.OptionalLong.of(rows);
+    } catch (java.io.IOException | RuntimeException e) {
+      return java.util.OptionalLong.empty();
+    }
+  }
+
+  public static boolean isDeltaTable(SparkSession spark, String path) {
+    return exists(spark, path.replaceAll("/+$", "") + "/_delta_log");
+  }
+
+  static boolean exists(SparkSession spark, String path) {
+    try {
+      Path p = new Path(path);
+      return p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark)).exists(p);
+    } catch (java.io.IOException e) {
+      throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + e.getMessage());
+    }
+  }
+
+  public static String checkFormat(String format) {
+    String f = format.toLowerCase(Locale.ROOT);
+    if (!f.equals("delta") && !f.equals("parquet")) {
+      throw new JobException(ExitCode.USAGE, "Unknown --output-format '" + format + "'; use delta or parquet");
+    }
+    return f;
+  }
+}

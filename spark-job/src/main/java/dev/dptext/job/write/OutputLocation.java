@@ -1,0 +1,356 @@
+package dev.dptext.job.write;
+
+import dev.dptext.job.ExitCode;
+import dev.dptext.job.JobException;
+import dev.dptext.job.TableName;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * What is at the output path before a run writes there, found from the file system alone (no Spark
+ * job, no model): a run checks it first, so a wrong {@code --output} fails in a second with a message
+ * naming what was found and the fix, instead of after minutes of sanitizing, and never by writing
+ * beside data it would then hide.
+ *
+ * <p>Why each refusal matters:
+ *
+ * <ul>
+ *   <li>A Delta write into a directory of plain Parquet (or other) files creates a new table beside
+ *       them: Delta readers no longer see the earlier rows, and a later VACUUM deletes them.
+ *   <li>A Parquet write into a Delta table adds files the Delta log does not list: Delta readers
+ *       never see them (append), or the log lists files that no longer exist (overwrite).
+ *   <li>A path that is a file: Spark would replace it by a directory (Parquet) or fail deep in Delta.
+ * </ul>
+ *
+ * <p>The leftovers of a crash before a first commit are not a table and are not refused: a
+ * {@code _delta_log} with no committed version (Delta files written before the crash are not part of
+ * any version; they hold sanitized rows only), or a Parquet directory holding only Spark's
+ * {@code _temporary} staging. A retry of the same command then simply runs.
+ */
+public final class OutputLocation {
+  /** The run summary's file name in an output directory ({@code --summary-json}'s default): not data. */
+  public static final String SUMMARY_FILE = "_dptext_summary.json";
+  /** Delta log entries that make a committed version: a commit file or a checkpoint. */
+  private static final Pattern COMMITTED = Pattern.compile("\\d{20}\\.(json|checkpoint.*\\.parquet)");
+
+  /** What was found at the path. */
+  public enum Kind {
+    /** Nothing there. */
+    ABSENT,
+    /** An empty directory, or only the leftovers of a crashed first write. */
+    EMPTY,
+    /** A regular file. */
+    FILE,
+    /** A Delta table with at least one committed version. */
+    DELTA_TABLE,
+    /** A Parquet directory written by Spark (a {@code _SUCCESS} marker, or part files). */
+    FILES
+  }
+
+  final String path;
+  public final Kind kind;
+  /** For {@link Kind#FILES}: a few of the names found, for the message. */
+  private final List<String> examples;
+
+  private OutputLocation(String path, Kind kind, List<String> examples) {
+    this.path = path;
+    this.kind = kind;
+    this.examples = examples;
+  }
+
+  /** Looks at {@code path} on its file system. */
+  public static OutputLocation inspect(SparkSession spark, String path) {
+    if (TableName.is(spark, path)) {
+      return inspectTable(spark, path);
+    }
+    try {
+      Path p = new Path(path);
+      FileSystem fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
+      if (!fs.exists(p)) {
+        return new OutputLocation(path, Kind.ABSENT, List.of());
+      }
+      FileStatus status = fs.getFileStatus(p);
+      if (!status.isDirectory()) {
+        return new OutputLocation(path, Kind.FILE, List.of());
+      }
+      Path log = new Path(p, "_delta_log");
+      if (fs.exists(log)) {
+        for (FileStatus f : fs.listStatus(log)) {
+          if (COMMITTED.matcher(f.getPath().getName()).matches()) {
+            return new OutputLocation(path, Kind.DELTA_TABLE, List.of());
+          }
+        }
+        // No committed version: the leftovers of a crashed first Delta write, not a table.
+        return new OutputLocation(path, Kind.EMPTY, List.of());
+      }
+      List<String> data = new ArrayList<>();
+      for (FileStatus f : fs.listStatus(p)) {
+        String name = f.getPath().getName();
+        // Spark's staging directory of an uncommitted write, and the summary dptext leaves next to a
+        // run's output, are not data.
+        if (!name.equals("_temporary") && !name.equals(SUMMARY_FILE) && !name.startsWith(".")) {
+          data.add(name);
+        }
+      }
+      return data.isEmpty() ? new OutputLocation(path, Kind.EMPTY, List.of())
+          : new OutputLocation(path, Kind.FILES, data.subList(0, Math.min(3, data.size())));
+    } catch (IOException e) {
+      throw new JobException(ExitCode.INPUT, "Cannot inspect --output " + path + ": " + JobException.firstLine(
+          e.getMessage()) + "; check the path and the permissions to it");
+    }
+  }
+
+  /** The example of a catalog table of another format than Delta: the prefix of its format. */
+  private static final String CATALOG_TABLE = "catalog table in format ";
+
+  /** A catalog table: absent, a Delta table, or a table of another format (refused for Delta output). */
+  private static OutputLocation inspectTable(SparkSession spark, String name) {
+    if (!spark.catalog().tableExists(name)) {
+      return new OutputLocation(name, Kind.ABSENT, List.of());
+    }
+    String format = String.valueOf(spark.sql("DESCRIBE DETAIL " + name).first().<Object>getAs("format"));
+    return format.equalsIgnoreCase("delta") ? new OutputLocation(name, Kind.DELTA_TABLE, List.of())
+        : new OutputLocation(name, Kind.FILES, List.of(CATALOG_TABLE + format));
+  }
+
+  /**
+   * Removes what a failed first write left at {@code path} when none of it holds a file: Spark's
+   * {@code _temporary} and Delta's {@code _delta_log} directories, then the directory itself. Anything
+   * holding a file is left as it is (it is not this run's, or not empty).
+   */
+  public static void removeEmptyLeftovers(SparkSession spark, String path) {
+    try {
+      Path p = new Path(path);
+      FileSystem fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
+      if (!fs.exists(p) || !fs.getFileStatus(p).isDirectory()) {
+        return;
+      }
+      for (FileStatus f : fs.listStatus(p)) {
+        String name = f.getPath().getName();
+        if (f.isDirectory() && (name.equals("_temporary") || name.equals("_delta_log"))
+            && !fs.listFiles(f.getPath(), true).hasNext()) {
+          fs.delete(f.getPath(), true); // directories only: no file is in it
+        }
+      }
+      if (fs.listStatus(p).length == 0) {
+        fs.delete(p, false);
+      }
+    } catch (IOException e) {
+      // Best effort: a leftover directory without data is not a table, and a retry writes over it.
+    }
+  }
+
+  /** Whether a table or data is there (a run in {@code errorifexists} mode must not write). */
+  public boolean holdsData() {
+    return kind == Kind.DELTA_TABLE || kind == Kind.FILES;
+  }
+
+  /**
+   * Refuses a write of {@code target} that would lose or hide rows at this location.
+   *
+   * @throws JobException (usage) naming the path, what is there and the fix
+   */
+  public void checkWritable(TableWriter.Target target) {
+    switch (kind) {
+      case FILE -> throw new JobException(ExitCode.USAGE, "--output " + path + " is a file, not a directory; "
+          + "a table is a directory. Choose another --output (the file is left as it is)");
+      case FILES -> {
+        if (target.delta() && examples.size() == 1 && examples.get(0).startsWith(CATALOG_TABLE)) {
+          throw new JobException(ExitCode.USAGE, "--output " + path + " is a " + examples.get(0) + ", not a Delta "
+              + "table. Choose another --output, or --output-format parquet if it is a Parquet table");
+        }
+        if (target.delta()) {
+          throw new JobException(ExitCode.USAGE, "--output " + path + " is a directory that is not a Delta table "
+              + "(it holds " + String.join(", ", examples) + (examples.size() == 3 ? ", …" : "") + "). Writing Delta "
+              + "there would start a new table beside those files: Delta readers would not see them and a later "
+              + "VACUUM would delete them. Adopt them first with CONVERT TO DELTA parquet.`" + path + "`, or choose "
+              + "another --output, or --output-format parquet if the directory is a Parquet table");
+        }
+      }
+      case DELTA_TABLE -> {
+        if (!target.delta()) {
+          throw new JobException(ExitCode.USAGE, "--output " + path + " is a Delta table, and --output-format is "
+              + "parquet: Parquet files written there would be invisible to Delta readers (or break the table). "
+              + "Use --output-format delta, or another --output");
+        }
+      }
+      default -> {
+        // Absent or empty: anything may be written.
+      }
+    }
+    if (target.mode() == WriteMode.ERROR_IF_EXISTS && holdsData()) {
+      throw new JobException(ExitCode.USAGE, "--output " + path + " already exists ("
+          + (kind == Kind.DELTA_TABLE ? "a Delta table" : "a directory of files") + "); choose --mode overwrite, "
+          + "append, replace-where or merge, or another --output");
+    }
+  }
+
+  /**
+   * The qualified form of {@code path} (scheme, authority, absolute, no trailing slash), for telling
+   * whether two paths name the same place.
+   */
+  public static String qualified(SparkSession spark, String path) {
+    if (TableName.is(spark, path)) {
+      // A catalog table: its full name (catalog, schema, table), lower case as the catalog compares them.
+      if (spark.catalog().tableExists(path)) {
+        try {
+          org.apache.spark.sql.catalog.Table t = spark.catalog().getTable(path);
+          return ("table:" + t.catalog() + "." + String.join(".", t.namespace()) + "." + t.name())
+              .toLowerCase(java.util.Locale.ROOT);
+        } catch (org.apache.spark.sql.AnalysisException e) {
+          // Dropped in between: compared by the name as given.
+        }
+      }
+      return "table:" + path.toLowerCase(java.util.Locale.ROOT);
+    }
+    try {
+      Path p = new Path(path);
+      return p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark)).makeQualified(p).toString()
+          .replaceAll("/+$", "");
+    } catch (IOException e) {
+      throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + JobException.firstLine(e.getMessage()));
+    }
+  }
+
+  /** How many symbolic links {@link #resolved} follows before it gives up (a loop, as the OS's ELOOP). */
+  private static final int MAX_LINKS = 40;
+
+  /**
+   * The canonical location of {@code path}: qualified (scheme, authority, absolute; {@code ./},
+   * {@code ..}, duplicate and trailing slashes gone) and, on the local file system, with every symbolic
+   * link resolved, in any component, dangling links included; the components that do not exist yet are
+   * kept as given. Two paths name the same place exactly when their resolved forms are equal, and one
+   * lies inside the other exactly when its resolved form starts with the other's and a slash
+   * ({@link #within}). Every decision about what is in place, what is nested and what is deleted uses it.
+   *
+   * <p>Other file systems have no links (object stores), or resolve them with
+   * {@link FileSystem#resolvePath} (HDFS with links enabled, ViewFs mount points), which is asked for
+   * the longest part of the path that exists.
+   */
+  public static String resolved(SparkSession spark, String path) {
+    if (TableName.is(spark, path)) {
+      // A catalog table is where its files are: its location, resolved like a path (so that a path
+      // spelling of the same table, or one inside it, is recognised); its name while it does not exist.
+      String location = tableLocation(spark, path);
+      return location == null ? qualified(spark, path) : resolved(spark, location);
+    }
+    try {
+      Path p = new Path(path);
+      FileSystem fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
+      Path q = fs.makeQualified(p);
+      if ("file".equals(q.toUri().getScheme())) {
+        java.nio.file.Path real = realLocal(java.nio.file.Path.of(q.toUri().getPath()), 0);
+        return fs.makeQualified(new Path("file", null, real.toString())).toString().replaceAll("/+$", "");
+      }
+      java.util.Deque<String> tail = new java.util.ArrayDeque<>();
+      for (Path existing = q; existing != null; existing = existing.getParent()) {
+        try {
+          Path r = fs.resolvePath(existing);
+          for (String name : tail) {
+            r = new Path(r, name);
+          }
+          return r.toString().replaceAll("/+$", "");
+        } catch (java.io.FileNotFoundException absent) {
+          tail.push(existing.getName());
+        } catch (IOException unreadable) {
+          // E.g. no permission to look at a parent: links are rare off the local file system (HDFS has
+          // them off by default), so the qualified path stands rather than failing the run here.
+          break;
+        }
+      }
+      return q.toString().replaceAll("/+$", "");
+    } catch (IOException | java.io.UncheckedIOException | IllegalArgumentException e) {
+      throw new JobException(ExitCode.INPUT, "Cannot resolve " + path + ": " + JobException.firstLine(
+          e.getMessage()) + "; check the path and the permissions to it");
+    }
+  }
+
+  /** {@code abs} (absolute, normalized) with every link resolved; absent trailing components kept. */
+  private static java.nio.file.Path realLocal(java.nio.file.Path abs, int linksFollowed) throws IOException {
+    java.nio.file.Path existing = abs;
+    java.util.Deque<java.nio.file.Path> tail = new java.util.ArrayDeque<>();
+    while (existing.getParent() != null && !java.nio.file.Files.exists(existing,
+        java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      tail.push(existing.getFileName());
+      existing = existing.getParent();
+    }
+    java.nio.file.Path real;
+    if (java.nio.file.Files.isSymbolicLink(existing) && !java.nio.file.Files.exists(existing)) {
+      // A dangling link: a write through it creates its target, so the target is the place.
+      if (linksFollowed >= MAX_LINKS) {
+        throw new IOException("too many levels of symbolic links at " + existing);
+      }
+      java.nio.file.Path target = existing.getParent().toRealPath()
+          .resolve(java.nio.file.Files.readSymbolicLink(existing)).normalize();
+      real = realLocal(target, linksFollowed + 1);
+    } else {
+      real = existing.toRealPath();
+    }
+    for (java.nio.file.Path name : tail) {
+      real = real.resolve(name);
+    }
+    return real.normalize();
+  }
+
+  /** The location of the catalog table {@code name} ({@code DESCRIBE TABLE EXTENDED}), or null if it has none. */
+  private static String tableLocation(SparkSession spark, String name) {
+    if (!spark.catalog().tableExists(name)) {
+      return null;
+    }
+    for (org.apache.spark.sql.Row r : spark.sql("DESCRIBE TABLE EXTENDED " + name).collectAsList()) {
+      if ("Location".equals(r.getString(0)) && r.getString(1) != null && !r.getString(1).isBlank()) {
+        return r.getString(1);
+      }
+    }
+    return null;
+  }
+
+  /** Whether the resolved location {@code child} is {@code parent} or lies inside it. */
+  public static boolean within(String child, String parent) {
+    return child.equals(parent) || child.startsWith(parent.endsWith("/") ? parent : parent + "/");
+  }
+
+  /**
+   * The resolved locations an input path reads: the path itself or, for a glob ({@code *}, {@code ?},
+   * {@code [..]}, <code>{a,b}</code>), every path it matches (none when it matches nothing: then the run
+   * fails on reading the input anyway).
+   */
+  public static List<String> resolvedInputs(SparkSession spark, String path) {
+    if (!path.matches(".*[*?\\[{].*")) {
+      return List.of(resolved(spark, path));
+    }
+    try {
+      Path p = new Path(path);
+      FileSystem fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
+      FileStatus[] matches = fs.globStatus(p);
+      List<String> out = new ArrayList<>();
+      if (matches != null) {
+        for (FileStatus m : matches) {
+          out.add(resolved(spark, m.getPath().toString()));
+        }
+      }
+      return out;
+    } catch (IOException | IllegalArgumentException e) {
+      // Not a glob after all (or not readable): the path as written is what the reader will try.
+      return List.of(resolved(spark, path));
+    }
+  }
+
+  /**
+   * The Delta table id at {@code path} (stable across renames of the path, different for a table
+   * created anew there), or empty when there is no committed Delta table.
+   */
+  public static Optional<String> deltaTableId(SparkSession spark, String path) {
+    if (inspect(spark, path).kind != Kind.DELTA_TABLE) {
+      return Optional.empty();
+    }
+    return Optional.of(DeltaTables.detail(spark, path).id());
+  }
+}

@@ -1,0 +1,44 @@
+package dev.dptext.job.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dptext.job.testing.SharedSpark;
+import dev.dptext.job.write.TableWriter;
+import dev.dptext.job.write.WriteMode;
+import dev.dptext.settings.DpTextOptions;
+import dev.dptext.spark.TokenAccumulators;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The summary's rate is the sanitizing phase's, never the whole run's, and is not given for a phase too
+ * short to measure (a small input would otherwise show its fixed cost as a rate: "9 tokens/s").
+ */
+class RunSummaryTest {
+  private static RunSummary summary(long rows, double seconds, double workSeconds) {
+    TokenAccumulators counters = new TokenAccumulators(SharedSpark.get());
+    TableWriter.Target target = new TableWriter.Target("/out", "delta", WriteMode.ERROR_IF_EXISTS, null, List.of(),
+        null, null);
+    return new RunSummary(DpTextOptions.defaults(), rows, rows, 0, counters, seconds, workSeconds, "h", "f", target, 0,
+        null, "broadcast (a single model file)");
+  }
+
+  @Test
+  void theRateIsTheSanitizingPhasesAndAShortPhaseGivesNone() {
+    RunSummary large = summary(1_200_000, 30.0, 10.0);
+    String text = large.render();
+    assertTrue(text.contains("elapsed            30.0 s (set-up 20.0 s"), text);
+    assertTrue(text.contains("throughput         0 tokens/s, 120,000 rows/s (read, sanitize and write)"), text);
+    assertEquals(120_000.0, (Double) large.toMap("/out").get("rowsPerSecond"), 1e-6);
+
+    RunSummary small = summary(9, 9.5, 0.6);
+    String smallText = small.render();
+    assertTrue(smallText.contains("throughput         not reported: 0.6 s of sanitizing"), smallText);
+    Map<String, Object> json = small.toMap("/out");
+    assertFalse(json.containsKey("tokensPerSecond"), json.toString());
+    assertEquals(0.6, (Double) json.get("workSeconds"), 1e-9);
+  }
+}

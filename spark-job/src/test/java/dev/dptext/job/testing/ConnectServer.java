@@ -1,0 +1,197 @@
+package dev.dptext.job.testing;
+
+import dev.dptext.job.JobSession;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * A real Spark Connect server in a JVM of its own, one per test JVM: started when a test first asks for
+ * it, stopped (by its process) when the test JVM exits. It runs {@code SparkConnectServer} on this
+ * JVM's classpath (spark-connect, Delta and dptext's classes), with Delta's extension and catalog and
+ * dptext's {@code DpTextExtensions} in its {@code spark.sql.extensions}: the shape of a cluster that
+ * serves Spark Connect clients (Databricks standard access and serverless, {@code start-connect-server}).
+ *
+ * <p>{@link #session()} is a Connect CLIENT of it in this JVM, as {@code spark-submit --remote …
+ * --conf spark.api.mode=connect} gives an application: no {@code SparkContext}, only what a Connect
+ * session offers.
+ */
+public final class ConnectServer {
+  private static final Path ROOT = SharedSpark.forkDirectory("connect-server");
+  /** The server's log: what it printed, for a test that fails on the server side. */
+  public static final Path LOG = ROOT.resolve("server.log");
+  private static final long START_TIMEOUT_MS = 180_000;
+
+  private static Process process;
+  private static int port;
+  private static SparkSession client;
+  /** Seconds the server took to accept connections, for the report. */
+  public static double startSeconds;
+
+  private ConnectServer() {}
+
+  /** The Connect client session of this JVM's server (starting the server first if needed). */
+  public static synchronized SparkSession session() {
+    if (client == null) {
+      // This JVM's classic session (the other job tests', the classic side of the comparisons) first.
+      SharedSpark.get();
+      start();
+      client = SparkSession.builder().config(JobSession.API_MODE, "connect").remote("sc://localhost:" + port)
+          .getOrCreate();
+      giveBackClassicSession();
+    }
+    return client;
+  }
+
+  /** The server's port (starting it first if needed). */
+  public static synchronized int port() {
+    session();
+    return port;
+  }
+
+  /**
+   * Makes this JVM's classic session the active and default one again. Spark 4 keeps ONE active and default
+   * session per JVM for classic and Connect sessions alike, and a new Connect client takes both: classic
+   * code that asks for the active session (Delta's writer does) would get the Connect client. Only a test
+   * JVM holds both kinds.
+   */
+  public static void giveBackClassicSession() {
+    SparkSession classic = SharedSpark.get();
+    SparkSession.setActiveSession(classic);
+    SparkSession.setDefaultSession(classic);
+  }
+
+  private static void start() {
+    long t0 = System.nanoTime();
+    deleteRecursively(ROOT);
+    try {
+      Files.createDirectories(ROOT);
+      port = freePort();
+      List<String> cmd = new ArrayList<>();
+      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      cmd.add("-Xmx1536m");
+      for (String flag : moduleOptions()) {
+        cmd.add(flag);
+      }
+      cmd.add("-cp");
+      cmd.add(System.getProperty("java.class.path"));
+      // spark.* system properties are what SparkConf reads: the --conf of a spark-submit launch.
+      cmd.add("-Dspark.master=local[2]");
+      cmd.add("-Dspark.app.name=dptext-connect-test-server");
+      cmd.add("-Dspark.connect.grpc.binding.port=" + port);
+      cmd.add("-Dspark.connect.grpc.binding.address=127.0.0.1");
+      cmd.add("-Dspark.driver.host=127.0.0.1");
+      cmd.add("-Dspark.ui.enabled=false");
+      cmd.add("-Dspark.sql.shuffle.partitions=4");
+      cmd.add("-Dspark.databricks.delta.snapshotPartitions=2");
+      cmd.add("-Dspark.sql.extensions=" + JobSession.DELTA_EXTENSION + "," + dev.dptext.spark.DpTextExtensions.class.getName());
+      cmd.add("-Dspark.sql.catalog.spark_catalog=" + JobSession.DELTA_CATALOG);
+      cmd.add("-Dspark.sql.warehouse.dir=" + ROOT.resolve("warehouse"));
+      cmd.add("-Dderby.system.home=" + ROOT.resolve("derby"));
+      cmd.add("-Djava.io.tmpdir=" + Files.createDirectories(ROOT.resolve("tmp")));
+      cmd.add("org.apache.spark.sql.connect.service.SparkConnectServer");
+      ProcessBuilder pb = new ProcessBuilder(cmd).directory(ROOT.toFile()).redirectErrorStream(true)
+          .redirectOutput(LOG.toFile());
+      // The server resolves keys itself: this JVM's environment (a DPTEXT_KEY of the developer's shell) is
+      // not the server's business.
+      pb.environment().remove("DPTEXT_KEY");
+      pb.environment().remove("SPARK_REMOTE");
+      process = pb.start();
+      Process started = process;
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(started), "stop-connect-server"));
+      awaitPort();
+      startSeconds = (System.nanoTime() - t0) / 1e9;
+      System.out.printf("Spark Connect test server (pid %d) ready on port %d in %.1f s%n", process.pid(), port,
+          startSeconds);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Stops the server's process (this JVM started it; nothing else is touched) and waits for it. */
+  private static void stop(Process p) {
+    if (p.isAlive()) {
+      p.destroy();
+      try {
+        if (!p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        p.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static void awaitPort() {
+    long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
+    while (System.currentTimeMillis() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("The Spark Connect test server exited with " + process.exitValue()
+            + "; its log: " + LOG + "\n" + tail());
+      }
+      try (Socket s = new Socket()) {
+        s.connect(new InetSocketAddress("127.0.0.1", port), 500);
+        return;
+      } catch (IOException notYet) {
+        try {
+          Thread.sleep(250);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+    stop(process);
+    throw new IllegalStateException("The Spark Connect test server did not listen within " + START_TIMEOUT_MS / 1000
+        + " s; its log: " + LOG + "\n" + tail());
+  }
+
+  private static String tail() {
+    try {
+      List<String> lines = Files.readAllLines(LOG);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
+  }
+
+  /** Spark's JVM flags (the pom's spark.module.options, which Surefire's argLine carries into this JVM). */
+  private static List<String> moduleOptions() {
+    List<String> flags = new ArrayList<>();
+    for (String arg : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (arg.startsWith("--add-") || arg.startsWith("-XX:+IgnoreUnrecognizedVMOptions")
+          || arg.startsWith("-Djdk.reflect.useDirectMethodHandle") || arg.startsWith("-Dio.netty.")) {
+        flags.add(arg);
+      }
+    }
+    return flags;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static void deleteRecursively(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      walk.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,79 @@
+package dev.dptext.job.testing;
+
+import dev.dptext.job.JobSession;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The one SparkSession of this test JVM (Delta enabled), shared by the job, Databricks-task and
+ * notebook tests: starting a session costs seconds, and Surefire runs every test class of the module
+ * in one JVM. Its scratch directories live under {@code target/test-spark-<fork>} (Surefire runs two
+ * test JVMs at once; each has its own), wiped at start-up, so a leftover warehouse from an earlier run
+ * cannot break this one.
+ */
+public final class SharedSpark {
+  private static final Path ROOT = forkDirectory("test-spark");
+  /** Where the notebook tests' Scala interpreter writes its classes, for executors to load. */
+  public static final Path REPL_CLASSES = ROOT.resolve("repl-classes");
+  /** Spark's event log of this JVM's session, which the secrets test searches for the key. */
+  public static final Path EVENT_LOG = ROOT.resolve("event-log");
+
+  private static SparkSession session;
+
+  private SharedSpark() {}
+
+  public static synchronized SparkSession get() {
+    if (session == null) {
+      deleteRecursively(ROOT);
+      try {
+        Files.createDirectories(REPL_CLASSES);
+        Files.createDirectories(EVENT_LOG);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      session = SparkSession.builder()
+          .master("local[2]")
+          .appName("dptext-job-tests")
+          .config("spark.ui.enabled", "false")
+          .config("spark.sql.shuffle.partitions", "4")
+          .config("spark.sql.warehouse.dir", ROOT.resolve("warehouse").toString())
+          .config("spark.sql.extensions", JobSession.DELTA_EXTENSION)
+          .config("spark.sql.catalog.spark_catalog", JobSession.DELTA_CATALOG)
+          // Delta replays a table's log with 50 partitions by default: seconds of tiny tasks on 2 cores.
+          .config("spark.databricks.delta.snapshotPartitions", "2")
+          // Read at SparkContext start-up only: Spark serves this directory to executors, so closures
+          // compiled by the notebook tests' interpreter can be deserialized in tasks.
+          .config("spark.repl.class.outputDir", REPL_CLASSES.toString())
+          .config("spark.eventLog.enabled", "true")
+          .config("spark.eventLog.dir", EVENT_LOG.toUri().toString())
+          // Spark 4 compresses event logs by default; plain JSON lines let the test search them.
+          .config("spark.eventLog.compress", "false")
+          .getOrCreate();
+    }
+    return session;
+  }
+
+  /**
+   * {@code target/<name>-<fork>}: this test JVM's own directory. Surefire runs two test JVMs of a module at
+   * once and numbers them in {@code dptext.test.fork} (absent when a test runs outside Surefire).
+   */
+  static Path forkDirectory(String name) {
+    return Path.of("target", name + "-" + System.getProperty("dptext.test.fork", "0")).toAbsolutePath();
+  }
+
+  private static void deleteRecursively(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
