@@ -27,7 +27,7 @@ import org.apache.spark.sql.SparkSession;
  * session offers.
  */
 public final class ConnectServer {
-  private static final Path ROOT = SharedSpark.forkDirectory("connect-server");
+  private static final Path ROOT = Path.of("target", "connect-server").toAbsolutePath();
   /** The server's log: what it printed, for a test that fails on the server side. */
   public static final Path LOG = ROOT.resolve("server.log");
   private static final long START_TIMEOUT_MS = 180_000;

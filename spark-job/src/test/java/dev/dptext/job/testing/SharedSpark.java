@@ -12,12 +12,11 @@ import org.apache.spark.sql.SparkSession;
 /**
  * The one SparkSession of this test JVM (Delta enabled), shared by the job, Databricks-task and
  * notebook tests: starting a session costs seconds, and Surefire runs every test class of the module
- * in one JVM. Its scratch directories live under {@code target/test-spark-<fork>} (Surefire runs two
- * test JVMs at once; each has its own), wiped at start-up, so a leftover warehouse from an earlier run
- * cannot break this one.
+ * in one JVM. Its scratch directories live under {@code target/test-spark}, wiped at start-up, so a
+ * leftover warehouse from an earlier run cannot break this one.
  */
 public final class SharedSpark {
-  private static final Path ROOT = forkDirectory("test-spark");
+  private static final Path ROOT = Path.of("target", "test-spark").toAbsolutePath();
   /** Where the notebook tests' Scala interpreter writes its classes, for executors to load. */
   public static final Path REPL_CLASSES = ROOT.resolve("repl-classes");
   /** Spark's event log of this JVM's session, which the secrets test searches for the key. */
@@ -56,14 +55,6 @@ public final class SharedSpark {
           .getOrCreate();
     }
     return session;
-  }
-
-  /**
-   * {@code target/<name>-<fork>}: this test JVM's own directory. Surefire runs two test JVMs of a module at
-   * once and numbers them in {@code dptext.test.fork} (absent when a test runs outside Surefire).
-   */
-  static Path forkDirectory(String name) {
-    return Path.of("target", name + "-" + System.getProperty("dptext.test.fork", "0")).toAbsolutePath();
   }
 
   private static void deleteRecursively(Path root) {
