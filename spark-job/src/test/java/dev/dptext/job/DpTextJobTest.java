@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.Launcher;
 import dev.dptext.job.testing.SharedSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,8 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The job end to end, in-process: JSON/CSV/text in, Delta/Parquet out, config files, build-model,
- * and one clear error with the right exit code for each kind of bad input.
+ * The job end to end, in-process (build-model and one sanitize through scripts/dptext): JSON/CSV/text in,
+ * Delta/Parquet out, config files, build-model, and one clear error with the right exit code for each kind
+ * of bad input.
  */
 class DpTextJobTest {
   @TempDir static Path tmp;
@@ -134,10 +136,14 @@ class DpTextJobTest {
     assertTrue(bad.err().contains("[epsilonn]") && bad.err().contains("epsilon"), bad.err());
   }
 
+  /**
+   * build-model and sanitize through {@code scripts/dptext} as a user runs them (each its own JVM and
+   * session), against sanitize in this JVM building the model on the fly: the same text.
+   */
   @Test
   void builtModelArtifactGivesTheSameOutputAsBuildingOnTheFly() {
     String model = tmp.resolve("model.dptext").toString();
-    Run b = JobFixtures.run("build-model", "--model", embeddings.toString(), "--neighbours", "32", "--output", model);
+    Run b = Launcher.run("build-model", "--model", embeddings.toString(), "--neighbours", "32", "--output", model);
     assertEquals(0, b.exitCode(), b.err());
     assertTrue(b.out().contains("3,000 words"), b.out());
     String onTheFly = tmp.resolve("on-the-fly").toString();
@@ -145,7 +151,10 @@ class DpTextJobTest {
     assertEquals(0, JobFixtures.run(sanitize(onTheFly, "--output-format", "parquet")).exitCode());
     List<String> a = new java.util.ArrayList<>(List.of(sanitize(fromArtifact, "--output-format", "parquet")));
     a.set(a.indexOf(embeddings.toString()), model);
-    assertEquals(0, JobFixtures.run(a.toArray(new String[0])).exitCode());
+    Run launched = Launcher.run(a.toArray(new String[0]));
+    assertEquals(0, launched.exitCode(), launched.err());
+    assertTrue(launched.out().contains("rows in / out      16 / 16"), launched.out());
+    assertFalse(launched.err().contains("00112233445566778899aabbccddeeff"), "the key is not in the launcher's log");
     assertEquals(texts(onTheFly, "parquet"), texts(fromArtifact, "parquet"));
   }
 

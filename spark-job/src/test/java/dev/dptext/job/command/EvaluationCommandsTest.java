@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.Launcher;
 import dev.dptext.job.testing.SharedSpark;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -111,7 +112,9 @@ class EvaluationCommandsTest {
         "the command keeps its quotes");
     Path threeFile = dir.resolve("three.jsonl");
     Files.writeString(threeFile, three);
-    Run bad = JobFixtures.run("evaluate", "utility", "--input", threeFile.toString(),
+    // Through scripts/dptext, as a user runs it (the evaluation commands' launcher test: the production
+    // session reads the table, and the error reaches the user as one message and exit code 2, no trace).
+    Run bad = Launcher.run("evaluate", "utility", "--input", threeFile.toString(),
         "--label-column", "kind", "--model", glove.toString(), "--neighbours", "32", "--epsilons", "laplace=10",
         "--output", dir.resolve("bad").toString());
     assertEquals(2, bad.exitCode(), bad.err());
@@ -131,7 +134,8 @@ class EvaluationCommandsTest {
     Path lexicon = dir.resolve("lexicon.csv");
     Files.writeString(lexicon, "word,label\ngood,1\ngreat,1\nbest,1\nbad,0\nworst,0\npoor,0\n");
     Path out = dir.resolve("tune");
-    Run run = JobFixtures.run("tune", "--max-utility-loss", "0.2", "--lexicon", lexicon.toString(),
+    // Through scripts/dptext, as a user runs it (the tune command's launcher test).
+    Run run = Launcher.run("tune", "--max-utility-loss", "0.2", "--lexicon", lexicon.toString(),
         "--uniform-prior", "--model", glove.toString(), "--neighbours", "32", "--mechanisms", "santext laplace",
         "--draws", "200", "--refine", "2", "--max-standard-error", "0.0001", "--max-draws", "400",
         "--output", out.toString());
@@ -145,9 +149,16 @@ class EvaluationCommandsTest {
     List<String[]> points = csv(out.resolve("tune-points.csv"));
     assertTrue(points.stream().anyMatch(p -> p[0].equals("santext") && p[10].equals("true")), "SanText is exact");
     assertTrue(points.stream().anyMatch(p -> p[0].equals("laplace") && p[10].equals("false")), "Laplace is sampled");
-    for (String[] p : points) {
-      double loss = Double.parseDouble(p[5]);
-      assertTrue(loss >= 0 && loss <= 1, "L_M is a share of words: " + String.join(",", p));
+    // Each mechanism's utility loss L_M falls from its smallest ε to its largest: at a small ε a word is
+    // replaced by almost any word, at a large one mostly kept (an ε applied upside down fails this).
+    for (String mechanism : List.of("santext", "laplace")) {
+      List<String[]> m = points.stream().filter(p -> p[0].equals(mechanism))
+          .sorted(java.util.Comparator.comparingDouble(p -> Double.parseDouble(p[2]))).toList();
+      assertTrue(m.size() >= 2, mechanism + ": " + m.size() + " points");
+      double lowEpsilonLoss = Double.parseDouble(m.get(0)[5]);
+      double highEpsilonLoss = Double.parseDouble(m.get(m.size() - 1)[5]);
+      assertTrue(highEpsilonLoss < lowEpsilonLoss, mechanism + ": L_M " + lowEpsilonLoss + " at ε " + m.get(0)[2]
+          + ", " + highEpsilonLoss + " at ε " + m.get(m.size() - 1)[2]);
     }
     assertNotNull(ImageIO.read(out.resolve("tune-tradeoff.png").toFile()));
   }
@@ -163,10 +174,18 @@ class EvaluationCommandsTest {
     assertEquals(2, rows.size(), "one raw-text trial and one santext trial");
     assertEquals("raw", rows.get(0)[0]);
     assertEquals("santext", rows.get(1)[0]);
-    for (String[] r : rows) {
-      double auc = Double.parseDouble(r[5]);
-      assertTrue(auc >= 0 && auc <= 1, "an AUC: " + auc);
-    }
+    // The CSV, the log and the page state the same AUCs (the attack itself is checked against models that
+    // do and do not leak in udfs' MembershipInferenceTest).
+    double rawAuc = Double.parseDouble(rows.get(0)[5]);
+    double santextAuc = Double.parseDouble(rows.get(1)[5]);
+    java.util.regex.Matcher logged = java.util.regex.Pattern.compile("mia: raw-text model, attack AUC \\[([0-9.]+)]")
+        .matcher(run.err());
+    assertTrue(logged.find(), run.err());
+    assertEquals(Double.parseDouble(logged.group(1)), rawAuc, 5e-7, "the log's raw AUC and the CSV's");
+    assertTrue(run.err().contains(String.format(Locale.ROOT, "(nominal ε=1.0): attack AUC %.4f", santextAuc)),
+        santextAuc + " in " + run.err());
+    assertTrue(Files.readString(out.resolve("index.html"))
+        .contains(String.format(Locale.ROOT, "the raw-text model's attack AUC %.4f", rawAuc)), "the page's raw AUC");
     assertNotNull(ImageIO.read(out.resolve("mia-auc.png").toFile()));
   }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.Launcher;
 import dev.dptext.job.testing.SharedSpark;
 import dev.dptext.job.write.OutputLocation;
 import java.nio.file.Files;
@@ -14,7 +15,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The embedding-noise mechanisms through the job, and the privacy-statistics command. */
+/**
+ * The embedding-noise mechanisms through the job, and the privacy-statistics and calibrate commands (their
+ * main runs through {@code scripts/dptext}, as a user runs them).
+ */
 class NoiseMechanismJobTest {
   @TempDir static Path tmp;
   static SparkSession spark;
@@ -47,7 +51,28 @@ class NoiseMechanismJobTest {
       assertTrue(r.out().contains("rows in / out      16 / 16"), r.out());
       assertTrue(r.out().contains("mechanism          " + m[1]), r.out());
       assertEquals(16, spark.read().parquet(out).count());
+      // The text changed: at these ε most tokens are replaced, so most rows with text read differently
+      // (a mechanism wired to emit its input would pass every check above).
+      java.util.regex.Matcher changed = java.util.regex.Pattern.compile("tokens changed +[0-9,]+ \\(([0-9.]+)%\\)")
+          .matcher(r.out());
+      assertTrue(changed.find(), r.out());
+      assertTrue(Double.parseDouble(changed.group(1)) > 20, m[1] + ": " + changed.group());
+      java.util.Map<Long, String> before = texts(spark.read().json(JobFixtures.SAMPLE));
+      java.util.Map<Long, String> after = texts(spark.read().parquet(out));
+      long withText = before.values().stream().filter(t -> !t.isBlank()).count();
+      long differ = before.keySet().stream().filter(id -> !before.get(id).isBlank())
+          .filter(id -> !before.get(id).equals(after.get(id))).count();
+      assertTrue(differ * 2 > withText, m[1] + ": only " + differ + " of " + withText + " rows with text changed");
     }
+  }
+
+  /** id → text (null as ""). */
+  private static java.util.Map<Long, String> texts(org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> rows) {
+    java.util.Map<Long, String> m = new java.util.HashMap<>();
+    for (org.apache.spark.sql.Row r : rows.select("id", "text").collectAsList()) {
+      m.put(r.getLong(0), r.isNullAt(1) ? "" : r.getString(1));
+    }
+    return m;
   }
 
   /** nearestSearch=hnsw through the job: the summary names the index and prints its recall; SanText refuses it. */
@@ -73,7 +98,7 @@ class NoiseMechanismJobTest {
   @Test
   void privacyStatisticsTableShowsEveryMechanismAndEpsilon() throws Exception {
     Path table = tmp.resolve("stats.md");
-    Run r = JobFixtures.run("privacy-stats", "--model", embeddings.toString(), "--words", "40", "--runs", "20",
+    Run r = Launcher.run("privacy-stats", "--model", embeddings.toString(), "--words", "40", "--runs", "20",
         "--epsilons", "5,20", "--mechanisms", "laplace mahalanobis:lambda=1 vickrey:t=0.5", "--output", table.toString());
     assertEquals(0, r.exitCode(), r.out());
     String md = Files.readString(table);
@@ -87,13 +112,14 @@ class NoiseMechanismJobTest {
 
   @Test
   void calibratePrintsTheMatchingEpsilon() {
-    Run r = JobFixtures.run("calibrate", "--model", embeddings.toString(), "--vocab-size", "500",
+    Run r = Launcher.run("calibrate", "--model", embeddings.toString(), "--vocab-size", "500",
         "--mechanism-a", "laplace", "--epsilon-a", "10", "--mechanism-b", "brr:bits=64");
     assertEquals(0, r.exitCode(), r.out());
     assertTrue(r.out().contains("Hamming (64 bits) metric") && r.out().contains("ε_B = ε_A·R = "), r.out());
-    Run bad = JobFixtures.run("calibrate", "--model", embeddings.toString(), "--mechanism-a", "laplace",
+    Run bad = Launcher.run("calibrate", "--model", embeddings.toString(), "--mechanism-a", "laplace",
         "--epsilon-a", "10", "--mechanism-b", "brr", "--aggregate", "median");
-    assertEquals(2, bad.exitCode());
+    assertEquals(2, bad.exitCode(), "a usage error's exit code through the launcher");
+    assertTrue(bad.err().contains("--aggregate"), bad.err());
     Run sampled = JobFixtures.run("calibrate", "--model", embeddings.toString(), "--vocab-size", "500",
         "--mechanism-a", "laplace", "--epsilon-a", "10", "--mechanism-b", "brr:bits=64", "--sample-pairs", "5000",
         "--seed", "7");
