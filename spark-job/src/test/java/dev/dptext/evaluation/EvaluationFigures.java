@@ -4,17 +4,12 @@ import dev.dptext.classic.Classic;
 import dev.dptext.embedding.EmbeddingWriter;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.EmbeddedDefault;
-import java.io.IOException;
-import java.io.ObjectInputStream;
-import java.io.ObjectOutputStream;
 import java.io.Serializable;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -89,19 +84,6 @@ final class EvaluationFigures {
       return "no exception";
     } catch (RuntimeException e) {
       return e.getClass().getName() + ": " + e.getMessage();
-    }
-  }
-
-  static void write(Path file, Map<String, Serializable> figures) throws IOException {
-    try (ObjectOutputStream out = new ObjectOutputStream(Files.newOutputStream(file))) {
-      out.writeObject(new LinkedHashMap<>(figures));
-    }
-  }
-
-  @SuppressWarnings("unchecked")
-  static LinkedHashMap<String, Serializable> read(Path file) throws IOException, ClassNotFoundException {
-    try (ObjectInputStream in = new ObjectInputStream(Files.newInputStream(file))) {
-      return (LinkedHashMap<String, Serializable>) in.readObject();
     }
   }
 }
