@@ -3,6 +3,8 @@ package dev.dptext.job;
 import dev.dptext.job.command.Commands;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * The dptext job: {@code sanitize}, {@code build-model}, {@code privacy-stats}, {@code calibrate},
@@ -14,10 +16,14 @@ import picocli.CommandLine.Command;
     description = "Differentially private text sanitization on Spark.")
 public final class DpTextJob implements Runnable {
 
+  /** The command line this object was run by, with its subcommands (a new CommandLine of it would have none). */
+  @Spec
+  CommandSpec spec;
+
   @Override
   public void run() {
-    CommandLine cli = new CommandLine(this);
-    throw new CommandLine.ParameterException(cli, "Name a command: " + String.join(", ", cli.getSubcommands().keySet()));
+    throw new CommandLine.ParameterException(spec.commandLine(), "Name a command: "
+        + String.join(", ", spec.subcommands().keySet()));
   }
 
   public static void main(String[] args) {

@@ -177,6 +177,16 @@ class DpTextJobTest {
     assertEquals(2, spark.read().format("delta").load(out2).count());
   }
 
+  /** No command: a usage error that lists the commands (it listed none: a new CommandLine has no subcommands). */
+  @Test
+  void noCommandIsAUsageErrorListingTheCommands() {
+    Run r = JobFixtures.run();
+    assertEquals(2, r.exitCode(), r.err());
+    assertTrue(r.err().contains("Name a command: sanitize, build-model, privacy-stats, calibrate, evaluate, tune"),
+        r.err());
+    assertTrue(r.err().contains("Usage: dptext [-hV] [COMMAND]"), r.err());
+  }
+
   @Test
   void badInputIsOneClearErrorWithTheRightExitCode() {
     String out = tmp.resolve("never").toString();
