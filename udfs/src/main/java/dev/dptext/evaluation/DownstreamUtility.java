@@ -35,7 +35,7 @@ import org.apache.spark.sql.functions;
  *       goes through {@link DpText}'s DataFrame API, the same code path users run, with a key per
  *       trial from {@link EvaluationKeys}.
  *   <li><b>Classifier.</b> Spark MLlib: a regex tokenizer (lower case, split on non-word characters),
- *       hashed term frequencies (2^18 features), IDF, each document's vector scaled to unit length, and
+ *       hashed term frequencies ({@link #features} buckets: 2^18, or fewer for a small vocabulary), IDF, each document's vector scaled to unit length, and
  *       L2-regularised logistic regression on the features as they are (λ = 1/n for n training rows,
  *       ≤ 50 iterations, threshold 0.5). That is the plain TF-IDF + logistic-regression baseline
  *       (scikit-learn's TfidfVectorizer + LogisticRegression defaults). Until issue 28 it ran with MLlib's
@@ -50,8 +50,27 @@ import org.apache.spark.sql.functions;
 public final class DownstreamUtility {
   private DownstreamUtility() {}
 
-  /** The feature vector size of the hashed term frequencies. */
-  public static final int FEATURES = 1 << 18;
+  /** The most buckets of the hashed term frequencies: MLlib's default, what a large corpus gets. */
+  public static final int MAX_FEATURES = 1 << 18;
+
+  /** The fewest buckets, whatever the vocabulary. */
+  static final int MIN_FEATURES = 1 << 10;
+
+  /** Buckets per distinct training token, below the cap: about 1 token in 64 shares its bucket. */
+  static final int BUCKETS_PER_TOKEN = 64;
+
+  /**
+   * The hashed feature dimension for a training set of {@code distinctTokens} distinct tokens: the
+   * power of two at or above 64 per token, between 2^10 and 2^18. A corpus of 4,096 or more distinct
+   * tokens (any real one) gets 2^18, MLlib's default; a small one gets fewer buckets but fewer
+   * collisions than 2^18 buckets give a large one. Why not always 2^18: logistic regression's
+   * coefficients and each iteration's gradient are dense vectors of this size, serialized to and from
+   * every task, which dominates the fit on a small set (a 160-row set trained twice as fast at 2^12).
+   */
+  public static int features(long distinctTokens) {
+    long wanted = Math.max(MIN_FEATURES, distinctTokens * BUCKETS_PER_TOKEN);
+    return (int) Math.min(MAX_FEATURES, Long.highestOneBit(wanted - 1) << 1);
+  }
 
   /** The columns of the evaluated table. */
   public record Columns(String text, String label, String id) implements Serializable {}
@@ -122,7 +141,11 @@ public final class DownstreamUtility {
     requireClassic(train.sparkSession());
     RegexTokenizer tokens = new RegexTokenizer().setInputCol(textColumn).setOutputCol("_tokens")
         .setPattern("\\W+").setToLowercase(true);
-    HashingTF tf = new HashingTF().setInputCol("_tokens").setOutputCol("_tf").setNumFeatures(FEATURES);
+    // One pass for the distinct-token estimate (HyperLogLog, deterministic for the same rows).
+    long distinctTokens = tokens.transform(train).select(functions.explode(functions.col("_tokens")).as("_t"))
+        .agg(functions.approx_count_distinct("_t")).first().getLong(0);
+    HashingTF tf = new HashingTF().setInputCol("_tokens").setOutputCol("_tf")
+        .setNumFeatures(features(distinctTokens));
     IDF idf = new IDF().setInputCol("_tf").setOutputCol("_tfidf");
     Normalizer unit = new Normalizer().setInputCol("_tfidf").setOutputCol("features").setP(2);
     long rows = train.count();

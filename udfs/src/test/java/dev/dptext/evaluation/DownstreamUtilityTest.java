@@ -62,6 +62,19 @@ class DownstreamUtilityTest {
   }
 
   @Test
+  void theHashedDimensionIs64BucketsPerTokenBetween2To10And2To18() {
+    assertEquals(1 << 10, DownstreamUtility.features(0));
+    assertEquals(1 << 10, DownstreamUtility.features(16));
+    assertEquals(1 << 11, DownstreamUtility.features(17));
+    assertEquals(1 << 12, DownstreamUtility.features(64));
+    assertEquals(1 << 17, DownstreamUtility.features(2048));
+    assertEquals(1 << 18, DownstreamUtility.features(2049));
+    // Any real corpus (4,096 distinct tokens or more) gets MLlib's default 2^18, as before.
+    assertEquals(1 << 18, DownstreamUtility.features(4096));
+    assertEquals(1 << 18, DownstreamUtility.features(341_000));
+  }
+
+  @Test
   void theConfidenceIntervalIsStudentsT() {
     // Values 1..5: mean 3, s = √2.5, t_{0.975,4} = 2.776445; half-width 2.776445·√2.5/√5 = 1.963243.
     ConfidenceInterval ci = ConfidenceInterval.of(1, 2, 3, 4, 5);
@@ -111,6 +124,12 @@ class DownstreamUtilityTest {
         (org.apache.spark.ml.classification.LogisticRegressionModel) model.stages()[model.stages().length - 1];
     assertEquals(1.0 / data.count(), lr.getRegParam(), 1e-15);
     assertTrue(!lr.getStandardization(), "no per-feature standardization");
+    // A small vocabulary gets 64 buckets per distinct token (counted here with the tokenizer's own rule).
+    long distinct = data.select("text").collectAsList().stream()
+        .flatMap(r -> java.util.Arrays.stream(r.getString(0).toLowerCase(java.util.Locale.ROOT).split("\\W+")))
+        .filter(t -> !t.isEmpty()).distinct().count();
+    assertTrue(distinct > 16 && distinct <= 32, distinct + " distinct tokens");
+    assertEquals(1 << 11, ((org.apache.spark.ml.feature.HashingTF) model.stages()[1]).getNumFeatures());
     Dataset<Row> doc = spark.sql("SELECT 1 AS id, 'good film, good acting' AS text, 1.0 AS label "
         + "UNION ALL SELECT 2, 'good film, good acting good film, good acting', 1.0");
     List<Row> p = model.transform(doc).orderBy("id").select("probability").collectAsList();
