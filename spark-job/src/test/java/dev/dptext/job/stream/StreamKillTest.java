@@ -27,11 +27,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Exactly once with a real crash: {@code sanitize --stream} runs as a separate JVM on 24 JSON files,
- * four per micro-batch; after its 4th micro-batch is committed it is killed with SIGKILL by PID; the
+ * Exactly once with a real crash: {@code sanitize --stream} runs as a separate JVM on 16 JSON files,
+ * four per micro-batch; after its 2nd micro-batch is committed it is killed with SIGKILL by PID; the
  * same command restarts from the checkpoint. The table must then equal, row for row and column for
  * column, a batch run over the same files with the same key and ids, hold each micro-batch in exactly
- * one commit (6 micro-batches, the last transaction 5), and neither the key nor the raw text may appear in
+ * one commit (4 micro-batches, the last transaction 3), and neither the key nor the raw text may appear in
  * either JVM's output, the checkpoint or the Delta log.
  *
  * <p>The child JVM gets {@code spark.databricks.delta.snapshotPartitions=2}, as this JVM's session
@@ -39,8 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * tasks by default, seconds each on two cores (docs/streaming.md).
  */
 class StreamKillTest {
-  // Six micro-batches: four before the kill, two for the restart (each costs a Delta commit in a cold JVM).
-  static final int FILES = 24;
+  // Four micro-batches: two before the kill, two for the restart (each costs a Delta commit in a cold JVM).
+  static final int FILES = 16;
   static final int FILES_PER_BATCH = 4;
   static final int BATCHES = FILES / FILES_PER_BATCH;
   static final int ROWS_PER_FILE = 5;
@@ -86,14 +86,14 @@ class StreamKillTest {
         "--key-file", keyFile.toString(), "--partitions", "2", "--progress-interval", "5"};
 
     Process first = launch(tmp.resolve("first.out"), tmp.resolve("first.err"), command);
-    // Wait until the 4th micro-batch (version 4, after the properties commit) is committed, then kill -9.
-    Path fourth = out.resolve("_delta_log").resolve("00000000000000000004.json");
+    // Wait until the 2nd micro-batch (version 2, after the properties commit) is committed, then kill -9.
+    Path second = out.resolve("_delta_log").resolve("00000000000000000002.json");
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
-    while (!Files.exists(fourth) && first.isAlive() && System.nanoTime() < deadline) {
+    while (!Files.exists(second) && first.isAlive() && System.nanoTime() < deadline) {
       Thread.sleep(100);
     }
     assertTrue(first.isAlive(), "the stream ended before it could be killed: " + Files.readString(tmp.resolve("first.err")));
-    assertTrue(Files.exists(fourth), "no 4th micro-batch in time");
+    assertTrue(Files.exists(second), "no 2nd micro-batch in time");
     Process kill = new ProcessBuilder("kill", "-KILL", Long.toString(first.pid())).inheritIO().start();
     assertEquals(0, kill.waitFor());
     assertTrue(first.waitFor(30, TimeUnit.SECONDS));
@@ -102,10 +102,10 @@ class StreamKillTest {
     assertTrue(committedAtKill < BATCHES, "killed mid-stream: " + committedAtKill + " of " + BATCHES
         + " committed");
 
-    Process second = launch(tmp.resolve("second.out"), tmp.resolve("second.err"), command);
-    assertTrue(second.waitFor(6, TimeUnit.MINUTES), "the restart did not finish");
+    Process restart = launch(tmp.resolve("second.out"), tmp.resolve("second.err"), command);
+    assertTrue(restart.waitFor(6, TimeUnit.MINUTES), "the restart did not finish");
     String secondOut = Files.readString(tmp.resolve("second.out"));
-    assertEquals(0, second.exitValue(), secondOut + Files.readString(tmp.resolve("second.err")));
+    assertEquals(0, restart.exitValue(), secondOut + Files.readString(tmp.resolve("second.err")));
 
     Path batch = tmp.resolve("batch");
     Run b = JobFixtures.sanitize(in, batch.toString(), keyFile, embeddings, "--input-format", "json",
@@ -139,8 +139,9 @@ class StreamKillTest {
     }
     assertTrue(leaks.isEmpty(), "key or raw text found in " + leaks);
     assertFalse(actual.stream().anyMatch(r -> r.contains(JobFixtures.CANARY)), "raw text in the output");
-    assertTrue(Files.readString(tmp.resolve("first.err")).contains("stream: micro-batch 2 committed as table version 3: rows in 20, out 20"),
-        "the per-batch line is in the log");
+    assertTrue(Files.readString(tmp.resolve("first.err")).contains("stream: micro-batch 0 committed as table version 0: rows in 20, out 20"),
+        "the per-batch line is in the log: " + Files.readAllLines(tmp.resolve("first.err")).stream()
+            .filter(l -> l.contains("stream: ")).toList());
   }
 
   private static long lastVersion(Path table) {
