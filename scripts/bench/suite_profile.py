@@ -21,8 +21,8 @@ for line in (work / "samples.txt").read_text().splitlines():
     elif line.startswith("P ") and t is not None:
         parts = line.split(None, 4)
         pid, cpu, args = parts[1], int(parts[3]), parts[4] if len(parts) > 4 else ""
-        first = procs.get(pid, (t, t, 0, args))[0]
-        procs[pid] = (first, t, cpu, procs.get(pid, (t, t, 0, args))[3])
+        seen = procs.get(pid)
+        procs[pid] = (seen[0] if seen else t, t, cpu, seen[3] if seen else args)
 if not stat:
     sys.exit("no samples in " + str(work / "samples.txt"))
 t0, hz = stat[0][0], 100

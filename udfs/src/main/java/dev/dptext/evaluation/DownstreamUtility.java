@@ -35,7 +35,8 @@ import org.apache.spark.sql.functions;
  *       goes through {@link DpText}'s DataFrame API, the same code path users run, with a key per
  *       trial from {@link EvaluationKeys}.
  *   <li><b>Classifier.</b> Spark MLlib: a regex tokenizer (lower case, split on non-word characters),
- *       hashed term frequencies ({@link #features} buckets: 2^18, or fewer for a small vocabulary), IDF, each document's vector scaled to unit length, and
+ *       hashed term frequencies ({@link #features}: 2^18 buckets, fewer for a small vocabulary), IDF,
+ *       each document's vector scaled to unit length, and
  *       L2-regularised logistic regression on the features as they are (λ = 1/n for n training rows,
  *       ≤ 50 iterations, threshold 0.5). That is the plain TF-IDF + logistic-regression baseline
  *       (scikit-learn's TfidfVectorizer + LogisticRegression defaults). Until issue 28 it ran with MLlib's
@@ -58,6 +59,11 @@ public final class DownstreamUtility {
 
   /** Buckets per distinct training token, below the cap: about 1 token in 64 shares its bucket. */
   static final int BUCKETS_PER_TOKEN = 64;
+
+  /** {@link #features} in words, for reports. */
+  public static final String HASHING = "hashed term frequencies (" + BUCKETS_PER_TOKEN
+      + " buckets per distinct training token, between 2^" + Integer.numberOfTrailingZeros(MIN_FEATURES) + " and 2^"
+      + Integer.numberOfTrailingZeros(MAX_FEATURES) + ")";
 
   /**
    * The hashed feature dimension for a training set of {@code distinctTokens} distinct tokens: the

@@ -112,7 +112,7 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
         String.format(Locale.ROOT, "Model: %s, %,d words × %d dimensions. %d trials per cell (evaluation keys "
             + "from seed %d). Wall time of the sweep: %.0f s.", options.get(Settings.MODEL), model.embeddings().size(),
             model.embeddings().dim(), trials, seed, seconds),
-        String.format(Locale.ROOT, "Classifier: MLlib regex tokenizer, hashed term frequencies (2^18), IDF, unit "
+        String.format(Locale.ROOT, "Classifier: MLlib regex tokenizer, " + DownstreamUtility.HASHING + ", IDF, unit "
             + "length per document, logistic regression without feature standardization (λ = 1/n = %.2g, "
             + "threshold 0.5): the plain TF-IDF + logistic-regression baseline.", DownstreamUtility.regParam(trainRows)));
     UtilityReport.write(output, page, results, baseline, context, epsilons.axisLabel(), Commands.asTyped(spec));

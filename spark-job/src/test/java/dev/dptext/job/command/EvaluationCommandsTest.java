@@ -74,6 +74,7 @@ class EvaluationCommandsTest {
     }
     String page = Files.readString(out.resolve("index.html"));
     assertTrue(page.contains("dptext evaluate utility --input " + input), "the page gives the command as typed");
+    assertTrue(page.contains(dev.dptext.evaluation.DownstreamUtility.HASHING), "the page states the classifier's hashing");
   }
 
   /**
