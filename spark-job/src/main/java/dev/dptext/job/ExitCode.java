@@ -14,6 +14,8 @@ package dev.dptext.job;
  *   <li>5 — conflict: another writer committed to the output at the same time; nothing of this run
  *       was committed. Retry the run (a retry with the same transaction, or one that finds the run's
  *       commit already there, ends with 0 and "Nothing to do").
+ *   <li>6 — privacy budget: the run would take rows past {@code --epsilon-budget} (the privacy ledger);
+ *       nothing was written. Retrying will not help until the budget or the rows change.
  * </ul>
  */
 public enum ExitCode {
@@ -22,7 +24,8 @@ public enum ExitCode {
   USAGE(2, "usage or configuration error: fix the configuration; retrying will not help"),
   INPUT(3, "input error: fix the input; retrying will not help"),
   INTEGRITY(4, "integrity failure, rows out differ from rows in: do not use the output"),
-  CONFLICT(5, "conflict with a concurrent writer, nothing of this run committed: retry");
+  CONFLICT(5, "conflict with a concurrent writer, nothing of this run committed: retry"),
+  BUDGET(6, "privacy budget exceeded, nothing written: raise the budget or release other rows");
 
   public final int code;
   final String meaning;

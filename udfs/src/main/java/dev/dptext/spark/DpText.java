@@ -204,6 +204,18 @@ public final class DpText {
       return o;
     }
 
+    /**
+     * The fingerprint of the key this sanitizer seeds rows with ({@link SecretKey#fingerprint}: tells keys
+     * apart without revealing them), null with fresh randomness, which has no key to tell.
+     */
+    public String keyFingerprint() {
+      if (o.idMode() == IdMode.FRESH || o.get(Settings.FRESH_RANDOMNESS)) {
+        return null;
+      }
+      SecretKey k = resolvedKey();
+      return k.isFresh() ? null : k.fingerprint();
+    }
+
     /** The key resolved from {@link #resolvedFor}'s key source, read once per configuration. */
     private SecretKey resolved;
     private DpTextOptions resolvedFor;

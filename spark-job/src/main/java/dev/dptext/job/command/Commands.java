@@ -23,7 +23,8 @@ public final class Commands {
    * only the command that runs.
    */
   public static final List<Class<?>> ALL = List.of(SanitizeCommand.class, BuildModelCommand.class,
-      PrivacyStatsCommand.class, CalibrateCommand.class, EvaluateCommand.class, TuneCommand.class);
+      PrivacyStatsCommand.class, CalibrateCommand.class, EvaluateCommand.class, TuneCommand.class,
+      LedgerCommand.class);
 
   /**
    * The job's command line: every command of {@link #ALL}, plus, for each command that takes

@@ -64,6 +64,8 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
 
   @Mixin StreamOptions stream;
 
+  @Mixin LedgerOptions ledger;
+
   /** Every setting of the table but the key itself (the mechanism, its parameters, the model, the key's source). */
   @Override
   public List<Setting<?>> settings() {
@@ -87,6 +89,6 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
         output.txnVersion, onCorrupt.onCorrupt, onCorrupt.rejects, columns.textColumn, columns.outputColumn,
         columns.idColumn, frequencySource, summaryJson, partitions, progressInterval, show,
         () -> SettingOptions.read(spec, settings()),
-        spec.commandLine().getParseResult().hasMatchedOption(Settings.KEY_ENV.cliName()));
+        spec.commandLine().getParseResult().hasMatchedOption(Settings.KEY_ENV.cliName()), ledger.request());
   }
 }

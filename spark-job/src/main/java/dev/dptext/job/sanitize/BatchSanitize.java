@@ -7,6 +7,9 @@ import dev.dptext.job.JobException;
 import dev.dptext.job.TableName;
 import dev.dptext.job.inplace.InPlace;
 import dev.dptext.job.inplace.InPlacePolicy;
+import dev.dptext.job.ledger.LedgerGate;
+import dev.dptext.job.ledger.ReleasePlan;
+import dev.dptext.job.ledger.SourceSnapshot;
 import dev.dptext.job.model.ModelOptions;
 import dev.dptext.job.read.DataFormat;
 import dev.dptext.job.read.InputGuard;
@@ -111,6 +114,11 @@ public final class BatchSanitize {
     DataFormat format = inPlaceRun.active() ? DataFormat.DELTA : r.resolvedInputFormat();
     Map<String, String> readOptions = new LinkedHashMap<>(r.inputOptions());
     readOptions.putAll(inPlaceRun.readOptions());
+    // The ledger records the snapshot the run reads: a Delta input is read at the version recorded.
+    SourceSnapshot snapshot = r.ledger().active() ? SourceSnapshot.of(spark, r.input(), format, readOptions) : null;
+    if (snapshot != null) {
+      readOptions.putAll(snapshot.readOptions());
+    }
     String text = r.textColumn();
     InputTable input = InputTable.read(spark, r.input(), format, readOptions, r.inputSchema(), r.where(),
         ids == IdMode.COLUMN ? r.idColumn() : null, text);
@@ -131,7 +139,7 @@ public final class BatchSanitize {
     int spreadTo = Spread.target(r.partitions(), spark, input.accepted());
     // On Spark Connect the count is a pass of its own (an exact aggregate): the guard's count is an
     // accumulator, which a Connect client has not.
-    InputGuard guard = !connect && checkRidesTheWrite(spark, r, corruptPolicy, outputBefore, target, builder.options(),
+    InputGuard guard = !connect && !r.ledger().active() && checkRidesTheWrite(spark, r, corruptPolicy, outputBefore, target, builder.options(),
         spreadTo) ? new InputGuard(spark) : null;
     InputTable.Counts counts = null;
     long rejected = 0;
@@ -153,6 +161,19 @@ public final class BatchSanitize {
             rejected, counts.malformed(), counts.nullIds(), r.rejects());
       }
       accepted = input.accepted();
+    }
+    LedgerGate.Entry ledgerEntry = null;
+    if (snapshot != null) {
+      ledgerEntry = LedgerGate.Entry.of(spark, r.ledger(), snapshot, accepted, ids == IdMode.COLUMN ? r.idColumn() : null,
+          ReleasePlan.of(r.ledger().ledger(), r.ledger().budget(), snapshot.source(),
+              ids == IdMode.COLUMN ? r.idColumn() : null, builder.options(), ids,
+              Sanitizers.keyFingerprint(connect, builder), builder.guarantee(),
+              List.of("model=" + ModelOptions.hash(spark, options), "text=" + text, "output=" + out,
+                  "frequencies=" + r.frequencySource().strip()),
+              OutputLocation.qualified(spark, r.output())), s -> System.out.println("dptext: " + s));
+      if (ledgerEntry.release() == null) {
+        return 0; // a dry run
+      }
     }
     Dataset<Row> in = spreadTo > 0 ? accepted.repartition(spreadTo) : accepted;
     DpTextModel model = privateCorpusModel(spark, r.frequencySource(), options, in, text);
@@ -189,6 +210,9 @@ public final class BatchSanitize {
     Map<String, String> audit = new LinkedHashMap<>(
         RunSummary.audit(builder.options(), builder.guarantee(), hash, frequencies, layout));
     inPlaceRun.note().ifPresent(n -> audit.put(InPlace.PROPERTY, n));
+    if (ledgerEntry != null) {
+      audit.put(LedgerGate.RELEASE_PROPERTY, ledgerEntry.release().releaseId());
+    }
     TableWriter.Result written;
     if (counts != null) {
       LOG.info("phase: writing {} rows", counts.rows() - counts.rejected());
@@ -198,9 +222,15 @@ public final class BatchSanitize {
     try (ProgressReporter progress = ProgressReporter.start(spark, counters, r.progressInterval())) {
       written = TableWriter.write(result, inPlaceRun.target(target), inPlaceRun.commit(audit));
     } catch (TableWriter.AlreadyCommitted e) {
+      if (ledgerEntry != null) {
+        ledgerEntry.withdraw();
+      }
       System.out.println("dptext: " + e.getMessage());
       return 0;
     } catch (Exception e) { // Spark's task failures are SparkExceptions, checked, thrown undeclared
+      if (ledgerEntry != null && e instanceof JobException je && je.exitCode == ExitCode.CONFLICT) {
+        ledgerEntry.withdraw(); // nothing of this run was committed
+      }
       if (guard != null && JobException.taskFailedWith(e, InputGuard.Rejected.class, InputGuard.REJECTED)) {
         throw rejectedByTheWrite(spark, r, input, format, readOptions, outputBefore, e);
       }
@@ -214,6 +244,9 @@ public final class BatchSanitize {
       throw e;
     }
     LOG.info("phase: committed table version {}", written.version());
+    if (ledgerEntry != null) {
+      ledgerEntry.committed(written.version(), LOG::warn);
+    }
     long rowsIn = guard != null ? guard.rowsIn() : counts.rows();
     long rowsOut = written.rowsWritten();
     boolean intact = rowsOut + rejected == rowsIn;

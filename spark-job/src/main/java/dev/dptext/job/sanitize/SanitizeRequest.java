@@ -28,12 +28,13 @@ import org.apache.spark.sql.SparkSession;
  *     called
  * @param keyEnvOnCommandLine whether {@code --key-env} was given on the command line (not only by a
  *     {@code --config} file or its default)
+ * @param ledger the privacy ledger's options ({@code --ledger}, {@code --epsilon-budget}, {@code --dry-run})
  */
 public record SanitizeRequest(String input, String inputFormat, Map<String, String> inputOptions, String inputSchema,
     String output, String outputFormat, String mode, String inPlace, String where, List<String> mergeKeys,
     String txnAppId, Long txnVersion, String onCorrupt, String rejects, String textColumn, String outputColumn,
     String idColumn, String frequencySource, String summaryJson, int partitions, int progressInterval, int show,
-    Supplier<DpTextOptions> settings, boolean keyEnvOnCommandLine) {
+    Supplier<DpTextOptions> settings, boolean keyEnvOnCommandLine, dev.dptext.job.ledger.LedgerRequest ledger) {
 
   /**
    * This request as it runs in {@code spark}: on Spark Connect its paths made absolute, and its
@@ -53,7 +54,9 @@ public record SanitizeRequest(String input, String inputFormat, Map<String, Stri
           outputFormat, mode, inPlace, where, mergeKeys, txnAppId, txnVersion, onCorrupt,
           rejects == null || TableName.is(spark, rejects) ? rejects : ServerSanitizer.absolute(rejects), textColumn,
           outputColumn, idColumn, frequencySource, summaryJson, partitions, progressInterval, show, settings,
-          keyEnvOnCommandLine);
+          keyEnvOnCommandLine, ledger == null || ledger.ledger() == null || TableName.is(spark, ledger.ledger())
+          ? ledger : new dev.dptext.job.ledger.LedgerRequest(ServerSanitizer.absolute(ledger.ledger()), ledger.budget(),
+          ledger.dryRun()));
     }
     InputTable.OnCorrupt corruptPolicy = r.corruptPolicy();
     if ((corruptPolicy == InputTable.OnCorrupt.REJECT) != (r.rejects != null)) {

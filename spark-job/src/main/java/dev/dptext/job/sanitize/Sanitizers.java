@@ -105,6 +105,28 @@ public final class Sanitizers {
     }
   }
 
+  /**
+   * The fingerprint of the run's key, for the privacy ledger: classic, of the key resolved here; on Spark
+   * Connect, of the key file when this program can read it too, else null (a key only the server holds:
+   * the ledger then never counts the run as a repeat). Null with fresh randomness.
+   */
+  public static String keyFingerprint(boolean connect, DpText.Builder builder) {
+    DpTextOptions o = builder.options();
+    if (!connect) {
+      return builder.keyFingerprint();
+    }
+    String keyFile = o.get(Settings.KEY_FILE);
+    if (o.idMode() == IdMode.FRESH || o.get(Settings.FRESH_RANDOMNESS) || keyFile == null
+        || o.get(Settings.DATABRICKS_SECRET) != null) {
+      return null;
+    }
+    try {
+      return dev.dptext.random.SecretKey.fromFile(java.nio.file.Path.of(ServerSanitizer.absolute(keyFile))).fingerprint();
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
   /** The DataFrame-API sanitizer of these options, with the key resolved now (before any data is read). */
   public static DpText.Builder classic(SparkSession spark, DpTextOptions options) {
     try {

@@ -137,9 +137,16 @@ public final class SanitizeStream {
     InputTable in = input;
     String inputPath = r.input();
     int partitions = r.partitions();
+    dev.dptext.job.ledger.ReleasePlan ledgerPlan = r.ledger() == null || r.ledger().ledger() == null ? null
+        : dev.dptext.job.ledger.ReleasePlan.of(r.ledger().ledger(), r.ledger().budget(),
+            dev.dptext.job.ledger.SourceSnapshot.of(spark, r.input(), format, readOptions).source(),
+            ids == IdMode.COLUMN ? r.idColumn() : null, builder.options(), ids,
+            Sanitizers.keyFingerprint(connect, builder), builder.guarantee(),
+            List.of("model=" + hash, "text=" + text, "output=" + out, "frequencies=embeddings"),
+            OutputLocation.qualified(spark, r.output()));
     StreamBatchWriter writer = new StreamBatchWriter(input.rules(), sanitize, text, out, r.output(), r.rejects(),
         counts -> InputTable.failure(counts, inputPath, format, readOptions), audit, counters,
-        batch -> Spread.spread(partitions, batch.sparkSession(), batch), queryId);
+        batch -> Spread.spread(partitions, batch.sparkSession(), batch), queryId, ledgerPlan);
     checkpoint.bind();
     long outputVersion = versionOf(spark, r.output());
     long rejectsVersion = r.rejects() == null ? -1 : versionOf(spark, r.rejects());
@@ -246,6 +253,10 @@ public final class SanitizeStream {
       throw new JobException(ExitCode.USAGE, "--stream appends each micro-batch: use --mode errorifexists (default: "
           + "a new table, or this stream's own on a restart) or --mode append (an existing table), not --mode "
           + mode.label);
+    }
+    if (r.ledger() != null && r.ledger().dryRun()) {
+      throw new JobException(ExitCode.USAGE, "--dry-run applies to a batch run: a stream's micro-batches are not known "
+          + "before they arrive. Each micro-batch is checked against --epsilon-budget before it is written");
     }
     if (r.txnAppId() != null || r.txnVersion() != null) {
       throw new JobException(ExitCode.USAGE, "--stream keys its commits itself (query id and batch id, kept in the "

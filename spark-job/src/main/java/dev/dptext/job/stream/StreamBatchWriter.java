@@ -91,6 +91,9 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
    */
   static final long SPREAD_MIN_ROWS = 1_000;
 
+  /** The privacy ledger's plan of this stream's releases (one per micro-batch), null without a ledger. */
+  private final dev.dptext.job.ledger.ReleasePlan ledger;
+
   private boolean checkedReplay;
 
   /** What this run (this process) committed, for the end-of-run summary. */
@@ -102,7 +105,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
 
   StreamBatchWriter(InputTable.Rules input, Sanitize sanitizer, String textColumn, String outputColumn,
       String output, String rejects, Failure failure, Map<String, String> audit, TokenAccumulators counters,
-      Spread spread, CompletableFuture<String> queryId) {
+      Spread spread, CompletableFuture<String> queryId, dev.dptext.job.ledger.ReleasePlan ledger) {
     this.input = input;
     this.sanitizer = sanitizer;
     this.textColumn = textColumn;
@@ -114,6 +117,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
     this.counters = counters;
     this.spread = spread;
     this.queryId = queryId;
+    this.ledger = ledger;
   }
 
   @Override
@@ -161,10 +165,24 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
       }
       Dataset<Row> toSanitize = rows.accepted();
       Dataset<Row> clean = sanitizer.apply(counts.rows() >= SPREAD_MIN_ROWS ? spread.apply(toSanitize) : toSanitize);
+      // The micro-batch's release is recorded before it is written; its snapshot is the batch itself, so a
+      // replay after a restart repeats it (same key, settings, rows) and adds nothing.
+      dev.dptext.job.ledger.Release release = ledger == null ? null : dev.dptext.job.ledger.LedgerGate.before(
+          batch.sparkSession(), ledger, appId + ":" + batchId,
+          dev.dptext.job.ledger.ReleasedRows.of(toSanitize, ledger.idColumn()), false,
+          line -> LOG.info("stream: micro-batch {}: {}", batchId, line));
+      Map<String, String> commitAudit = audit;
+      if (release != null) {
+        commitAudit = new java.util.LinkedHashMap<>(audit);
+        commitAudit.put(dev.dptext.job.ledger.LedgerGate.RELEASE_PROPERTY, release.releaseId());
+      }
       TableWriter.Result written;
       try {
-        written = TableWriter.write(clean, target, TableWriter.Commit.of(audit));
+        written = TableWriter.write(clean, target, TableWriter.Commit.of(commitAudit));
       } catch (TableWriter.AlreadyCommitted e) {
+        if (release != null) {
+          dev.dptext.job.ledger.LedgerGate.withdraw(batch.sparkSession(), ledger, release);
+        }
         LOG.info("stream: micro-batch {} was committed by another run of this query meanwhile: nothing written",
             batchId);
         return;
@@ -174,6 +192,9 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
           throw tooLarge.get();
         }
         throw e;
+      }
+      if (release != null) {
+        dev.dptext.job.ledger.LedgerGate.committed(batch.sparkSession(), ledger, release, written.version(), LOG::warn);
       }
       long accepted = counts.rows() - rejected;
       if (written.rowsWritten() != accepted) {

@@ -28,7 +28,8 @@ class CommandLineParityTest {
         "evaluate", List.of(),
         "tune", Settings.MODEL_SETTINGS,
         "evaluate utility", Settings.MODEL_SETTINGS,
-        "evaluate mia", Settings.MODEL_SETTINGS);
+        "evaluate mia", Settings.MODEL_SETTINGS,
+        "ledger", List.of());
     CommandLine cli = Commands.commandLine();
     java.util.Set<String> commands = new java.util.HashSet<>(cli.getSubcommands().keySet());
     cli.getSubcommands().get("evaluate").getSubcommands().keySet().forEach(s -> commands.add("evaluate " + s));
@@ -80,7 +81,7 @@ class CommandLineParityTest {
     for (String[] other : new String[][] {{}, {"--help"}, {"--version"}, {"sanitise"}}) {
       assertEquals(Commands.ALL.size(), Commands.commandLine(other).getSubcommands().size(), String.join(" ", other));
     }
-    assertEquals(List.of("sanitize", "build-model", "privacy-stats", "calibrate", "evaluate", "tune"),
+    assertEquals(List.of("sanitize", "build-model", "privacy-stats", "calibrate", "evaluate", "tune", "ledger"),
         List.copyOf(Commands.commandLine().getSubcommands().keySet()), "the help lists the commands in this order");
   }
 

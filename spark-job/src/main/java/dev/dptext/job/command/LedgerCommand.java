@@ -1,0 +1,48 @@
+package dev.dptext.job.command;
+
+import dev.dptext.job.ExitCode;
+import dev.dptext.job.JobException;
+import dev.dptext.job.JobSession;
+import dev.dptext.job.ledger.LedgerReport;
+import dev.dptext.job.ledger.LedgerTable;
+import dev.dptext.job.write.OutputFormat;
+import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ledger}: what the privacy ledger says, per source: the largest ε per row and how rows are
+ * spread over totals, what each release added, and which releases share rows (docs/ledger.md).
+ */
+@Command(name = "ledger", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Show the privacy ledger: per source, the total ε per row (largest, distribution), what each "
+        + "release added, and which releases share rows.")
+final class LedgerCommand implements Callable<Integer> {
+  @Option(names = "--ledger", required = true, paramLabel = "PATH|TABLE",
+      description = "The ledger (as given to sanitize --ledger).")
+  String ledger;
+
+  @Option(names = "--source", paramLabel = "TEXT",
+      description = "Only the sources whose identity contains TEXT (e.g. a path, or a Delta table id).")
+  String source;
+
+  @Option(names = "--json", paramLabel = "PATH", description = "Also write the report as JSON to PATH.")
+  String json;
+
+  @Override
+  public Integer call() {
+    SparkSession spark = JobSession.get();
+    LedgerTable table = new LedgerTable(spark, ledger);
+    if (!table.exists()) {
+      throw new JobException(ExitCode.USAGE, "No ledger at " + ledger + ": it is created by the first "
+          + "sanitize --ledger " + ledger + " run");
+    }
+    LedgerReport report = LedgerReport.of(table.read(), source);
+    System.out.print(report.render());
+    if (json != null) {
+      OutputFormat.writeText(spark, json, OutputFormat.toJson(report.toMap()) + "\n");
+    }
+    return 0;
+  }
+}

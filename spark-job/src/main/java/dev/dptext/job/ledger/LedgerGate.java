@@ -1,0 +1,131 @@
+package dev.dptext.job.ledger;
+
+import dev.dptext.job.ExitCode;
+import dev.dptext.job.JobException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * A release's way through the ledger: checked against the budget, recorded BEFORE its write, checked
+ * again against what concurrent runs recorded meanwhile, then confirmed (or withdrawn when it refuses
+ * to write). A crash at any step leaves the release counted: the ledger over-counts, never under-counts.
+ */
+public final class LedgerGate {
+  /** The audit entry (commit userMetadata, table property) naming the release a commit wrote. */
+  public static final String RELEASE_PROPERTY = "dptext.release";
+
+  private LedgerGate() {}
+
+  /**
+   * A batch run's release, once through {@link #before}: {@code release} is null after a dry run.
+   */
+  public record Entry(SparkSession spark, ReleasePlan plan, Release release) {
+    /**
+     * Computes the rows {@code accepted} releases (keyed by {@code idColumn}, null for none) and takes them
+     * through {@link #before}.
+     */
+    public static Entry of(SparkSession spark, LedgerRequest request, SourceSnapshot snapshot,
+        org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> accepted, String idColumn, ReleasePlan plan,
+        Consumer<String> say) {
+      ReleasedRows rows = ReleasedRows.of(accepted, idColumn);
+      return new Entry(spark, plan, before(spark, plan, snapshot.version(), rows, request.dryRun(), say));
+    }
+
+    public void committed(long version, Consumer<String> warn) {
+      LedgerGate.committed(spark, plan, release, version, warn);
+    }
+
+    public void withdraw() {
+      LedgerGate.withdraw(spark, plan, release);
+    }
+  }
+
+  /**
+   * Says what the release would spend and refuses it over the budget; unless {@code dryRun}, records it
+   * as intended, re-checks the budget with every release recorded by then (a concurrent run's
+   * included) and returns it; a dry run records nothing and returns null.
+   *
+   * @throws JobException ({@link ExitCode#BUDGET}) when a row would go past the budget; nothing is
+   *     written then (a release recorded before the re-check is withdrawn)
+   */
+  public static Release before(SparkSession spark, ReleasePlan plan, String sourceVersion, ReleasedRows rows,
+      boolean dryRun, Consumer<String> say) {
+    Release release = plan.release(sourceVersion, rows);
+    LedgerTable ledger = plan.ledger() == null ? null : new LedgerTable(spark, plan.ledger());
+    List<Release> earlier = ledger == null ? List.of() : ledger.releases();
+    Spending.Outcome outcome = new Spending(plan.source(), earlier).with(release, plan.budget());
+    say.accept((dryRun ? "Dry run: this run would release " : "This run releases ") + rows.describe() + " of "
+        + plan.source() + " with " + plan.parameters() + "; " + spends(outcome, plan.budget())
+        + (ledger == null ? " (no --ledger: earlier releases are not known)" : ""));
+    if (outcome.refused()) {
+      throw refusal(plan, outcome, earlier);
+    }
+    if (dryRun || ledger == null) {
+      return null;
+    }
+    try {
+      ledger.recordIntended(release);
+    } catch (LedgerTable.LedgerUnavailable e) {
+      throw new JobException(ExitCode.FAILURE, e.getMessage() + "; nothing of this run was written: run it again");
+    }
+    if (plan.budget() != null) {
+      List<Release> others = new ArrayList<>(ledger.releases());
+      others.removeIf(r -> r.releaseId().equals(release.releaseId()));
+      Spending.Outcome now = new Spending(plan.source(), others).with(release, plan.budget());
+      if (now.refused()) {
+        withdraw(spark, plan, release);
+        throw refusal(plan, now, others);
+      }
+    }
+    return release;
+  }
+
+  /** Confirms that {@code release} was committed; a failure to say so leaves it counted, with a warning. */
+  public static void committed(SparkSession spark, ReleasePlan plan, Release release, long version,
+      Consumer<String> warn) {
+    try {
+      new LedgerTable(spark, plan.ledger()).recordCommitted(release.releaseId(), plan.output(), version);
+    } catch (LedgerTable.LedgerUnavailable e) {
+      warn.accept(e.getMessage() + "; release " + release.releaseId() + " stays counted as intended (the ledger "
+          + "never under-counts), and the output's commit names it (dptext.release)");
+    }
+  }
+
+  /** Records that {@code release} wrote nothing (its write found the work done, or lost to another writer). */
+  public static void withdraw(SparkSession spark, ReleasePlan plan, Release release) {
+    try {
+      new LedgerTable(spark, plan.ledger()).recordWithdrawn(release.releaseId(), plan.output());
+    } catch (LedgerTable.LedgerUnavailable e) {
+      // It stays counted: an over-count, which is safe.
+    }
+  }
+
+  private static String spends(Spending.Outcome o, Double budget) {
+    String added = o.keysCharged() == 0 ? "it adds nothing (it repeats an earlier release with the same key, "
+        + "settings and snapshot)" : String.format(Locale.ROOT, "it adds ε %s to %,d row key(s)",
+        Spending.format(o.epsilon()), o.keysCharged());
+    return added + String.format(Locale.ROOT, "; the largest ε per row of the source goes from %s to %s",
+        Spending.format(o.maximumBefore()), Spending.format(o.maximumAfter()))
+        + (budget == null ? "" : " (budget " + Spending.format(budget) + ")");
+  }
+
+  private static JobException refusal(ReleasePlan plan, Spending.Outcome o, List<Release> earlier) {
+    List<String> named = new ArrayList<>();
+    for (Release r : earlier) {
+      if (o.releasesInvolved().contains(r.releaseId()) && named.size() < 5) {
+        named.add(r.releaseId() + " (" + r.recordedAt() + ", " + r.parameters() + ", to " + r.output() + ")");
+      }
+    }
+    int more = o.releasesInvolved().size() - named.size();
+    return new JobException(ExitCode.BUDGET, String.format(Locale.ROOT, "Refused by the privacy budget: "
+        + "%,d row key(s) of %s would reach ε %s per token, past --epsilon-budget %s. Earlier releases covering "
+        + "them: %s%s. Nothing was written. Release other rows (--where), or raise the budget knowingly; "
+        + "`dptext ledger --ledger %s` shows every release (docs/ledger.md)", o.keysOverBudget(), plan.source(),
+        Spending.format(o.maximumAfter()), Spending.format(plan.budget()),
+        named.isEmpty() ? "none (this release alone exceeds it)" : String.join("; ", named),
+        more > 0 ? " and " + more + " more" : "", plan.ledger()));
+  }
+}
