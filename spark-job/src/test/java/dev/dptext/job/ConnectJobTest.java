@@ -118,6 +118,30 @@ class ConnectJobTest {
         + c.out() + c.err());
   }
 
+  /**
+   * The privacy ledger through Spark Connect: the release is recorded and confirmed, a classic run of the same
+   * key, settings and file snapshot repeats it (adds nothing), and the budget refuses on Connect as classic.
+   */
+  @Test
+  void theLedgerWorksOnConnectAsClassic() throws Exception {
+    String ledger = tmp.resolve("ledger").toString();
+    Run r = run(connect, sanitize(tmp.resolve("ledger-connect").toString(), "--ledger", ledger));
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    assertTrue(r.out().contains("it adds ε 3 to 16 row key(s)"), r.out());
+    Run c = run(null, sanitize(tmp.resolve("ledger-classic").toString(), "--ledger", ledger));
+    assertEquals(0, c.exitCode(), c.err());
+    assertTrue(c.out().contains("it adds nothing"), "the Connect run's key and settings are recognised: " + c.out());
+    Run over = run(connect, sanitize(tmp.resolve("ledger-over").toString(), "--ledger", ledger, "--epsilon", "2",
+        "--epsilon-budget", "4"));
+    assertEquals(6, over.exitCode(), over.out() + over.err());
+    assertTrue(over.err().contains("16 row key(s)"), over.err());
+    assertFalse(Files.exists(tmp.resolve("ledger-over")), "nothing written");
+    Run shown = run(connect, "ledger", "--ledger", ledger);
+    assertEquals(0, shown.exitCode(), shown.err());
+    assertTrue(shown.out().contains("largest ε per row 3"), shown.out());
+    assertFalse(shown.out().contains("not confirmed"), shown.out());
+  }
+
   /** The userMetadata of the table's latest commit that has one (the audit record of a dptext write). */
   static String audit(String path) {
     return classic.sql("DESCRIBE HISTORY delta.`" + path + "`").where("userMetadata IS NOT NULL")
