@@ -17,6 +17,7 @@ Each mechanism's guarantee: ``dptext.mechanisms()`` or ``help(dptext.functions.d
 from dptext import errors as _errors
 from dptext._registry import Mechanism, default_mechanism, mechanisms
 from dptext._version import JAR_VERSION, __version__
+from dptext.accounting import ledger
 from dptext.dataframe import sanitize
 from dptext.errors import DpTextError
 from dptext.functions import dp_sanitize
@@ -47,6 +48,7 @@ __all__ = [
     "guarantee",
     "is_connect",
     "jar_path",
+    "ledger",
     "mechanisms",
     "register",
     "sanitize",

@@ -28,6 +28,7 @@ EXIT_CODES = {
     3: "input error: fix the input; retrying will not help",
     4: "integrity failure, rows out differ from rows in: do not use the output",
     5: "conflict with a concurrent writer, nothing of this run committed: retry",
+    6: "privacy budget exceeded, nothing written: raise the budget or release other rows",
 }
 
 
@@ -55,6 +56,8 @@ def arguments(
     mode: str | None = None,
     on_corrupt: str | None = None,
     rejects: str | None = None,
+    ledger: str | None = None,
+    epsilon_budget: float | None = None,
     **settings: Any,
 ) -> list[str]:
     """The job's command line for these arguments (settings by their keyword names, checked)."""
@@ -70,6 +73,8 @@ def arguments(
         "--mode": mode,
         "--on-corrupt": on_corrupt,
         "--rejects": rejects,
+        "--ledger": ledger,
+        "--epsilon-budget": epsilon_budget,
     }
     for flag, value in named.items():
         if value is not None:
@@ -98,6 +103,8 @@ _JOB_OPTIONS = {
     "mode",
     "on_corrupt",
     "rejects",
+    "ledger",
+    "epsilon_budget",
 }
 
 
@@ -112,7 +119,9 @@ def stream(spark: Any, **kwargs: Any) -> None:
     ``text_column``, ``id_column``, ``input_format``, ``input_schema`` (CSV and JSON), ``input_options``
     (a dict), ``trigger`` (``"available-now"``, the default, sanitizes what has arrived and returns; an
     interval such as ``"5min"`` runs until the query is stopped or fails, so this call blocks until then),
-    ``max_files_per_trigger``, ``max_bytes_per_trigger``, ``mode``, ``on_corrupt``, ``rejects``, and every
+    ``max_files_per_trigger``, ``max_bytes_per_trigger``, ``mode``, ``on_corrupt``, ``rejects``, ``ledger``
+    and ``epsilon_budget`` (the privacy ledger, docs/ledger.md: each micro-batch recorded before it is
+    written, refused past the budget), and every
     setting (``mechanism="santext+"``, ``epsilon=3``, ``key_file=...``). Settings start from the session's
     ``spark.dptext.*`` (the key's source included: ``configure(key_file=...)`` applies here as it does to
     ``sanitize``), overridden by the keywords. A refused configuration raises ``DpTextError`` with the job's
@@ -145,16 +154,7 @@ def stream(spark: Any, **kwargs: Any) -> None:
                 ]
             )
         )
-    jvm = spark._jvm
-    try:
-        job = jvm.java.lang.Class.forName(JOB_CLASS, True, jvm.java.lang.Thread.currentThread().getContextClassLoader())
-    except Exception as e:
-        raise DpTextError(
-            f"The dptext job ({JOB_CLASS}) is not on this session's classpath: start the session with "
-            "dptext.configure(builder), which adds the job's jars bundled in the wheel"
-            + ("" if job_jars() else f" (this package has none: install the wheel of '{session.WHEEL_COMMAND}')")
-        ) from e
-    del job
+    jvm = require_job(spark)
     array = spark.sparkContext._gateway.new_array(jvm.java.lang.String, len(args))
     for i, a in enumerate(args):
         array[i] = a
@@ -179,6 +179,20 @@ def stream(spark: Any, **kwargs: Any) -> None:
             (said.removeprefix("dptext: ") if said else "the job's message is on the driver's standard error")
             + f" (exit code {code}: {EXIT_CODES.get(code, 'failure')})"
         )
+
+
+def require_job(spark: Any) -> Any:
+    """``spark``'s JVM, once the job's classes are found on its classpath; else ``DpTextError`` with the fix."""
+    jvm = spark._jvm
+    try:
+        jvm.java.lang.Class.forName(JOB_CLASS, True, jvm.java.lang.Thread.currentThread().getContextClassLoader())
+    except Exception as e:
+        raise DpTextError(
+            f"The dptext job ({JOB_CLASS}) is not on this session's classpath: start the session with "
+            "dptext.configure(builder), which adds the job's jars bundled in the wheel"
+            + ("" if job_jars() else f" (this package has none: install the wheel of '{session.WHEEL_COMMAND}')")
+        ) from e
+    return jvm
 
 
 def _remote(spark: Any) -> str:

@@ -169,6 +169,7 @@ def test_the_exactly_once_stream_from_python(spark, tickets, settings, tmp_path)
         "id_column": "ticket_id",
         "output": str(tmp_path / "clean"),
         "checkpoint": str(tmp_path / "checkpoint"),
+        "ledger": str(tmp_path / "ledger"),
     }
     spark.conf.set("spark.databricks.delta.snapshotPartitions", "2")
     try:
@@ -180,6 +181,13 @@ def test_the_exactly_once_stream_from_python(spark, tickets, settings, tmp_path)
         assert out.count() == len(support.TICKETS)
         expected = rows(dptext.sanitize(tickets, "body", "body_dp", id_col="ticket_id"))
         assert {r.ticket_id: r.body for r in out.collect()} == expected
+        # Each micro-batch is a release of other rows: recorded, confirmed, ε 3 per row at most.
+        report = dptext.ledger(spark, stream["ledger"])
+        (source,) = report["sources"]
+        assert len(source["releases"]) == 2
+        assert source["maximumEpsilonPerRow"] == 3.0
+        assert sum(d["rowKeys"] for d in source["distribution"]) == len(support.TICKETS)
+        assert all(r["committedVersion"] is not None for r in source["releases"])
         with pytest.raises(dptext.DpTextError, match=r"refuses --id-mode fresh.*\(exit code 2"):
             fresh = {
                 "id_column": None,

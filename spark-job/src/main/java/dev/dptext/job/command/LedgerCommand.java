@@ -4,6 +4,7 @@ import dev.dptext.job.ExitCode;
 import dev.dptext.job.JobException;
 import dev.dptext.job.JobSession;
 import dev.dptext.job.ledger.LedgerReport;
+import dev.dptext.job.ledger.LedgerSql;
 import dev.dptext.job.ledger.LedgerTable;
 import dev.dptext.job.write.OutputFormat;
 import java.util.concurrent.Callable;
@@ -30,9 +31,17 @@ final class LedgerCommand implements Callable<Integer> {
   @Option(names = "--json", paramLabel = "PATH", description = "Also write the report as JSON to PATH.")
   String json;
 
+  @Option(names = "--sql", description = "Print the SQL that computes every row's total ε from this ledger (a view "
+      + "for SQL users: source, id_space, lo, hi, epsilon), instead of the report.")
+  boolean sql;
+
   @Override
   public Integer call() {
     SparkSession spark = JobSession.get();
+    if (sql) {
+      System.out.println(LedgerSql.segments(LedgerSql.reference(spark, ledger)));
+      return 0;
+    }
     LedgerTable table = new LedgerTable(spark, ledger);
     if (!table.exists()) {
       throw new JobException(ExitCode.USAGE, "No ledger at " + ledger + ": it is created by the first "

@@ -28,6 +28,20 @@ public final class LedgerReport {
     return new LedgerReport(contents, filter);
   }
 
+  /**
+   * The report of the ledger at {@code location} as JSON (what Python's {@code dptext.ledger} returns).
+   *
+   * @throws dev.dptext.job.JobException (usage) when there is no ledger there
+   */
+  public static String json(org.apache.spark.sql.SparkSession spark, String location, String filter) {
+    LedgerTable table = new LedgerTable(spark, location);
+    if (!table.exists()) {
+      throw new dev.dptext.job.JobException(dev.dptext.job.ExitCode.USAGE, "No ledger at " + location + ": it is "
+          + "created by the first run with --ledger " + location);
+    }
+    return dev.dptext.job.write.OutputFormat.toJson(of(table.read(), filter).toMap());
+  }
+
   public List<Spending> sources() {
     return sources;
   }
