@@ -150,6 +150,48 @@ class LedgerTest {
     assertEquals(List.of(only(ledger).releases().get(0).releaseId()), only(ledger).added().get(1).sharesRowsWith());
   }
 
+  /**
+   * Runs racing for the last of a budget, at the ledger's gate (the same calls a run makes between reading
+   * and writing), on a new ledger (so they also race to create it): the budget holds whatever the order.
+   */
+  @Test
+  void concurrentRunsCannotTogetherExceedTheBudget() throws Exception {
+    String ledger = tmp.resolve("ledger-race").toString();
+    int runs = 4;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(runs);
+    java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+    List<java.util.concurrent.Future<String>> outcomes = new ArrayList<>();
+    for (int i = 0; i < runs; i++) {
+      String key = "key-" + i; // each its own key: every run is a new release of ids 0-9
+      outcomes.add(pool.submit(() -> {
+        start.await();
+        ReleasePlan plan = new ReleasePlan(ledger, 5.0, "delta:race", "id", "santext", "santext ε=3.0", 3.0, "g", key,
+            "column", "s", "out");
+        ReleasedRows rows = new ReleasedRows("id", ReleasedRows.Kind.INTEGRAL,
+            List.of(new ReleasedRows.Range(0, 9)), true, 10);
+        try {
+          LedgerGate.before(spark, plan, "v1", rows, false, line -> { });
+          return "recorded";
+        } catch (dev.dptext.job.JobException e) {
+          assertEquals(dev.dptext.job.ExitCode.BUDGET, e.exitCode, e.getMessage());
+          return "refused";
+        }
+      }));
+    }
+    start.countDown();
+    List<String> results = new ArrayList<>();
+    for (var f : outcomes) {
+      results.add(f.get(3, TimeUnit.MINUTES));
+    }
+    pool.shutdown();
+    System.out.println("concurrent runs at the ledger gate: " + results);
+    long recorded = results.stream().filter("recorded"::equals).count();
+    assertTrue(recorded <= 1, "at most one run fits a budget of 5 at ε 3: " + results);
+    Spending s = only(ledger);
+    assertTrue(s.maximum() <= 5.0, "the budget holds: " + s.maximum() + " " + results);
+    assertEquals(recorded, s.releases().size(), "the refused runs withdrew their records");
+  }
+
   @Test
   void releasesWithoutIdsOrWithFreshRandomnessNeverRepeat() {
     String ledger = tmp.resolve("ledger-fresh").toString();
