@@ -14,7 +14,7 @@ import org.apache.spark.sql.SparkSession;
  * to write). A crash at any step leaves the release counted: the ledger over-counts, never under-counts.
  */
 public final class LedgerGate {
-  /** The audit entry (commit userMetadata, table property) naming the release a commit wrote. */
+  /** The entry of a commit's userMetadata naming the release it wrote. */
   public static final String RELEASE_PROPERTY = "dptext.release";
 
   private LedgerGate() {}

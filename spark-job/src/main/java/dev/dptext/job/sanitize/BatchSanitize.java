@@ -210,9 +210,6 @@ public final class BatchSanitize {
     Map<String, String> audit = new LinkedHashMap<>(
         RunSummary.audit(builder.options(), builder.guarantee(), hash, frequencies, layout));
     inPlaceRun.note().ifPresent(n -> audit.put(InPlace.PROPERTY, n));
-    if (ledgerEntry != null) {
-      audit.put(LedgerGate.RELEASE_PROPERTY, ledgerEntry.release().releaseId());
-    }
     TableWriter.Result written;
     if (counts != null) {
       LOG.info("phase: writing {} rows", counts.rows() - counts.rejected());
@@ -220,7 +217,11 @@ public final class BatchSanitize {
       LOG.info("phase: writing (the input is checked and counted as it is read)");
     }
     try (ProgressReporter progress = ProgressReporter.start(spark, counters, r.progressInterval())) {
-      written = TableWriter.write(result, inPlaceRun.target(target), inPlaceRun.commit(audit));
+      TableWriter.Commit commit = inPlaceRun.commit(audit);
+      if (ledgerEntry != null) {
+        commit = commit.withCommitOnly(LedgerGate.RELEASE_PROPERTY, ledgerEntry.release().releaseId());
+      }
+      written = TableWriter.write(result, inPlaceRun.target(target), commit);
     } catch (TableWriter.AlreadyCommitted e) {
       if (ledgerEntry != null) {
         ledgerEntry.withdraw();

@@ -171,14 +171,11 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
           batch.sparkSession(), ledger, appId + ":" + batchId,
           dev.dptext.job.ledger.ReleasedRows.of(toSanitize, ledger.idColumn()), false,
           line -> LOG.info("stream: micro-batch {}: {}", batchId, line));
-      Map<String, String> commitAudit = audit;
-      if (release != null) {
-        commitAudit = new java.util.LinkedHashMap<>(audit);
-        commitAudit.put(dev.dptext.job.ledger.LedgerGate.RELEASE_PROPERTY, release.releaseId());
-      }
+      TableWriter.Commit commit = release == null ? TableWriter.Commit.of(audit) : TableWriter.Commit.of(audit)
+          .withCommitOnly(dev.dptext.job.ledger.LedgerGate.RELEASE_PROPERTY, release.releaseId());
       TableWriter.Result written;
       try {
-        written = TableWriter.write(clean, target, TableWriter.Commit.of(commitAudit));
+        written = TableWriter.write(clean, target, commit);
       } catch (TableWriter.AlreadyCommitted e) {
         if (release != null) {
           dev.dptext.job.ledger.LedgerGate.withdraw(batch.sparkSession(), ledger, release);

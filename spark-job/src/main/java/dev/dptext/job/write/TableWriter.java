@@ -74,15 +74,31 @@ public final class TableWriter {
 
   /**
    * What a Delta commit carries besides the rows: the run's audit (the commit's userMetadata and the
-   * table's properties), properties a new table inherits (an in-place purge keeps the raw table's own
+   * table's properties), entries for the userMetadata alone ({@link #withCommitOnly}), properties a new table inherits (an in-place purge keeps the raw table's own
    * settings), the partition columns of a new table, and the version the run read when its input is
    * its output ({@code readVersion}, else null), so that a writer that committed in between is a
    * conflict, not a silent loss.
    */
   public record Commit(Map<String, String> audit, Map<String, String> inherited, List<String> partitionColumns,
-      Long readVersion) implements java.io.Serializable {
+      Long readVersion, Map<String, String> commitOnly) implements java.io.Serializable {
+    public Commit(Map<String, String> audit, Map<String, String> inherited, List<String> partitionColumns,
+        Long readVersion) {
+      this(audit, inherited, partitionColumns, readVersion, Map.of());
+    }
+
     public static Commit of(Map<String, String> audit) {
       return new Commit(audit, Map.of(), List.of(), null);
+    }
+
+    /**
+     * This commit with {@code key = value} in its userMetadata only, not mirrored into the table's properties:
+     * for what differs run by run (the privacy ledger's release id), which would otherwise cost every run a
+     * second commit to set a property.
+     */
+    public Commit withCommitOnly(String key, String value) {
+      Map<String, String> m = new LinkedHashMap<>(commitOnly);
+      m.put(key, value);
+      return new Commit(audit, inherited, partitionColumns, readVersion, Map.copyOf(m));
     }
 
     /**
@@ -175,6 +191,7 @@ public final class TableWriter {
     }
     String runId = java.util.UUID.randomUUID().toString();
     Map<String, String> metadata = new LinkedHashMap<>(commit.audit());
+    metadata.putAll(commit.commitOnly());
     metadata.put(DeltaTables.RUN, runId);
     if (t.txnAppId() != null) {
       metadata.put(DeltaTables.TXN_APP_ID, t.txnAppId());

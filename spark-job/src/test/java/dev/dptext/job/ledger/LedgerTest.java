@@ -114,6 +114,8 @@ class LedgerTest {
     String meta = spark.sql("DESCRIBE HISTORY delta.`" + out + "`").where("operation = 'WRITE'").orderBy(
         org.apache.spark.sql.functions.col("version").desc()).first().getAs("userMetadata");
     assertTrue(meta.contains(last.releaseId()), meta);
+    assertFalse(spark.sql("SHOW TBLPROPERTIES delta.`" + out + "`").where("key = 'dptext.release'").count() > 0,
+        "the release id is the commit's, not a table property (which would cost each run a second commit)");
 
     Run shown = JobFixtures.run("ledger", "--ledger", ledger);
     assertEquals(0, shown.exitCode(), shown.err());
