@@ -78,6 +78,7 @@ public final class BatchSanitize {
     if (r.rejects() != null) {
       RunPaths.checkRejects(spark, r.rejects(), r.input(), r.output(), r.outputFormat());
     }
+    RunPaths.checkLedger(spark, r.ledger().ledger(), r.input(), r.output(), r.rejects());
     for (String[] v : new String[][] {{"--input", r.input()}, {"--output", r.output()}, {"--rejects", r.rejects()}}) {
       if (v[1] != null && TableName.is(spark, v[1])) {
         System.out.println("dptext: " + v[0] + " " + v[1] + " is a catalog table name (docs/writes.md 'Tables by name'; "

@@ -81,6 +81,33 @@ public final class RunPaths {
     }
   }
 
+  /**
+   * Refuses a {@code --ledger} that is, contains or lies inside the input, the output or the rejects table:
+   * ledger rows appended there would corrupt that table (or the table would hide the ledger), and a ledger
+   * inside a Delta table is deleted by its VACUUM. Links and other spellings are resolved first.
+   */
+  public static void checkLedger(SparkSession spark, String ledger, String input, String output, String rejects) {
+    if (ledger == null) {
+      return;
+    }
+    String at = OutputLocation.resolved(spark, ledger);
+    List<String[]> others = new java.util.ArrayList<>();
+    for (String in : OutputLocation.resolvedInputs(spark, input)) {
+      others.add(new String[] {"--input " + input, in});
+    }
+    others.add(new String[] {"--output " + output, OutputLocation.resolved(spark, output)});
+    if (rejects != null) {
+      others.add(new String[] {"--rejects " + rejects, OutputLocation.resolved(spark, rejects)});
+    }
+    for (String[] o : others) {
+      if (at.equals(o[1]) || OutputLocation.within(at, o[1]) || OutputLocation.within(o[1], at)) {
+        throw new JobException(ExitCode.USAGE, "--ledger " + ledger + " is, contains or lies inside " + o[0]
+            + " (resolved: " + at + " and " + o[1] + "): the ledger is a table of its own. Give it a path or table "
+            + "name of its own, outside the run's tables (docs/ledger.md). Nothing was read or written");
+      }
+    }
+  }
+
   /** " (resolved: A inside B)": the real paths, which may differ from the spellings given. */
   private static String realPaths(String inner, String outer) {
     return " (resolved: " + inner + " inside " + outer + ")";

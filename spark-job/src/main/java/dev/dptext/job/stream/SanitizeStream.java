@@ -80,6 +80,7 @@ public final class SanitizeStream {
     if (r.rejects() != null) {
       RunPaths.checkRejects(spark, r.rejects(), r.input(), r.output(), r.outputFormat());
     }
+    RunPaths.checkLedger(spark, r.ledger() == null ? null : r.ledger().ledger(), r.input(), r.output(), r.rejects());
     DpTextOptions options = r.settings().get();
     IdMode ids = Sanitizers.idMode(options.idMode(), r.idColumn());
     if (ids == IdMode.FRESH) {

@@ -194,6 +194,22 @@ class LedgerTest {
     assertEquals(recorded, s.releases().size(), "the refused runs withdrew their records");
   }
 
+  /** A ledger at the output, inside the input or behind a link to the output is refused before anything happens. */
+  @Test
+  void aLedgerThatIsOneOfTheRunsTablesIsRefused() throws Exception {
+    String out = tmp.resolve("out-wrong").toString();
+    Path link = tmp.resolve("out-wrong-link");
+    Files.createDirectories(Path.of(out));
+    Files.createSymbolicLink(link, Path.of(out));
+    for (String ledger : List.of(out, source + "/ledger", link.toString(), tmp.toString())) {
+      Run r = sanitize(keyFile, out, ledger);
+      assertEquals(2, r.exitCode(), ledger + ": " + r.out() + r.err());
+      assertTrue(r.err().contains("--ledger " + ledger + " is, contains or lies inside"), r.err());
+    }
+    assertFalse(Files.exists(Path.of(out, "_delta_log")), "nothing written");
+    assertFalse(Files.exists(Path.of(source, "ledger")), "nothing written");
+  }
+
   @Test
   void releasesWithoutIdsOrWithFreshRandomnessNeverRepeat() {
     String ledger = tmp.resolve("ledger-fresh").toString();
