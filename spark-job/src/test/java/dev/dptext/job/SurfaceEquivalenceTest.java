@@ -40,7 +40,8 @@ class SurfaceEquivalenceTest {
       "mahalanobis", "mahalanobis:epsilon=8,lambda=0.3",
       "vickrey", "vickrey:epsilon=8,t=0.4,lambda=0.2",
       "vickrey-topk", "vickrey-topk:epsilon=8,t=0;0.5;1",
-      "brr", "brr:epsilon=1,bits=64");
+      "brr", "brr:epsilon=1,bits=64",
+      "1-diffractor", "1-diffractor:epsilon=2,listNoise=tem,listRadius=7,lists=3");
 
   @TempDir static Path tmp;
   static SparkSession spark;
