@@ -23,7 +23,8 @@ public final class Mechanisms {
       MahalanobisMechanism.DEFINITION,
       VickreyMechanism.DEFINITION,
       VickreyMechanism.TOP_K_DEFINITION,
-      BrrMechanism.DEFINITION);
+      BrrMechanism.DEFINITION,
+      CusText.DEFINITION, CusText.PLUS_DEFINITION);
 
   /**
    * The default mechanism on every surface: SanText, whose ε·d guarantee covers every vocabulary word
