@@ -28,9 +28,12 @@ public final class PrivacyMatching {
       MechanismSpec reference, List<MechanismSpec> specs, double[] grid, long samplePairs, long seed) {
     Map<String, Double> averages = new LinkedHashMap<>();
     double ref = average(spark, model, reference, samplePairs, seed, averages);
+    PrivacyRatio.requireFinite(ref, reference.name());
     List<DownstreamUtility.MatchedSpec> out = new ArrayList<>();
     for (MechanismSpec spec : specs) {
-      double ratio = ref / average(spark, model, spec, samplePairs, seed, averages);
+      double pd = average(spark, model, spec, samplePairs, seed, averages);
+      PrivacyRatio.requireFinite(pd, spec.name());
+      double ratio = ref / pd;
       for (double epsilon : grid) {
         out.add(new DownstreamUtility.MatchedSpec(epsilon, spec.with("epsilon", epsilon * ratio)));
       }

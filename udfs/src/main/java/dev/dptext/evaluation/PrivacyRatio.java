@@ -93,10 +93,24 @@ public final class PrivacyRatio {
 
   /** ε_B = ε_A·P_dA/P_dB. */
   public static double matchingEpsilon(double epsilonA, double pdA, double pdB) {
+    requireFinite(pdA, "A");
+    requireFinite(pdB, "B");
     if (!(pdB > 0)) {
       throw new IllegalArgumentException("P_dB must be positive, got " + pdB);
     }
     return epsilonA * pdA / pdB;
+  }
+
+  /**
+   * Refuses an infinite P_d: a metric that puts some word pairs at +∞ (custext: words of different groups,
+   * which its guarantee does not protect against each other) has no finite ratio to match ε with.
+   */
+  static void requireFinite(double pd, String which) {
+    if (Double.isInfinite(pd) || Double.isNaN(pd)) {
+      throw new IllegalArgumentException("P_d of mechanism " + which + " is " + pd + ": its metric puts some word "
+          + "pairs at infinite distance (e.g. custext: words of different groups, between which its guarantee says "
+          + "nothing), so no ε matches it by the privacy ratio; compare it by empirical privacy instead");
+    }
   }
 
   static Aggregate aggregate(SparkSession spark, WordMetric metric) {
@@ -175,7 +189,9 @@ public final class PrivacyRatio {
       shipped.release();
     }
     double mean = total[0] / pairs;
-    double variance = Math.max(0, (total[1] - pairs * mean * mean) / (pairs - 1));
+    // An infinite distance (custext across groups) makes the mean infinite and its error undefined: say +∞.
+    double variance = Double.isInfinite(mean) ? Double.POSITIVE_INFINITY
+        : Math.max(0, (total[1] - pairs * mean * mean) / (pairs - 1));
     return new Estimate(driverMetric.name(), mean, Math.sqrt(variance / pairs), pairs, seed, total[2],
         driverMetric.maximumUpperBound(), n);
   }

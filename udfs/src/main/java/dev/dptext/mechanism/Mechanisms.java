@@ -24,6 +24,8 @@ public final class Mechanisms {
       VickreyMechanism.DEFINITION,
       VickreyMechanism.TOP_K_DEFINITION,
       BrrMechanism.DEFINITION,
+      CusText.DEFINITION,
+      CusText.PLUS_DEFINITION,
       Diffractor.DEFINITION);
 
   /**
