@@ -33,15 +33,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SurfaceEquivalenceTest {
   /** Non-default parameters of each mechanism; a new mechanism must be added here (the test says so). */
-  static final Map<String, String> SPECS = Map.of(
-      "santext", "santext:epsilon=2",
-      "santext+", "santext+:epsilon=2,w=0.8,p=0.4",
-      "laplace", "laplace:epsilon=8",
-      "mahalanobis", "mahalanobis:epsilon=8,lambda=0.3",
-      "vickrey", "vickrey:epsilon=8,t=0.4,lambda=0.2",
-      "vickrey-topk", "vickrey-topk:epsilon=8,t=0;0.5;1",
-      "brr", "brr:epsilon=1,bits=64",
-      "1-diffractor", "1-diffractor:epsilon=2,listNoise=tem,listRadius=7,lists=3");
+  static final Map<String, String> SPECS = Map.ofEntries(
+      Map.entry("santext", "santext:epsilon=2"),
+      Map.entry("santext+", "santext+:epsilon=2,w=0.8,p=0.4"),
+      Map.entry("laplace", "laplace:epsilon=8"),
+      Map.entry("mahalanobis", "mahalanobis:epsilon=8,lambda=0.3"),
+      Map.entry("vickrey", "vickrey:epsilon=8,t=0.4,lambda=0.2"),
+      Map.entry("vickrey-topk", "vickrey-topk:epsilon=8,t=0;0.5;1"),
+      Map.entry("brr", "brr:epsilon=1,bits=64"),
+      Map.entry("custext", "custext:epsilon=2,groupSize=8"),
+      Map.entry("custext+", "custext+:epsilon=2,groupSize=8,verbatim=the;a"),
+      Map.entry("1-diffractor", "1-diffractor:epsilon=2,listNoise=tem,listRadius=7,lists=3"));
 
   @TempDir static Path tmp;
   static SparkSession spark;

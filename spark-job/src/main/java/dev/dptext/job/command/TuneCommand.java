@@ -105,8 +105,8 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
   int refine;
 
   @Option(names = "--mechanisms", paramLabel = "SPEC", split = " ",
-      description = "Space-separated mechanisms, name[:param=value,...]. Default: every mechanism (vickrey-topk "
-          + "with t=0;0.5;1).")
+      description = "Space-separated mechanisms, name[:param=value,...]. Default: every mechanism, required "
+          + "parameters as in " + EvaluationGrid.REQUIRED_DEFAULTS + ".")
   List<String> mechanisms;
 
   @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "Public seed of the draws. Default: ${DEFAULT-VALUE}.")

@@ -130,10 +130,22 @@ public record EpsilonGrid(List<Double> shared, Map<String, List<Double>> own) {
     return specs;
   }
 
-  /** Each spec at each of its ε: matched to Laplace's scale on the shared grid, or at its own ε. */
+  /**
+   * Each spec at each of its ε: matched to Laplace's scale on the shared grid, or at its own ε. A mechanism
+   * whose metric puts some word pairs at infinite distance (CusText: nothing across its groups) has no
+   * privacy ratio: on the shared grid it runs at the grid's ε values themselves, unmatched, and says so.
+   */
   public List<DownstreamUtility.MatchedSpec> match(SparkSession spark, DpTextModel model, List<MechanismSpec> specs,
       long samplePairs, long seed) {
-    List<MechanismSpec> matched = specs.stream().filter(s -> !own.containsKey(s.name())).toList();
+    List<MechanismSpec> unmatchable = specs.stream().filter(s -> !own.containsKey(s.name())
+        && Double.isInfinite(s.metric(model).maximumUpperBound())).toList();
+    for (MechanismSpec s : unmatchable) {
+      System.out.println("dptext: " + s.name() + "'s metric puts some word pairs at infinite distance (its guarantee "
+          + "says nothing between them), so no ε matches it by the privacy ratio: it runs at the shared grid's ε "
+          + "values themselves, unmatched");
+    }
+    List<MechanismSpec> matched = specs.stream().filter(s -> !own.containsKey(s.name()) && !unmatchable.contains(s))
+        .toList();
     Map<MechanismSpec, List<DownstreamUtility.MatchedSpec>> bySpec = new LinkedHashMap<>();
     if (!matched.isEmpty()) {
       for (DownstreamUtility.MatchedSpec m : PrivacyMatching.match(spark, model, MechanismSpec.of("laplace"), matched,
@@ -143,8 +155,8 @@ public record EpsilonGrid(List<Double> shared, Map<String, List<Double>> own) {
     }
     List<DownstreamUtility.MatchedSpec> out = new ArrayList<>();
     for (MechanismSpec s : specs) {
-      if (own.containsKey(s.name())) {
-        for (double e : own.get(s.name())) {
+      if (own.containsKey(s.name()) || unmatchable.contains(s)) {
+        for (double e : own.containsKey(s.name()) ? own.get(s.name()) : shared) {
           out.add(new DownstreamUtility.MatchedSpec(e, s.with("epsilon", e)));
         }
       } else {
