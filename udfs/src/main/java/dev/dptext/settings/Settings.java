@@ -57,7 +57,8 @@ public final class Settings {
           + "(the reference) or hnsw (approximate: Apache Lucene's HNSW graph, built once per executor JVM and "
           + "model, deterministically; the guarantee is unchanged, the search being post-processing of the noise, "
           + "but a neighbour the graph misses changes the output: the job's summary prints the recall against "
-          + "exact search). Refused for santext, santext+ and brr, and with a partitioned model.")
+          + "exact search). Refused for every other mechanism (none searches a noisy vector), and with a partitioned "
+          + "model.")
       .createWithDefault(ValueType.choice(NearestSearch.class, NearestSearch::parse), Check.any(), "exact");
 
   public static final Setting<String> OOV = Setting.define("oov")
