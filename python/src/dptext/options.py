@@ -169,7 +169,7 @@ def _ok(rule: dict, value: Any) -> bool:
         return False
     if "min" in rule and not (value > rule["min"] if rule.get("minOpen") else value >= rule["min"]):
         return False
-    if "max" in rule and not value <= rule["max"]:
+    if "max" in rule and not (value < rule["max"] if rule.get("maxOpen") else value <= rule["max"]):
         return False
     return not (rule.get("finite") and math.isinf(value))
 

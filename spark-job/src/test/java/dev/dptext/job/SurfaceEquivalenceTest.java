@@ -41,6 +41,7 @@ class SurfaceEquivalenceTest {
       Map.entry("vickrey", "vickrey:epsilon=8,t=0.4,lambda=0.2"),
       Map.entry("vickrey-topk", "vickrey-topk:epsilon=8,t=0;0.5;1"),
       Map.entry("brr", "brr:epsilon=1,bits=64"),
+      Map.entry("tem", "tem:epsilon=6,gamma=4.5,beta=0.01"),
       Map.entry("custext", "custext:epsilon=2,groupSize=8"),
       Map.entry("custext+", "custext+:epsilon=2,groupSize=8,verbatim=the;a"),
       Map.entry("1-diffractor", "1-diffractor:epsilon=2,listNoise=tem,listRadius=7,lists=3"));

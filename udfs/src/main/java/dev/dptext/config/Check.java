@@ -67,6 +67,16 @@ public final class Check<T> implements Serializable {
         "finite", true);
   }
 
+  /** A finite number ≥ 0. */
+  public static Check<Double> nonNegativeFinite() {
+    return of(v -> v >= 0 && !Double.isInfinite(v), "a finite number ≥ 0", "min", 0, "finite", true);
+  }
+
+  /** (0, 1). */
+  public static Check<Double> openUnitInterval() {
+    return of(v -> v > 0 && v < 1, "in (0, 1)", "min", 0, "minOpen", true, "max", 1, "maxOpen", true);
+  }
+
   /** [0, 1]. */
   public static Check<Double> unitInterval() {
     return of(v -> v >= 0 && v <= 1, "in [0, 1]", "min", 0, "max", 1);

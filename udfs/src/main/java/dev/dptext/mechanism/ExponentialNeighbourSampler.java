@@ -11,7 +11,9 @@ import java.io.Serializable;
  *
  * <pre>  P(y | x) = exp(−ε·d(x,y)/2) / Σ_{y'∈T} exp(−ε·d(x,y')/2),   y ∈ T</pre>
  *
- * with d the Euclidean distance of {@link Embeddings#distance(int, int)}.
+ * with d the Euclidean distance of {@link Embeddings#distance(int, int)}, or, with a cap γ (TEM, the
+ * truncated exponential mechanism), the capped distance min(d, γ) in its place throughout (SanText's
+ * cap is +∞: the same numbers and the same draws, bit for bit).
  *
  * <h2>Method: rejection sampling with a neighbour envelope</h2>
  *
@@ -39,6 +41,8 @@ final class ExponentialNeighbourSampler implements Serializable {
   private final Embeddings embeddings;
   private final NeighbourTable table;
   private final double epsilon;
+  /** γ: distances are capped at it (+∞: no cap). */
+  private final double cap;
   private final int targetStart;
   private final int targetSize;
   /** Per word, the cumulative excess weights of its neighbours (laid out like the table's rows),
@@ -56,6 +60,7 @@ final class ExponentialNeighbourSampler implements Serializable {
     this.embeddings = null;
     this.table = null;
     this.epsilon = epsilon;
+    this.cap = Double.POSITIVE_INFINITY;
     this.targetStart = targetStart;
     this.targetSize = size - targetStart;
     this.cumulativeExcess = null;
@@ -67,7 +72,16 @@ final class ExponentialNeighbourSampler implements Serializable {
   }
 
   ExponentialNeighbourSampler(Embeddings embeddings, NeighbourTable table, double epsilon) {
+    this(embeddings, table, epsilon, Double.POSITIVE_INFINITY);
+  }
+
+  /** With distances capped at {@code cap} = γ &gt; 0 (+∞: none): P(y | x) ∝ exp(−ε·min(d(x,y), γ)/2). */
+  ExponentialNeighbourSampler(Embeddings embeddings, NeighbourTable table, double epsilon, double cap) {
     MechanismDefinition.EPSILON.check(epsilon);
+    if (!(cap > 0)) {
+      throw new IllegalArgumentException("the distance cap must be > 0, got " + cap);
+    }
+    this.cap = cap;
     if (table.size() != embeddings.size()) {
       throw new IllegalArgumentException(
           "the neighbour table has " + table.size() + " rows for " + embeddings.size() + " words");
@@ -92,7 +106,10 @@ final class ExponentialNeighbourSampler implements Serializable {
         int k = table.rowLength(x);
         // embeddings.distance(x, y) for the row's words, bit for bit, on the Vector API when present.
         RowDistances.distances(embeddings, x, table.rawNeighbours(), table.rowOffset(x), k, d, 0);
-        uniformBranch[x] = envelope(d, k, table.outsideBound(x), epsilon, targetSize,
+        for (int j = 0; j < k && cap != Double.POSITIVE_INFINITY; j++) {
+          d[j] = Math.min(d[j], cap);
+        }
+        uniformBranch[x] = envelope(d, k, Math.min(table.outsideBound(x), cap), epsilon, targetSize,
             cumulativeExcess, table.rowOffset(x));
       }
     });
@@ -145,7 +162,7 @@ final class ExponentialNeighbourSampler implements Serializable {
     double[] logits = new double[targetSize];
     double max = Double.NEGATIVE_INFINITY;
     for (int k = 0; k < targetSize; k++) {
-      logits[k] = -epsilon * embeddings.distance(x, targetStart + k) / 2;
+      logits[k] = -epsilon * Math.min(embeddings.distance(x, targetStart + k), cap) / 2;
       max = Math.max(max, logits[k]);
     }
     double total = 0;
@@ -166,9 +183,9 @@ final class ExponentialNeighbourSampler implements Serializable {
     return epsilon;
   }
 
-  /** Draws y ∈ T with P(y | x) ∝ exp(−ε·d(x,y)/2). */
+  /** Draws y ∈ T with P(y | x) ∝ exp(−ε·min(d(x,y), γ)/2). */
   int sample(int x, RandomStream random) {
-    return sample(uniformBranch[x], table.outsideBound(x), cumulativeExcess, table.rawNeighbours(),
+    return sample(uniformBranch[x], Math.min(table.outsideBound(x), cap), cumulativeExcess, table.rawNeighbours(),
         table.rowOffset(x), table.rowLength(x), random,
         (y, limit) -> embeddings.squaredDistanceBelow(x, y, limit) < limit);
   }
@@ -199,9 +216,10 @@ final class ExponentialNeighbourSampler implements Serializable {
       if (pUniform == 1.0 || random.nextUniform() < pUniform) {
         int y = targetStart + random.nextInt(targetSize);
         // Accept iff log u < −ε·(d − b)/2, i.e. d < b − 2·log(u)/ε: drawing u first lets the distance
-        // computation stop as soon as its partial sum passes that threshold.
+        // computation stop as soon as its partial sum passes that threshold. With a cap γ (b ≤ γ here)
+        // the test is min(d, γ) < threshold: always true when threshold > γ, else d < threshold.
         double threshold = bound - 2.0 * random.nextLogUniform() / epsilon;
-        if (test.closerThan(y, threshold * threshold)) {
+        if (threshold > cap || test.closerThan(y, threshold * threshold)) {
           return y;
         }
       } else {

@@ -24,6 +24,7 @@ public final class Mechanisms {
       VickreyMechanism.DEFINITION,
       VickreyMechanism.TOP_K_DEFINITION,
       BrrMechanism.DEFINITION,
+      TruncatedExponentialMechanism.DEFINITION,
       CusText.DEFINITION,
       CusText.PLUS_DEFINITION,
       Diffractor.DEFINITION);

@@ -76,7 +76,7 @@ class SettingsParityTest {
         Map.entry("vocabSize", "5"), Map.entry("neighbours", "8"), Map.entry("modelDistribution", "path"),
         Map.entry("mechanism", "laplace"),
         Map.entry("epsilon", "2"), Map.entry("w", "0.5"), Map.entry("p", "0.5"), Map.entry("lambda", "0.1"),
-        Map.entry("t", "0.2"), Map.entry("bits", "64"), Map.entry("groupSize", "5"), Map.entry("verbatim", "a;the"),
+        Map.entry("t", "0.2"), Map.entry("bits", "64"), Map.entry("gamma", "4.5"), Map.entry("beta", "0.01"), Map.entry("groupSize", "5"), Map.entry("verbatim", "a;the"),
         Map.entry("listNoise", "tem"), Map.entry("listRadius", "9"), Map.entry("lists", "2"),
         Map.entry("oov", "keep"), Map.entry("oovPlaceholder", "?"),
         Map.entry("casePolicy", "restore"), Map.entry("idMode", "fresh"), Map.entry("purpose", "other"),
