@@ -78,11 +78,22 @@ public final class EmpiricalPrivacyReport {
         points = kept;
       }
       points.sort(Comparator.comparingDouble(fx));
-      chart.add(LineChart.Series.symmetric(o.mechanism(), points.stream().mapToDouble(fx).toArray(),
+      chart.add(LineChart.Series.symmetric(label(o, outcomes), points.stream().mapToDouble(fx).toArray(),
           points.stream().mapToDouble(fy).toArray(), points.stream().mapToDouble(r -> 1.96 * se.applyAsDouble(r)).toArray()));
     }
     chart.writePng(dir.resolve(png), 1000, 560);
     page.figure(png, title);
+  }
+
+  /**
+   * The series' name: the mechanism's, or, when several outcomes are of one mechanism (1-diffractor with each
+   * noise kind, vickrey at two t), its parameters but ε too; the chart needs distinct names.
+   */
+  private static String label(Tuner.Outcome o, List<Tuner.Outcome> all) {
+    if (all.stream().filter(a -> a.mechanism().equals(o.mechanism())).count() < 2 || o.points().isEmpty()) {
+      return o.mechanism();
+    }
+    return o.points().get(0).spec().describe().replaceFirst(" ε=[^,]*,? ?", " ").strip();
   }
 
   private static String f(double v) {

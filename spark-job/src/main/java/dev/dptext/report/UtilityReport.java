@@ -30,6 +30,20 @@ public final class UtilityReport {
   public record Cell(String mechanism, String spec, double nominalEpsilon, double epsilon, String testText,
       ConfidenceInterval accuracy, ConfidenceInterval auc) {}
 
+  /**
+   * A cell's curve: its mechanism's name, or, when the sweep ran the mechanism with other parameters too
+   * (1-diffractor with each noise kind), its spec without ε, so that each configuration is a curve of its own.
+   */
+  static String seriesName(Cell c, List<Cell> cells) {
+    long configurations = cells.stream().filter(o -> o.mechanism().equals(c.mechanism()))
+        .map(o -> withoutEpsilon(o.spec())).distinct().count();
+    return configurations < 2 ? c.mechanism() : withoutEpsilon(c.spec());
+  }
+
+  private static String withoutEpsilon(String spec) {
+    return spec.replaceFirst("epsilon=[^,]*,?", "").replaceFirst("[:,]$", "");
+  }
+
   /** Groups the trials into cells, in the order the sweep produced them. */
   public static List<Cell> summarise(List<DownstreamUtility.Result> results) {
     Map<String, List<DownstreamUtility.Result>> groups = new LinkedHashMap<>();
@@ -90,7 +104,7 @@ public final class UtilityReport {
             .baseline("raw text", score.equals("AUC") ? baseline.auc() : baseline.accuracy());
         Map<String, List<Cell>> bySpec = new LinkedHashMap<>();
         cells.stream().filter(c -> c.testText().equals(setting))
-            .forEach(c -> bySpec.computeIfAbsent(c.mechanism(), k -> new ArrayList<>()).add(c));
+            .forEach(c -> bySpec.computeIfAbsent(seriesName(c, cells), k -> new ArrayList<>()).add(c));
         bySpec.values().forEach(list -> list.sort(java.util.Comparator.comparingDouble(Cell::nominalEpsilon)));
         bySpec.forEach((mechanism, list) -> chart.add(new LineChart.Series(mechanism,
             list.stream().mapToDouble(Cell::nominalEpsilon).toArray(),

@@ -81,6 +81,13 @@ public final class TruncatedExponentialMechanism implements WordMechanism, Exact
       return WordMetric.euclidean(model.embeddings());
     }
 
+    /** With {@code gamma=0}, says that γ comes from β: {@code tem ε=3.0, γ from β=0.001}. */
+    @Override
+    public String describe(MechanismSpec spec) {
+      return spec.get(GAMMA) > 0 ? "tem ε=" + EPSILON.format(spec.epsilon()) + ", γ=" + GAMMA.format(spec.get(GAMMA))
+          : "tem ε=" + EPSILON.format(spec.epsilon()) + ", γ from β=" + BETA.format(spec.get(BETA));
+    }
+
     @Override
     protected String guarantee(Rendering r) {
       String g = r.isSymbolic() ? r.text(GAMMA) : r.value(GAMMA) > 0 ? r.text(GAMMA)
