@@ -108,6 +108,44 @@ class TemDistributionTest {
     assertTrue(2.5 < lowest && lowest < 4.0 && 4.0 < highest, "outside bounds " + lowest + ".." + highest);
   }
 
+  /**
+   * The paper's procedure itself, written out here: Gumbel noise of scale 2/ε on the scores −d(x,y) of the
+   * words within γ and on ⊥'s −γ + (2/ε)·ln|V ∖ L_x|, the largest wins, ⊥ becomes a uniform word beyond γ. Its
+   * draws fit the distribution the sampler is tested against (χ², α = 1e-5).
+   */
+  @Test
+  void thePapersGumbelProcedureHasThisDistribution() {
+    double eps = 3;
+    double gamma = 4.0;
+    for (int x : new int[] {0, 1000}) {
+      List<Integer> inside = new ArrayList<>();
+      List<Integer> outside = new ArrayList<>();
+      for (int y = 0; y < EMB.size(); y++) {
+        (EMB.distance(x, y) <= gamma ? inside : outside).add(y);
+      }
+      RandomStream r = RandomStream.fromSeed(17 + x);
+      long[] counts = new long[EMB.size()];
+      int draws = 50_000;
+      double bottom = -gamma + 2 / eps * Math.log(outside.size());
+      for (int i = 0; i < draws; i++) {
+        int best = -1;
+        double bestScore = Double.NEGATIVE_INFINITY;
+        for (int y : inside) {
+          double score = -EMB.distance(x, y) - 2 / eps * Math.log(-Math.log(r.nextDouble()));
+          if (score > bestScore) {
+            bestScore = score;
+            best = y;
+          }
+        }
+        if (bottom - 2 / eps * Math.log(-Math.log(r.nextDouble())) > bestScore) {
+          best = outside.get(r.nextInt(outside.size()));
+        }
+        counts[best]++;
+      }
+      assertFits(counts, exact(EMB, x, eps, gamma), "the paper's Gumbel procedure, x=" + x);
+    }
+  }
+
   /** With γ beyond every distance TEM is SanText: the same draws from the same stream. */
   @Test
   void aGammaBeyondEveryDistanceIsSanTextDrawForDraw() {
