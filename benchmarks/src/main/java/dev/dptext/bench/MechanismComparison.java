@@ -48,23 +48,10 @@ public final class MechanismComparison {
       long b0 = System.nanoTime();
       WordMechanism m = spec.build(model);
       double build = (System.nanoTime() - b0) / 1e9;
-      RandomStream r = RandomStream.fromSeed(1);
-      int[] out = new int[1 << 16];
-      for (int[] b : batches.subList(0, Math.min(20, batches.size()))) {
-        m.sanitize(b, b.length, r, out); // warm-up
-      }
-      long kept = 0;
-      long t0 = System.nanoTime();
-      for (int[] b : batches) {
-        m.sanitize(b, b.length, r, out);
-        for (int i = 0; i < b.length; i++) {
-          kept += out[i] == b[i] ? 1 : 0;
-        }
-      }
-      double s = (System.nanoTime() - t0) / 1e9;
+      NoiseMechanismBenchmark.Timed t = NoiseMechanismBenchmark.time(m, batches);
       System.out.printf(Locale.ROOT, "| %s%s | %s | %.4g | %.2f | %,.0f | %.1f %% |%n", spec.describe(),
-          matched ? "" : " (not matched: infinite distances)", metric.name(), avg, build, tokens / s,
-          100.0 * kept / tokens);
+          matched ? "" : " (not matched: infinite distances)", metric.name(), avg, build, tokens / t.seconds(),
+          100.0 * t.kept() / tokens);
     }
   }
 

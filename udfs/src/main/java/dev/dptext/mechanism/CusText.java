@@ -490,18 +490,9 @@ public final class CusText implements WordMechanism, ExactConditional {
     if (verbatim.length > 0 && Arrays.binarySearch(verbatim, word) >= 0) {
       return word;
     }
-    int lo = rowOffset[word];
-    int hi = rowOffset[word + 1] - 1;
-    double u = random.nextUniform();
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (cumulative[mid] > u) {
-        hi = mid;
-      } else {
-        lo = mid + 1;
-      }
-    }
-    return outputs[lo];
+    int row = rowOffset[word];
+    return outputs[row + ExponentialNeighbourSampler.pickExcess(cumulative, row, rowOffset[word + 1] - row,
+        random.nextUniform())];
   }
 
   /** P(y | word) for every rank y, from the sampler's own tables. */

@@ -228,8 +228,11 @@ final class ExponentialNeighbourSampler implements Serializable {
     }
   }
 
-  /** The first index j of the row with cumulative excess > u (binary search over the row). */
-  private static int pickExcess(double[] cumulative, int row, int length, double u) {
+  /**
+   * The first index j of the row {@code cumulative[row .. row+length)} whose cumulative weight is &gt; u
+   * (binary search over the row): the inverse-CDF pick of one row, shared with CusText's group rows.
+   */
+  static int pickExcess(double[] cumulative, int row, int length, double u) {
     int lo = row;
     int hi = row + length - 1;
     while (lo < hi) {
