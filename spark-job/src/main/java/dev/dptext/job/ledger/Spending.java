@@ -23,8 +23,8 @@ import java.util.TreeMap;
 public final class Spending {
   static final double TOLERANCE = 1e-9;
 
-  /** The releases of one source that count as one (same {@link Release#repeatKey}). */
-  record Identity(String key, double epsilon, String space, List<Range> ranges, List<Release> releases) {
+  /** The releases of one source that count as one (same {@link Release#repeatKey}): their ε, id space, rows. */
+  record Identity(double epsilon, String space, List<Range> ranges) {
     boolean wildcard() {
       return space == null;
     }
@@ -56,8 +56,7 @@ public final class Spending {
       if (space != null) {
         e.getValue().forEach(r -> all.addAll(r.rows().ranges()));
       }
-      identities.put(e.getKey(), new Identity(e.getKey(), first.epsilon(), space, space == null ? null
-          : ReleasedRows.merge(all), e.getValue()));
+      identities.put(e.getKey(), new Identity(first.epsilon(), space, space == null ? null : ReleasedRows.merge(all)));
     }
   }
 
@@ -250,16 +249,18 @@ public final class Spending {
     List<String> involved = new ArrayList<>();
     if (budget != null) {
       String space = space(candidate);
-      if (space == null || after.spaces().size() > 1 || after.identities.values().stream().anyMatch(Identity::wildcard)) {
-        // Rows cannot all be told apart: every row of the candidate may be at the maximum.
+      if (space == null) {
+        // Without ids the candidate's rows cannot be told apart: any of them may be at the maximum.
         if (max > budget + TOLERANCE) {
           over = candidate.rows().rows();
           involved.addAll(releases.stream().map(Release::releaseId).toList());
         }
       } else {
+        // The candidate's space's segments already count every release of other spaces or without ids
+        // against each of its rows (wildcard), so intersecting with them is exact for this space.
         List<Range> overRanges = new ArrayList<>();
         for (Segment s : after.segments()) {
-          if (s.total() > budget + TOLERANCE) {
+          if (s.space().equals(space) && s.total() > budget + TOLERANCE) {
             overRanges.add(new Range(s.lo(), s.hi()));
           }
         }
@@ -267,7 +268,7 @@ public final class Spending {
         over = intersection(candidate.rows().ranges(), overMerged);
         if (over > 0) {
           for (Release r : releases) {
-            if (intersection(r.rows().ranges(), overMerged) > 0) {
+            if (!space.equals(space(r)) || intersection(r.rows().ranges(), overMerged) > 0) {
               involved.add(r.releaseId());
             }
           }

@@ -96,6 +96,25 @@ class SpendingTest {
     assertFalse(tiny.with(release("k2", "v1", 0.2, ids(0, 0)), 0.3).refused());
   }
 
+  /**
+   * A release keyed by another id column counts against every row of this one, but the budget refuses only
+   * the candidate's rows that its totals take past the budget, not every row of the source.
+   */
+  @Test
+  void anotherIdSpaceCountsAgainstEveryRowButRefusesOnlyRowsPastTheBudget() {
+    Release other = new Release("o", new Timestamp(1), SOURCE, "v1", new ReleasedRows("other_id",
+        ReleasedRows.Kind.INTEGRAL, ids(0, 99), true, 100), "santext", "santext", 1, "g", "k9", "column", "s1", "out",
+        "test");
+    Spending s = new Spending(SOURCE, List.of(release("k1", "v1", 3, ids(0, 9)), other));
+    Spending.Outcome hot = s.with(release("k2", "v1", 1, ids(0, 9)), 4.5);
+    assertTrue(hot.refused());
+    assertEquals(10, hot.keysOverBudget());
+    assertEquals(List.of("r1", "o"), hot.releasesInvolved());
+    Spending.Outcome cold = s.with(release("k2", "v1", 1, ids(100, 109)), 4.5);
+    assertFalse(cold.refused(), "ids 100-109 reach 1 + 1 (the other id space), not 5");
+    assertEquals(5.0, cold.maximumAfter(), 1e-12);
+  }
+
   @Test
   void theSweepAgreesWithCountingEveryId() {
     Random random = new Random(7);
