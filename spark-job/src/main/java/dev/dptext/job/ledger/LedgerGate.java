@@ -41,6 +41,14 @@ public final class LedgerGate {
     public void withdraw() {
       LedgerGate.withdraw(spark, plan, release);
     }
+
+    /**
+     * After the write: when the files read changed since the release was recorded, its snapshot is not
+     * known exactly, and the ledger is told so that it never counts as a repeat.
+     */
+    public void checkSnapshot(SourceSnapshot snapshot, Consumer<String> warn) {
+      LedgerGate.checkSnapshot(spark, plan, release, snapshot, warn);
+    }
   }
 
   /**
@@ -91,6 +99,23 @@ public final class LedgerGate {
     } catch (LedgerTable.LedgerUnavailable e) {
       warn.accept(e.getMessage() + "; release " + release.releaseId() + " stays counted as intended (the ledger "
           + "never under-counts), and the output's commit names it (dptext.release)");
+    }
+  }
+
+  /** {@link Entry#checkSnapshot}, for a batch run or a micro-batch. */
+  public static void checkSnapshot(SparkSession spark, ReleasePlan plan, Release release, SourceSnapshot snapshot,
+      Consumer<String> warn) {
+    if (snapshot.unchangedSince(spark)) {
+      return;
+    }
+    warn.accept("The input's files changed while this run read them: release " + release.releaseId() + " is "
+        + "recorded with an unknown snapshot (it counts, and no later run repeats it)");
+    try {
+      new LedgerTable(spark, plan.ledger()).recordSnapshotChanged(release.releaseId(), plan.output());
+    } catch (LedgerTable.LedgerUnavailable e) {
+      throw new JobException(ExitCode.FAILURE, e.getMessage() + "; the output was written (release "
+          + release.releaseId() + ") but the ledger could not record that the input changed while it was read: "
+          + "do not repeat this run with the same key and settings before recording it");
     }
   }
 

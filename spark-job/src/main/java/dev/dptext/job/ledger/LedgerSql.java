@@ -3,7 +3,8 @@ package dev.dptext.job.ledger;
 /**
  * The ledger's accounting as one Spark SQL query, for SQL users (a view over the ledger, in a notebook or
  * Databricks SQL, through Spark Connect or not): every run of row keys with the same total ε, per source
- * and id space. It computes what {@link Spending#segments} and {@link Spending#maximum} compute, and is
+ * and id space. It computes what {@link Spending#segments} and {@link Spending#maximum} compute, with the
+ * same sources ({@link Release#accountedIn}), id spaces and repeats ({@link Release#repeatKey}), and is
  * tested against them ({@code LedgerSqlTest}); {@code dptext ledger --sql} prints it for a ledger.
  *
  * <p>Columns: {@code source}, {@code id_space} (null for a source released only without ids),
@@ -17,15 +18,20 @@ public final class LedgerSql {
   public static String segments(String ledger) {
     return """
         WITH live AS (
-          SELECT * FROM %1$s WHERE event = 'intended'
+          SELECT release_id, epsilon, ranges, id_column, key_fingerprint, randomness, settings_fingerprint,
+            CASE WHEN source LIKE 'delta:%%' THEN source ELSE 'files' END AS source,
+            CASE WHEN release_id IN (SELECT release_id FROM %1$s WHERE event = 'snapshot_changed') THEN NULL
+              ELSE source_version END AS source_version,
+            CASE WHEN id_kind = 'hashed' THEN 'hashed:unknown' ELSE id_kind END AS id_kind
+          FROM %1$s WHERE event = 'intended'
             AND release_id NOT IN (SELECT release_id FROM %1$s WHERE event = 'withdrawn')
         ), rel AS (
           SELECT source, epsilon, ranges,
             CASE WHEN id_kind = 'none' THEN NULL ELSE concat(id_column, ' (', id_kind, ')') END AS id_space,
             CASE WHEN key_fingerprint IS NULL OR source_version IS NULL OR randomness = 'fresh'
               THEN concat('release:', release_id)
-              ELSE sha2(concat_ws('|', source, source_version, coalesce(id_column, ''), settings_fingerprint,
-                key_fingerprint), 256) END AS identity
+              ELSE sha2(concat_ws('|', source, source_version, coalesce(id_column, ''), id_kind,
+                settings_fingerprint, key_fingerprint), 256) END AS identity
           FROM live
         ), ident AS (
           SELECT DISTINCT source, identity, id_space, epsilon FROM rel

@@ -60,6 +60,11 @@ public final class LedgerTable {
     append(List.of(Release.event(releaseId, Release.WITHDRAWN, output, null)));
   }
 
+  /** Records that the files {@code releaseId} read changed while it ran: its snapshot is not known exactly. */
+  public void recordSnapshotChanged(String releaseId, String output) {
+    append(List.of(Release.event(releaseId, Release.SNAPSHOT_CHANGED, output, null)));
+  }
+
   /** Every release that counts (recorded as intended and not withdrawn), oldest first. */
   public List<Release> releases() {
     return read().releases();
@@ -73,11 +78,14 @@ public final class LedgerTable {
     List<Row> rows = (TableName.is(spark, location) ? spark.table(location)
         : spark.read().format("delta").load(location)).collectAsList();
     Set<String> withdrawn = new HashSet<>();
+    Set<String> snapshotChanged = new HashSet<>();
     Map<String, Long> committed = new TreeMap<>();
     for (Row r : rows) {
       String event = r.getAs("event");
       if (event.equals(Release.WITHDRAWN)) {
         withdrawn.add(r.getAs("release_id"));
+      } else if (event.equals(Release.SNAPSHOT_CHANGED)) {
+        snapshotChanged.add(r.getAs("release_id"));
       } else if (event.equals(Release.COMMITTED)) {
         Long v = r.getAs("output_version");
         committed.put(r.getAs("release_id"), v == null ? -1L : v);
@@ -86,7 +94,7 @@ public final class LedgerTable {
     List<Release> releases = new ArrayList<>();
     for (Row r : rows) {
       if (r.<String>getAs("event").equals(Release.INTENDED) && !withdrawn.contains(r.<String>getAs("release_id"))) {
-        releases.add(Release.of(r));
+        releases.add(Release.of(r, snapshotChanged.contains(r.<String>getAs("release_id"))));
       }
     }
     releases.sort(java.util.Comparator.comparing(Release::recordedAt).thenComparing(Release::releaseId));

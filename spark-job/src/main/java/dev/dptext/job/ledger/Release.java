@@ -18,11 +18,12 @@ import org.apache.spark.sql.types.StructType;
  *
  * @param releaseId this run's (or micro-batch's) own id
  * @param recordedAt when the release was recorded (before its write)
- * @param source the source's identity: {@code delta:<table id>} for a Delta table (stable across renames
- *     and spellings of its path), else its resolved location or catalog name
- * @param sourceVersion the snapshot read: {@code v<N>} for a Delta table, {@code files:<sha256>} for a set
- *     of files (names, sizes, modification times), {@code <stream app id>:<batch id>} for a micro-batch;
- *     null when unknown (the release then never counts as a repeat)
+ * @param source the source the release is accounted in: {@code delta:<table id>} for a Delta table (stable
+ *     across renames and spellings of its path) or anything read inside one, else {@value #FILES}
+ *     ({@link SourceSnapshot})
+ * @param sourceVersion the snapshot read: {@code v<N>} for a Delta table, {@code files:<sha256>} of the
+ *     SHA-256 of each file's bytes, {@code <stream app id>:<batch id>} for a micro-batch (with the digest
+ *     of its files when it read files); null when unknown (the release then never counts as a repeat)
  * @param rows what was released (id column, kind, ranges, row count)
  * @param mechanism the mechanism's name
  * @param parameters the mechanism with its parameters ({@code santext ε=3.0})
@@ -43,6 +44,8 @@ public record Release(String releaseId, Timestamp recordedAt, String source, Str
   public static final String INTENDED = "intended";
   public static final String COMMITTED = "committed";
   public static final String WITHDRAWN = "withdrawn";
+  /** Its input files were not the same after its write as when recorded: its snapshot is unknown. */
+  public static final String SNAPSHOT_CHANGED = "snapshot_changed";
 
   /** The ledger table's columns. Events other than {@link #INTENDED} carry only the first columns. */
   public static final StructType SCHEMA = new StructType(new StructField[] {
@@ -70,16 +73,29 @@ public record Release(String releaseId, Timestamp recordedAt, String source, Str
       DataTypes.createStructField("dptext_version", DataTypes.StringType, true)});
 
   /**
-   * What makes two releases the same release: with the same key, settings, source snapshot and id column,
-   * the output of a row both cover is the same text, so the second adds no spending there. A release
-   * with fresh randomness, with a key not known here or of an unknown snapshot is only itself.
+   * What makes two releases the same release: with the same key, settings, source snapshot, id column and
+   * id seed form ({@link ReleasedRows#idForm}), the output of a row both cover is the same text (its seed
+   * and its text are), so the second adds no spending there. A release with fresh randomness, with a key
+   * not known here or of an unknown snapshot is only itself.
    */
   public String repeatKey() {
     if (keyFingerprint == null || sourceVersion == null || randomness.equals("fresh")) {
       return "release:" + releaseId;
     }
-    return sha256(String.join("\u0000", source, sourceVersion, String.valueOf(rows.idColumn()), settingsFingerprint,
-        keyFingerprint));
+    return sha256(String.join("\u0000", source, sourceVersion, String.valueOf(rows.idColumn()), rows.kindLabel(),
+        settingsFingerprint, keyFingerprint));
+  }
+
+  /** The source that files are accounted in: every file of every spelling, folder level, link or copy. */
+  public static final String FILES = "files";
+
+  /**
+   * The source a recorded {@code source} is accounted in: a Delta table by its id, anything else in
+   * {@link #FILES} (older ledgers recorded a file source by its location, which two spellings of the
+   * same file did not share).
+   */
+  static String accountedIn(String source) {
+    return source != null && source.startsWith("delta:") ? source : FILES;
   }
 
   /** The {@link #INTENDED} event's row. */
@@ -92,7 +108,7 @@ public record Release(String releaseId, Timestamp recordedAt, String source, Str
       }
     }
     return RowFactory.create(releaseId, INTENDED, recordedAt, output, null, source, sourceVersion, rows.idColumn(),
-        rows.kind().label, ranges, rows.exact(), rows.rows(), mechanism, parameters, epsilon, guarantee,
+        rows.kindLabel(), ranges, rows.exact(), rows.rows(), mechanism, parameters, epsilon, guarantee,
         keyFingerprint, randomness, settingsFingerprint, dptextVersion);
   }
 
@@ -107,8 +123,11 @@ public record Release(String releaseId, Timestamp recordedAt, String source, Str
     return RowFactory.create(values);
   }
 
-  /** The release an {@link #INTENDED} row records. */
-  static Release of(Row r) {
+  /**
+   * The release an {@link #INTENDED} row records; {@code snapshotChanged}: its input files changed while it
+   * ran (a {@link #SNAPSHOT_CHANGED} event), so what it read is not known exactly and it repeats nothing.
+   */
+  static Release of(Row r, boolean snapshotChanged) {
     List<ReleasedRows.Range> ranges = null;
     if (!r.isNullAt(r.fieldIndex("ranges"))) {
       ranges = new ArrayList<>();
@@ -116,9 +135,10 @@ public record Release(String releaseId, Timestamp recordedAt, String source, Str
         ranges.add(new ReleasedRows.Range(range.getLong(0), range.getLong(1)));
       }
     }
-    ReleasedRows rows = new ReleasedRows(r.getAs("id_column"), ReleasedRows.Kind.parse(r.getAs("id_kind")), ranges,
-        r.<Boolean>getAs("exact"), r.<Long>getAs("rows"));
-    return new Release(r.getAs("release_id"), r.getAs("recorded_at"), r.getAs("source"), r.getAs("source_version"),
+    ReleasedRows rows = ReleasedRows.parse(r.getAs("id_column"), r.getAs("id_kind"), ranges, r.<Boolean>getAs("exact"),
+        r.<Long>getAs("rows"));
+    return new Release(r.getAs("release_id"), r.getAs("recorded_at"), accountedIn(r.getAs("source")),
+        snapshotChanged ? null : r.getAs("source_version"),
         rows, r.getAs("mechanism"), r.getAs("parameters"), r.<Double>getAs("epsilon"), r.getAs("guarantee"),
         r.getAs("key_fingerprint"), r.getAs("randomness"), r.getAs("settings_fingerprint"), r.getAs("output"),
         r.getAs("dptext_version"));

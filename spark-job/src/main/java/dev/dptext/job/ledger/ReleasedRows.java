@@ -30,17 +30,29 @@ import org.apache.spark.sql.types.DataTypes;
  * together, which can only over-count. Without an id column ({@link Kind#NONE}) the ledger cannot tell
  * rows apart: the release counts against every row of its source.
  *
- * <p>Computed with one aggregation over the released rows: keys grouped into blocks of 4,096, each
- * block's smallest and largest key and distinct count; a block whose keys are not all present is
- * recorded as the range covering them (a superset: {@code exact} false). More than {@value #MAX_RANGES}
- * ranges are merged across their smallest gaps (also a superset).
+ * <p>Each id column read with one seed form is an id space of its own ({@link #space}): the keys of a
+ * {@code BIGINT} id and of the same column read as {@code DOUBLE} or {@code STRING} are not comparable
+ * (nor are the rows' seeds: {@code 5} and {@code 5.0} seed differently), so a release in one space counts
+ * against every row of the others. All integral types seed alike ({@code Long.toString}): one space.
+ *
+ * <p>Computed with one aggregation over the released rows: keys grouped into blocks of 2^{@value
+ * #FIRST_BLOCK_BITS}, each block's smallest and largest key and distinct count; a block whose keys are not
+ * all present is recorded as the range covering it (a superset: {@code exact} false). When the released
+ * keys fall into more than {@value #MAX_BLOCKS} blocks (sparse ids: random, hashed or time-based 64-bit
+ * ids) the aggregation is repeated with blocks 2^12 times wider, up to blocks of 2^48 keys, of which a
+ * 64-bit key space has at most 65,536: no block is ever dropped. More than {@value #MAX_RANGES} ranges are
+ * then merged across their smallest gaps (also a superset).
  *
  * @param idColumn the id column, null for {@link Kind#NONE}
+ * @param idForm how the id seeds its row: {@code integral} for an integral column, else the column's type
+ *     ({@code double}, {@code string}, {@code decimal(10,2)}, …); null for {@link Kind#NONE}, {@code
+ *     unknown} for a release recorded before the form was
  * @param ranges sorted, disjoint, non-adjacent ranges; null for {@link Kind#NONE}
  * @param exact whether the ranges hold exactly the released keys
  * @param rows the rows released
  */
-public record ReleasedRows(String idColumn, Kind kind, List<Range> ranges, boolean exact, long rows) {
+public record ReleasedRows(String idColumn, Kind kind, String idForm, List<Range> ranges, boolean exact,
+    long rows) {
 
   /** How rows are keyed. */
   public enum Kind {
@@ -51,16 +63,10 @@ public record ReleasedRows(String idColumn, Kind kind, List<Range> ranges, boole
     Kind(String label) {
       this.label = label;
     }
-
-    static Kind parse(String label) {
-      for (Kind k : values()) {
-        if (k.label.equals(label)) {
-          return k;
-        }
-      }
-      throw new IllegalArgumentException("Unknown id kind '" + label + "' in the ledger");
-    }
   }
+
+  /** The seed form of every integral id type. */
+  static final String INTEGRAL_FORM = "integral";
 
   /** The closed range [lo, hi] of row keys. */
   public record Range(long lo, long hi) {
@@ -74,11 +80,17 @@ public record ReleasedRows(String idColumn, Kind kind, List<Range> ranges, boole
   /** Buckets of hashed ids: fine enough to tell many releases apart, coarse enough to hide the ids. */
   static final long HASH_BUCKETS = 1L << 16;
 
-  /** Keys per block of the aggregation (2^12). */
-  private static final int BLOCK_BITS = 12;
+  /** Keys per block of the first aggregation (2^12). */
+  private static final int FIRST_BLOCK_BITS = 12;
 
-  /** Blocks collected at most; beyond that the blocks are 2^32 keys wide. */
-  private static final int MAX_BLOCKS = 100_000;
+  /** How much wider each further aggregation's blocks are (2^12 times). */
+  private static final int WIDER_BITS = 12;
+
+  /** Blocks of 2^48 keys: a 64-bit key space has at most 2^16 of them, below {@link #MAX_BLOCKS}. */
+  private static final int WIDEST_BLOCK_BITS = 48;
+
+  /** Blocks collected at most by one aggregation; past it the blocks are made wider. */
+  static final int MAX_BLOCKS = 100_000;
 
   /** Ranges recorded at most per release. */
   static final int MAX_RANGES = 10_000;
@@ -86,26 +98,27 @@ public record ReleasedRows(String idColumn, Kind kind, List<Range> ranges, boole
   /** The rows of {@code df}, keyed by {@code idColumn} (null: no id column). */
   public static ReleasedRows of(Dataset<Row> df, String idColumn) {
     if (idColumn == null) {
-      return new ReleasedRows(null, Kind.NONE, null, true, df.count());
+      return new ReleasedRows(null, Kind.NONE, null, null, true, df.count());
     }
     DataType type = df.schema().apply(idColumn).dataType();
-    boolean integral = type.equals(DataTypes.LongType) || type.equals(DataTypes.IntegerType)
-        || type.equals(DataTypes.ShortType) || type.equals(DataTypes.ByteType);
-    Column id = col("`" + idColumn.replace("`", "``") + "`");
-    Column key = integral ? id.cast("long") : pmod(xxhash64(id), lit(HASH_BUCKETS));
-    Dataset<Row> keys = df.select(key.as("k"));
-    List<Row> blocks = blocks(keys, BLOCK_BITS);
-    if (blocks.size() > MAX_BLOCKS) {
-      blocks = blocks(keys, 32);
+    String form = idForm(type);
+    boolean integral = form.equals(INTEGRAL_FORM);
+    Dataset<Row> keys = df.select(key(col("`" + idColumn.replace("`", "``") + "`"), integral).as("k"));
+    List<Row> blocks = null;
+    for (int bits = FIRST_BLOCK_BITS; blocks == null; bits = Math.min(bits + WIDER_BITS, WIDEST_BLOCK_BITS)) {
+      blocks = blocks(keys, bits, bits < WIDEST_BLOCK_BITS ? MAX_BLOCKS : Integer.MAX_VALUE);
     }
     List<Range> ranges = new ArrayList<>();
     boolean exact = true;
     long rows = 0;
     for (Row b : blocks) {
+      rows += b.getLong(3);
+      if (b.isNullAt(0)) {
+        continue; // rows without an id (a null id is refused before any row is sanitized): no key
+      }
       long lo = b.getLong(0);
       long hi = b.getLong(1);
-      exact &= b.getLong(2) == hi - lo + 1;
-      rows += b.getLong(3);
+      exact &= b.getLong(2) == hi - lo + 1; // never true when hi - lo + 1 wraps: a span over 2^63
       ranges.add(new Range(lo, hi));
     }
     List<Range> merged = merge(ranges);
@@ -113,13 +126,58 @@ public record ReleasedRows(String idColumn, Kind kind, List<Range> ranges, boole
       merged = coarsen(merged, MAX_RANGES);
       exact = false;
     }
-    return new ReleasedRows(idColumn, integral ? Kind.INTEGRAL : Kind.HASHED, merged, exact, rows);
+    return new ReleasedRows(idColumn, integral ? Kind.INTEGRAL : Kind.HASHED, form, merged, exact, rows);
   }
 
-  private static List<Row> blocks(Dataset<Row> keys, int bits) {
-    return keys.groupBy(shiftright(col("k"), bits).as("block"))
+  /** How an id of {@code type} seeds its row (docs/keys-and-randomness.md): one form for every integral type. */
+  static String idForm(DataType type) {
+    boolean integral = type.equals(DataTypes.LongType) || type.equals(DataTypes.IntegerType)
+        || type.equals(DataTypes.ShortType) || type.equals(DataTypes.ByteType);
+    return integral ? INTEGRAL_FORM : type.simpleString();
+  }
+
+  /** A row's key: the id itself when integral, else the bucket of its 64-bit hash. */
+  static Column key(Column id, boolean integral) {
+    return integral ? id.cast("long") : pmod(xxhash64(id), lit(HASH_BUCKETS));
+  }
+
+  /**
+   * The blocks of {@code 2^bits} keys holding released keys: smallest key, largest, distinct keys, rows;
+   * null when there are more than {@code limit} (the caller then asks for wider blocks).
+   */
+  private static List<Row> blocks(Dataset<Row> keys, int bits, int limit) {
+    List<Row> blocks = keys.groupBy(shiftright(col("k"), bits).as("block"))
         .agg(min("k"), max("k"), countDistinct("k"), count(lit(1))).drop("block")
-        .limit(MAX_BLOCKS + 1).collectAsList();
+        .limit(limit == Integer.MAX_VALUE ? limit : limit + 1).collectAsList();
+    return blocks.size() > limit ? null : blocks;
+  }
+
+  /** The id space its keys belong to, e.g. {@code id (integral)}, {@code email (hashed:string)}; null without ids. */
+  public String space() {
+    return kind == Kind.NONE ? null : idColumn + " (" + kindLabel() + ")";
+  }
+
+  /** What the ledger's {@code id_kind} column holds: {@code integral}, {@code hashed:<type>} or {@code none}. */
+  String kindLabel() {
+    return kind == Kind.HASHED ? Kind.HASHED.label + ":" + idForm : kind.label;
+  }
+
+  /** The rows recorded under {@code idKind} ({@link #kindLabel}; {@code hashed} alone in older ledgers). */
+  static ReleasedRows parse(String idColumn, String idKind, List<Range> ranges, boolean exact, long rows) {
+    if (idKind.equals(Kind.NONE.label)) {
+      return new ReleasedRows(idColumn, Kind.NONE, null, ranges, exact, rows);
+    }
+    if (idKind.equals(Kind.INTEGRAL.label)) {
+      return new ReleasedRows(idColumn, Kind.INTEGRAL, INTEGRAL_FORM, ranges, exact, rows);
+    }
+    if (idKind.equals(Kind.HASHED.label)) {
+      return new ReleasedRows(idColumn, Kind.HASHED, "unknown", ranges, exact, rows);
+    }
+    if (idKind.startsWith(Kind.HASHED.label + ":")) {
+      return new ReleasedRows(idColumn, Kind.HASHED, idKind.substring(Kind.HASHED.label.length() + 1), ranges, exact,
+          rows);
+    }
+    throw new IllegalArgumentException("Unknown id kind '" + idKind + "' in the ledger");
   }
 
   /** Sorted, disjoint, non-adjacent ranges covering exactly the same keys. */
@@ -187,6 +245,7 @@ public record ReleasedRows(String idColumn, Kind kind, List<Range> ranges, boole
     String what = kind == Kind.INTEGRAL ? "ids" : "id-hash buckets";
     String first = ranges.isEmpty() ? "none" : ranges.get(0).lo() + "-" + ranges.get(0).hi();
     return String.format(Locale.ROOT, "%,d rows, %s of %s in %,d range(s) from %s (%s)", rows, what, idColumn,
-        ranges.size(), first, exact ? "exact" : "a superset");
+        ranges.size(), first, exact ? "exact"
+        : "a superset: every released id lies in them, other ids too");
   }
 }

@@ -61,7 +61,7 @@ public final class Spending {
   }
 
   static String space(Release r) {
-    return r.rows().kind() == ReleasedRows.Kind.NONE ? null : r.rows().idColumn() + " (" + r.rows().kind().label + ")";
+    return r.rows().space();
   }
 
   public String source() {

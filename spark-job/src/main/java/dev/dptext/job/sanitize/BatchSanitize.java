@@ -127,6 +127,9 @@ public final class BatchSanitize {
       text = "value";
       input = InputTable.read(spark, r.input(), format, readOptions, r.inputSchema(), r.where(), null, text);
     }
+    if (snapshot != null) {
+      snapshot = snapshot.read(input.all()); // files: the digest of every file the read lists
+    }
     LOG.debug("phase: input schema read");
     String out = r.outputColumn() == null ? text : r.outputColumn();
     try {
@@ -229,6 +232,11 @@ public final class BatchSanitize {
       }
       System.out.println("dptext: " + e.getMessage());
       return 0;
+    } catch (TableWriter.CommittedThenConflicted e) {
+      if (ledgerEntry != null) {
+        ledgerEntry.committed(e.version, LOG::warn); // its version stays readable: it counts
+      }
+      throw e.failure;
     } catch (Exception e) { // Spark's task failures are SparkExceptions, checked, thrown undeclared
       if (ledgerEntry != null && e instanceof JobException je && je.exitCode == ExitCode.CONFLICT) {
         ledgerEntry.withdraw(); // nothing of this run was committed
@@ -248,6 +256,7 @@ public final class BatchSanitize {
     LOG.info("phase: committed table version {}", written.version());
     if (ledgerEntry != null) {
       ledgerEntry.committed(written.version(), LOG::warn);
+      ledgerEntry.checkSnapshot(snapshot, LOG::warn);
     }
     long rowsIn = guard != null ? guard.rowsIn() : counts.rows();
     long rowsOut = written.rowsWritten();

@@ -168,7 +168,8 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
       // The micro-batch's release is recorded before it is written; its snapshot is the batch itself, so a
       // replay after a restart repeats it (same key, settings, rows) and adds nothing.
       dev.dptext.job.ledger.Release release = ledger == null ? null : dev.dptext.job.ledger.LedgerGate.before(
-          batch.sparkSession(), ledger, appId + ":" + batchId,
+          batch.sparkSession(), ledger,
+          dev.dptext.job.ledger.SourceSnapshot.microBatch(appId, batchId, batch, ledger.source()),
           dev.dptext.job.ledger.ReleasedRows.of(toSanitize, ledger.idColumn()), false,
           line -> LOG.info("stream: micro-batch {}: {}", batchId, line));
       TableWriter.Commit commit = release == null ? TableWriter.Commit.of(audit) : TableWriter.Commit.of(audit)

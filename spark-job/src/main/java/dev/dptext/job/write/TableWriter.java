@@ -120,6 +120,23 @@ public final class TableWriter {
     }
   }
 
+  /**
+   * The write committed (version {@link #version}, readable by time travel whatever followed), and then
+   * another writer's commit made the run fail ({@link #failure}): whoever accounts for what was written
+   * must count it.
+   */
+  public static final class CommittedThenConflicted extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    public final long version;
+    public final JobException failure;
+
+    CommittedThenConflicted(long version, JobException failure) {
+      super(failure.getMessage(), null, false, false);
+      this.version = version;
+      this.failure = failure;
+    }
+  }
+
   private TableWriter() {}
 
   /**
@@ -310,6 +327,8 @@ public final class TableWriter {
    * unseen. The run's commit is then undone ({@code RESTORE} to the version before it, which holds the
    * other writer's rows) and the run ends as a conflict. Every version stays readable in any case:
    * this applies only to {@code --in-place keep-history}, which keeps the table's history.
+   *
+   * @throws CommittedThenConflicted when another writer committed in between: the run's commit happened
    */
   private static void checkNothingCommittedBetween(SparkSession spark, Target t, long read, long version) {
     if (version == read + 1) {
@@ -317,19 +336,19 @@ public final class TableWriter {
     }
     List<Long> after = DeltaTables.versionsAfter(spark, t.path(), version);
     if (!after.isEmpty()) {
-      throw new JobException(ExitCode.CONFLICT, "Other writers committed to " + t.path() + " while this in-place "
-          + "run worked: versions " + (read + 1) + "-" + (version - 1) + " after the version it read (" + read
+      throw new CommittedThenConflicted(version, new JobException(ExitCode.CONFLICT, "Other writers committed to "
+          + t.path() + " while this in-place run worked: versions " + (read + 1) + "-" + (version - 1) + " after the version it read (" + read
           + ") and " + after + " after its own commit " + version + ". Their rows are not in version " + version
           + "; nothing was undone automatically because that would drop the later commits. Inspect DESCRIBE "
           + "HISTORY and restore with RESTORE TABLE ... TO VERSION AS OF " + (version - 1) + " if needed, then run "
-          + "again");
+          + "again"));
     }
     spark.sql("RESTORE TABLE " + DeltaTables.ident(spark, t.path()) + " TO VERSION AS OF " + (version - 1));
-    throw new JobException(ExitCode.CONFLICT, "Another writer committed to " + t.path() + " (version"
-        + (version - read > 2 ? "s " + (read + 1) + "-" + (version - 1) : " " + (read + 1)) + ") while this in-place "
-        + "run sanitized version " + read + "; its rows would have been replaced unseen, so this run's commit ("
+    String others = version - read > 2 ? "s " + (read + 1) + "-" + (version - 1) : " " + (read + 1);
+    throw new CommittedThenConflicted(version, new JobException(ExitCode.CONFLICT, "Another writer committed to "
+        + t.path() + " (version" + others + ") while this in-place run sanitized version " + read + "; its rows would have been replaced unseen, so this run's commit ("
         + version + ") was undone by RESTORE: the table holds what it held before, the other writer's rows "
-        + "included. Run again");
+        + "included. Run again (version " + version + " stays readable by time travel until a VACUUM)"));
   }
 
   /** Rows the commit wrote: for MERGE inserted + updated; for replace-where the rows it replaced. */

@@ -29,18 +29,21 @@ class LedgerSqlTest {
       List<Row> rows = new ArrayList<>();
       List<Release> live = new ArrayList<>();
       for (int i = 0; i < 30; i++) {
-        String source = "delta:s" + random.nextInt(2);
+        // Two Delta tables, and file sources as older ledgers recorded them (by location): all one source now.
+        String source = random.nextInt(3) == 0 ? "file:/data/part-" + random.nextInt(3) : "delta:s" + random.nextInt(2);
         ReleasedRows released;
         int kind = random.nextInt(10);
         if (kind == 0) {
-          released = new ReleasedRows(null, ReleasedRows.Kind.NONE, null, true, 50);
+          released = new ReleasedRows(null, ReleasedRows.Kind.NONE, null, null, true, 50);
         } else {
           List<Range> ranges = new ArrayList<>();
           for (int j = 0; j < 1 + random.nextInt(3); j++) {
             long lo = random.nextInt(IDS - 60);
             ranges.add(new Range(lo, lo + random.nextInt(60)));
           }
-          released = new ReleasedRows(kind == 1 ? "other_id" : "id", ReleasedRows.Kind.INTEGRAL,
+          // The same column read with another type is another id space, and so is another column.
+          released = kind == 2 ? new ReleasedRows("id", ReleasedRows.Kind.HASHED, "double", ReleasedRows.merge(ranges),
+              true, 10) : new ReleasedRows(kind == 1 ? "other_id" : "id", ReleasedRows.Kind.INTEGRAL, "integral",
               ReleasedRows.merge(ranges), true, 10);
         }
         String key = random.nextInt(5) == 0 ? null : "k" + random.nextInt(3);
@@ -49,10 +52,14 @@ class LedgerSqlTest {
         Release r = new Release("r" + i, new Timestamp(1_000_000L + i), source, "v" + random.nextInt(2), released,
             "santext", "santext", epsilon, "g", key, key == null ? "fresh" : "column", "s" + epsilon, "out", "test");
         rows.add(r.intended());
+        boolean changed = random.nextInt(8) == 0;
+        if (changed) {
+          rows.add(Release.event(r.releaseId(), Release.SNAPSHOT_CHANGED, "out", null));
+        }
         if (random.nextInt(6) == 0) {
           rows.add(Release.event(r.releaseId(), Release.WITHDRAWN, "out", null));
         } else {
-          live.add(r);
+          live.add(Release.of(withSchema(r.intended()), changed)); // as the job reads it back
           if (random.nextBoolean()) {
             rows.add(Release.event(r.releaseId(), Release.COMMITTED, "out", 3L));
           }
@@ -60,7 +67,7 @@ class LedgerSqlTest {
       }
       spark.createDataFrame(rows, Release.SCHEMA).createOrReplaceTempView("ledger_under_test");
       List<Row> segments = spark.sql(LedgerSql.segments("ledger_under_test")).collectAsList();
-      for (String source : List.of("delta:s0", "delta:s1")) {
+      for (String source : List.of("delta:s0", "delta:s1", Release.FILES)) {
         Spending java = new Spending(source, live);
         TreeMap<String, Double> expected = perKey(java.segments().stream().map(s -> new Object[] {s.space(), s.lo(),
             s.hi(), s.total()}).toList());
@@ -77,15 +84,24 @@ class LedgerSqlTest {
       }
     }
     // A source released only without ids: one row, the sum.
-    Release a = new Release("a", new Timestamp(1), "src", "v1", new ReleasedRows(null, ReleasedRows.Kind.NONE, null,
+    Release a = new Release("a", new Timestamp(1), "src", "v1", new ReleasedRows(null, ReleasedRows.Kind.NONE, null, null,
         true, 5), "santext", "santext", 2, "g", "k", "content-hash", "s", "out", "test");
-    Release b = new Release("b", new Timestamp(2), "src", "v1", new ReleasedRows(null, ReleasedRows.Kind.NONE, null,
+    Release b = new Release("b", new Timestamp(2), "src", "v1", new ReleasedRows(null, ReleasedRows.Kind.NONE, null, null,
         true, 5), "santext", "santext", 2, "g", null, "fresh", "s", "out", "test");
     spark.createDataFrame(List.of(a.intended(), b.intended()), Release.SCHEMA).createOrReplaceTempView("ledger_none");
     List<Row> none = spark.sql(LedgerSql.segments("ledger_none")).collectAsList();
     assertEquals(1, none.size());
     assertTrue(none.get(0).isNullAt(1));
     assertEquals(4.0, none.get(0).getDouble(4));
+  }
+
+  /** {@code r} as a row read from the ledger (fields by name). */
+  static Row withSchema(Row r) {
+    Object[] values = new Object[r.size()];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = r.get(i) instanceof List<?> l ? scala.jdk.javaapi.CollectionConverters.asScala(l).toSeq() : r.get(i);
+    }
+    return new org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema(values, Release.SCHEMA);
   }
 
   /** Per id space and key in [0, IDS + 100): the total of the segment holding it. */

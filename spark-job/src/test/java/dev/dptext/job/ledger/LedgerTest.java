@@ -169,7 +169,7 @@ class LedgerTest {
         start.await();
         ReleasePlan plan = new ReleasePlan(ledger, 5.0, "delta:race", "id", "santext", "santext ε=3.0", 3.0, "g", key,
             "column", "s", "out");
-        ReleasedRows rows = new ReleasedRows("id", ReleasedRows.Kind.INTEGRAL,
+        ReleasedRows rows = new ReleasedRows("id", ReleasedRows.Kind.INTEGRAL, "integral",
             List.of(new ReleasedRows.Range(0, 9)), true, 10);
         try {
           LedgerGate.before(spark, plan, "v1", rows, false, line -> { });

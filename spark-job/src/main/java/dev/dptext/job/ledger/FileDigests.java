@@ -1,0 +1,86 @@
+package dev.dptext.job.ledger;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The identity of what a run read from files: the SHA-256 of each file's bytes, streamed through the file
+ * system's client (the driver reads every byte once; BENCHMARKS.md has the cost). No weaker identity (size,
+ * modification time, a name) stands in for it: content replaced with the same size and time is a new
+ * snapshot. A file system's own checksum (HDFS's composite CRC, an object's ETag) would be cheaper but is
+ * not the same function everywhere, or not an exact content identity, so it is not used.
+ */
+final class FileDigests {
+  /** Files digested at once: their reads overlap on object stores; SHA-256 itself is one core's work. */
+  private static final int THREADS = 4;
+
+  private static final int BUFFER = 1 << 20;
+
+  private FileDigests() {}
+
+  /**
+   * {@code files:<sha256>} over the sorted SHA-256 of every file's bytes, or null when a file cannot be
+   * read (the snapshot is then unknown, and the release never repeats).
+   */
+  static String snapshot(SparkSession spark, List<String> files) {
+    if (files.isEmpty()) {
+      return "files:" + Release.sha256("");
+    }
+    org.apache.hadoop.conf.Configuration conf = dev.dptext.runtime.HadoopConf.of(spark);
+    ExecutorService pool = Executors.newFixedThreadPool(Math.min(THREADS, files.size()), r -> {
+      Thread t = new Thread(r, "dptext-file-digest");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      List<Future<String>> pending = new ArrayList<>();
+      for (String f : files) {
+        pending.add(pool.submit(() -> sha256(conf, f)));
+      }
+      List<String> digests = new ArrayList<>();
+      for (Future<String> d : pending) {
+        digests.add(d.get());
+      }
+      digests.sort(null);
+      return "files:" + Release.sha256(String.join("\n", digests));
+    } catch (ExecutionException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** The SHA-256 of the file at {@code uri} (as {@code Dataset.inputFiles} lists it), hex. */
+  static String sha256(org.apache.hadoop.conf.Configuration conf, String uri) throws IOException {
+    Path p = new Path(URI.create(uri));
+    FileSystem fs = p.getFileSystem(conf);
+    MessageDigest sha;
+    try {
+      sha = MessageDigest.getInstance("SHA-256");
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is not available in this JVM", e);
+    }
+    byte[] buffer = new byte[BUFFER];
+    try (InputStream in = fs.open(p)) {
+      for (int n; (n = in.read(buffer)) > 0; ) {
+        sha.update(buffer, 0, n);
+      }
+    }
+    return HexFormat.of().formatHex(sha.digest());
+  }
+}
