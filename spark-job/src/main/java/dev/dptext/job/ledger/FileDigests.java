@@ -28,6 +28,8 @@ final class FileDigests {
 
   private static final int BUFFER = 1 << 20;
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FileDigests.class);
+
   private FileDigests() {}
 
   /**
@@ -44,16 +46,20 @@ final class FileDigests {
       t.setDaemon(true);
       return t;
     });
+    long start = System.nanoTime();
+    java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
     try {
       List<Future<String>> pending = new ArrayList<>();
       for (String f : files) {
-        pending.add(pool.submit(() -> sha256(conf, f)));
+        pending.add(pool.submit(() -> sha256(conf, f, bytes)));
       }
       List<String> digests = new ArrayList<>();
       for (Future<String> d : pending) {
         digests.add(d.get());
       }
       digests.sort(null);
+      LOG.info("ledger: digested {} file(s), {} bytes, in {} ms", files.size(), bytes.get(),
+          (System.nanoTime() - start) / 1_000_000);
       return "files:" + Release.sha256(String.join("\n", digests));
     } catch (ExecutionException e) {
       return null;
@@ -65,8 +71,9 @@ final class FileDigests {
     }
   }
 
-  /** The SHA-256 of the file at {@code uri} (as {@code Dataset.inputFiles} lists it), hex. */
-  static String sha256(org.apache.hadoop.conf.Configuration conf, String uri) throws IOException {
+  /** The SHA-256 of the file at {@code uri} (as {@code Dataset.inputFiles} lists it), hex; adds its size to {@code bytes}. */
+  static String sha256(org.apache.hadoop.conf.Configuration conf, String uri,
+      java.util.concurrent.atomic.AtomicLong bytes) throws IOException {
     Path p = new Path(URI.create(uri));
     FileSystem fs = p.getFileSystem(conf);
     MessageDigest sha;
@@ -79,6 +86,7 @@ final class FileDigests {
     try (InputStream in = fs.open(p)) {
       for (int n; (n = in.read(buffer)) > 0; ) {
         sha.update(buffer, 0, n);
+        bytes.addAndGet(n);
       }
     }
     return HexFormat.of().formatHex(sha.digest());

@@ -137,6 +137,12 @@ public final class TableWriter {
     }
   }
 
+  /**
+   * Run just before a Delta write starts (after the version before it is read): tests set it to force a
+   * concurrent writer's commit at exactly that point. Null outside tests.
+   */
+  public static volatile Runnable beforeDeltaWrite;
+
   private TableWriter() {}
 
   /**
@@ -217,6 +223,10 @@ public final class TableWriter {
     String userMetadata = OutputFormat.toJson(metadata);
     boolean existed = OutputLocation.inspect(spark, t.path()).kind == OutputLocation.Kind.DELTA_TABLE;
     long before = existed ? DeltaTables.latestVersion(spark, t.path()) : -1;
+    Runnable hook = beforeDeltaWrite;
+    if (hook != null) {
+      hook.run();
+    }
     try {
       if (t.mode() == WriteMode.MERGE && existed) {
         merge(df, t, userMetadata);
