@@ -2,7 +2,6 @@ package dev.dptext.job;
 
 import java.io.IOException;
 import java.util.regex.Pattern;
-import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -30,11 +29,10 @@ public final class TableName {
       return false;
     }
     try {
-      Path p = new Path(value);
-      if (p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark)).exists(p)) {
+      if (dev.dptext.job.fs.Storage.of(spark, value).exists(value)) {
         return false;
       }
-    } catch (IOException | IllegalArgumentException e) {
+    } catch (IOException | IllegalArgumentException | JobException e) {
       // Not reachable as a path: decided by the catalog.
     }
     int lastDot = lastUnquotedDot(value);

@@ -31,7 +31,7 @@ public final class BroadcastValue<T extends Serializable> implements Serializabl
   public static <T extends Serializable> BroadcastValue<T> of(SparkSession spark, T value, String feature,
       String alternative) {
     JavaSerialized<T> holder = JavaSerialized.of(value);
-    Broadcast<JavaSerialized<T>> b = Classic.context(spark, feature, alternative)
+    Broadcast<JavaSerialized<T>> b = ClassicContext.context(spark, feature, alternative)
         .broadcast(holder, ClassTag$.MODULE$.apply((Class<JavaSerialized<T>>) holder.getClass()));
     return new BroadcastValue<>(b);
   }

@@ -13,7 +13,7 @@ public final class ClassicEvaluation {
   private ClassicEvaluation() {}
 
   private static SparkContext context(SparkSession spark) {
-    return Classic.context(spark, "the evaluation's broadcast", "Spark Connect sessions ship by model path");
+    return ClassicContext.context(spark, "the evaluation's broadcast", "Spark Connect sessions ship by model path");
   }
 
   /** Whether tasks run in the driver's JVM (a local master). */

@@ -24,7 +24,7 @@ public final class LongCounter implements Serializable {
    * @throws UnsupportedOperationException on a Spark Connect session, naming {@code name}
    */
   public static LongCounter register(SparkSession spark, String name) {
-    return new LongCounter(Classic.context(spark, "An accumulator (" + name + ")", "").longAccumulator(name));
+    return new LongCounter(ClassicContext.context(spark, "An accumulator (" + name + ")", "").longAccumulator(name));
   }
 
   public void add(long v) {

@@ -1,6 +1,7 @@
 package dev.dptext.runtime;
 
 import dev.dptext.classic.Classic;
+import dev.dptext.classic.ClassicContext;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.SparkSession;
 
@@ -20,7 +21,7 @@ public final class HadoopConf {
 
   public static Configuration of(SparkSession spark) {
     if (Classic.is(spark)) {
-      return Classic.hadoopConfiguration(spark);
+      return ClassicContext.hadoopConfiguration(spark);
     }
     // Not the session's spark.hadoop.* settings: listing a Connect session's conf (getAll) makes the
     // server send every setting, unredacted, a key given at its start-up included.

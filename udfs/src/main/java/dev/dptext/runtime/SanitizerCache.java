@@ -2,6 +2,7 @@ package dev.dptext.runtime;
 
 import dev.dptext.classic.BroadcastValue;
 import dev.dptext.classic.Classic;
+import dev.dptext.classic.ClassicContext;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.random.SecretKey;
 import dev.dptext.sanitizer.Sanitizer;
@@ -49,12 +50,12 @@ public final class SanitizerCache {
     }
     // Equal configurations share one sanitizer: the options compare every setting; the key compares by
     // content, in memory only.
-    String application = Classic.applicationId(spark);
+    String application = ClassicContext.applicationId(spark);
     BroadcastKey cacheKey = new BroadcastKey(application, o,
         modelInstance == null ? 0 : System.identityHashCode(modelInstance), key);
     // A JVM has one active Spark context: the entries of other applications belong to stopped ones.
     SANITIZERS.keySet().removeIf(k -> !k.application().equals(application));
-    boolean local = Classic.isLocal(spark);
+    boolean local = ClassicContext.isLocal(spark);
     SanitizerSource[] source = new SanitizerSource[1]; // held strongly from here: a cached one can be collected
     SANITIZERS.compute(cacheKey, (k, existing) -> {
       SanitizerSource cached = existing == null ? null : existing.source();

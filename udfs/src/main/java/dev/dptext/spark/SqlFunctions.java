@@ -135,7 +135,7 @@ final class SqlFunctions {
         args.add(org.apache.spark.sql.catalyst.expressions.Literal.create(null,
             org.apache.spark.sql.types.DataTypes.StringType));
       }
-      return dev.dptext.classic.Classic.udfExpression(udf, CollectionConverters.asScala(args).toList());
+      return dev.dptext.classic.ClassicFunctions.udfExpression(udf, CollectionConverters.asScala(args).toList());
     };
   }
 
@@ -183,7 +183,7 @@ final class SqlFunctions {
    * are the server's, registered by {@link DpTextExtensions} in the server's {@code spark.sql.extensions}.
    */
   static void register(SparkSession spark) {
-    dev.dptext.classic.Classic.registerFunction(spark, identifier(), info(), builder());
-    dev.dptext.classic.Classic.registerFunction(spark, countedIdentifier(), countedInfo(), countedBuilder());
+    dev.dptext.classic.ClassicFunctions.registerFunction(spark, identifier(), info(), builder());
+    dev.dptext.classic.ClassicFunctions.registerFunction(spark, countedIdentifier(), countedInfo(), countedBuilder());
   }
 }

@@ -11,8 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
+import dev.dptext.job.fs.Storage;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -40,7 +39,6 @@ final class FileDigests {
     if (files.isEmpty()) {
       return "files:" + Release.sha256("");
     }
-    org.apache.hadoop.conf.Configuration conf = dev.dptext.runtime.HadoopConf.of(spark);
     ExecutorService pool = Executors.newFixedThreadPool(Math.min(THREADS, files.size()), r -> {
       Thread t = new Thread(r, "dptext-file-digest");
       t.setDaemon(true);
@@ -51,7 +49,8 @@ final class FileDigests {
     try {
       List<Future<String>> pending = new ArrayList<>();
       for (String f : files) {
-        pending.add(pool.submit(() -> sha256(conf, f, bytes)));
+        Storage fs = Storage.of(spark, path(f));
+        pending.add(pool.submit(() -> sha256(fs, f, bytes)));
       }
       List<String> digests = new ArrayList<>();
       for (Future<String> d : pending) {
@@ -71,11 +70,17 @@ final class FileDigests {
     }
   }
 
+  /** The path a URI of {@code Dataset.inputFiles} names, decoded ({@code %20} is a space in a path). */
+  static String path(String uri) {
+    URI u = URI.create(uri);
+    if (u.getScheme() == null) {
+      return u.getPath();
+    }
+    return u.getScheme() + ":" + (u.getAuthority() == null ? "" : "//" + u.getAuthority()) + u.getPath();
+  }
+
   /** The SHA-256 of the file at {@code uri} (as {@code Dataset.inputFiles} lists it), hex; adds its size to {@code bytes}. */
-  static String sha256(org.apache.hadoop.conf.Configuration conf, String uri,
-      java.util.concurrent.atomic.AtomicLong bytes) throws IOException {
-    Path p = new Path(URI.create(uri));
-    FileSystem fs = p.getFileSystem(conf);
+  static String sha256(Storage fs, String uri, java.util.concurrent.atomic.AtomicLong bytes) throws IOException {
     MessageDigest sha;
     try {
       sha = MessageDigest.getInstance("SHA-256");
@@ -83,7 +88,7 @@ final class FileDigests {
       throw new IllegalStateException("SHA-256 is not available in this JVM", e);
     }
     byte[] buffer = new byte[BUFFER];
-    try (InputStream in = fs.open(p)) {
+    try (InputStream in = fs.open(path(uri))) {
       for (int n; (n = in.read(buffer)) > 0; ) {
         sha.update(buffer, 0, n);
         bytes.addAndGet(n);

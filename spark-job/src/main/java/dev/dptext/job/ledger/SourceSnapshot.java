@@ -69,17 +69,13 @@ public record SourceSnapshot(String source, String version, Map<String, String> 
     if (TableName.is(spark, input)) {
       return OutputLocation.inspect(spark, input).kind == OutputLocation.Kind.DELTA_TABLE ? input : null;
     }
-    for (String p = at; p != null; p = parent(p)) {
+    dev.dptext.job.fs.Storage fs = dev.dptext.job.fs.Storage.of(spark, at);
+    for (String p = at; p != null; p = fs.parent(p)) {
       if (OutputLocation.inspect(spark, p).kind == OutputLocation.Kind.DELTA_TABLE) {
         return p;
       }
     }
     return null;
-  }
-
-  private static String parent(String location) {
-    org.apache.hadoop.fs.Path parent = new org.apache.hadoop.fs.Path(location).getParent();
-    return parent == null ? null : parent.toString();
   }
 
   /** Whether the source is accounted as files (its snapshot is the digest of what {@link #read} lists). */

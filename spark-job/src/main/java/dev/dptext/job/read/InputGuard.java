@@ -33,7 +33,7 @@ public final class InputGuard {
 
   /** A guard for a classic session (its row count is an accumulator, which a Spark Connect client has not). */
   public InputGuard(org.apache.spark.sql.SparkSession spark) {
-    this.rows = dev.dptext.classic.Classic.rowCounter(spark, "dptext rows in (checked in the write)");
+    this.rows = dev.dptext.classic.ClassicContext.rowCounter(spark, "dptext rows in (checked in the write)");
     RowCounter counter = rows;
     UDF2<Boolean, Boolean, Boolean> body = (malformed, nullId) -> {
       if (Boolean.TRUE.equals(malformed) || Boolean.TRUE.equals(nullId)) {

@@ -27,7 +27,7 @@ public final class ProgressReporter implements AutoCloseable {
   private final long start = System.nanoTime();
 
   private ProgressReporter(SparkSession spark, TokenAccumulators counters, int intervalSeconds) {
-    this.tracker = dev.dptext.classic.Classic.statusTracker(spark, "Progress from the status tracker");
+    this.tracker = dev.dptext.classic.ClassicContext.statusTracker(spark, "Progress from the status tracker");
     this.counters = counters;
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "dptext-progress");

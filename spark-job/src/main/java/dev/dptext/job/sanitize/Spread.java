@@ -1,6 +1,7 @@
 package dev.dptext.job.sanitize;
 
 import dev.dptext.classic.Classic;
+import dev.dptext.classic.ClassicContext;
 import dev.dptext.job.ExitCode;
 import dev.dptext.job.JobException;
 import org.apache.spark.sql.Dataset;
@@ -43,8 +44,8 @@ public final class Spread {
       // in enough partitions).
       return 3 * serverParallelism(spark);
     }
-    int target = 3 * Classic.defaultParallelism(spark);
-    return Classic.partitions(in) < target ? target : 0;
+    int target = 3 * ClassicContext.defaultParallelism(spark);
+    return ClassicContext.partitions(in) < target ? target : 0;
   }
 
   /**

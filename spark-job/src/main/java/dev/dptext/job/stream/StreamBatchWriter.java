@@ -226,7 +226,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
     if (queryId != null) {
       return queryId.join();
     }
-    return dev.dptext.classic.Classic.streamingQueryId(batch.sparkSession()).orElseThrow(() ->
+    return dev.dptext.classic.ClassicContext.streamingQueryId(batch.sparkSession()).orElseThrow(() ->
         new IllegalStateException("No streaming query id in this micro-batch's thread"));
   }
 

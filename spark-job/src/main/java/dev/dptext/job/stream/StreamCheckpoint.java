@@ -16,9 +16,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -43,7 +40,7 @@ final class StreamCheckpoint {
 
   private final SparkSession spark;
   private final String path;
-  private final FileSystem fs;
+  private final dev.dptext.job.fs.Storage fs;
   /** The qualified input and output this checkpoint is for. */
   private final Map<String, String> binding = new LinkedHashMap<>();
 
@@ -52,12 +49,7 @@ final class StreamCheckpoint {
     this.path = path;
     binding.put("input", input);
     binding.put("output", output);
-    try {
-      this.fs = new Path(path).getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
-    } catch (IOException e) {
-      throw new JobException(ExitCode.USAGE, "Cannot access --checkpoint " + path + ": " + JobException.firstLine(
-          e.getMessage()));
-    }
+    this.fs = dev.dptext.job.fs.Storage.of(spark, path);
   }
 
   /**
@@ -107,7 +99,7 @@ final class StreamCheckpoint {
 
   /** The query id Spark recorded in the checkpoint when the stream first started, if it did. */
   Optional<String> queryId() {
-    Path metadata = new Path(path, "metadata");
+    String metadata = fs.child(path, "metadata");
     try {
       if (!fs.exists(metadata)) {
         return Optional.empty();
@@ -124,14 +116,14 @@ final class StreamCheckpoint {
 
   /** How many micro-batches Spark recorded as finished (files under {@code commits/}). */
   int finishedBatches() {
-    Path commits = new Path(path, "commits");
+    String commits = fs.child(path, "commits");
     try {
       if (!fs.exists(commits)) {
         return 0;
       }
       int n = 0;
-      for (FileStatus f : fs.listStatus(commits)) {
-        if (f.getPath().getName().matches("\\d+")) {
+      for (dev.dptext.job.fs.Storage.Entry f : fs.list(commits)) {
+        if (f.name().matches("\\d+")) {
           n++;
         }
       }
@@ -183,7 +175,7 @@ final class StreamCheckpoint {
    * transactions would mix two streams.
    */
   private void checkBinding() {
-    Path file = new Path(path, BINDING);
+    String file = fs.child(path, BINDING);
     try {
       if (!fs.exists(file)) {
         return;
@@ -209,12 +201,12 @@ final class StreamCheckpoint {
 
   /** Records the input and output in the checkpoint (once, when every check passed and the query starts). */
   void bind() {
-    Path file = new Path(path, BINDING);
+    String file = fs.child(path, BINDING);
     try {
       if (fs.exists(file)) {
         return;
       }
-      fs.mkdirs(new Path(path));
+      fs.mkdirs(path);
       try (var out = fs.create(file, false)) {
         out.write((OutputFormat.toJson(binding) + "\n").getBytes(StandardCharsets.UTF_8));
       }

@@ -4,7 +4,7 @@ import dev.dptext.job.ExitCode;
 import dev.dptext.job.JobException;
 import dev.dptext.job.TableName;
 import java.util.Locale;
-import org.apache.hadoop.fs.Path;
+import dev.dptext.job.fs.Storage;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -25,11 +25,10 @@ public final class OutputFormat {
     }
   }
 
-  /** Writes {@code text} to a file on any Hadoop file system, replacing it. */
+  /** Writes {@code text} to a file wherever the driver program reaches it ({@link Storage}), replacing it. */
   public static void writeText(SparkSession spark, String path, String text) {
     try {
-      Path p = new Path(path);
-      try (java.io.OutputStream out = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark)).create(p, true)) {
+      try (java.io.OutputStream out = Storage.of(spark, path).create(path, true)) {
         out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
       }
     } catch (java.io.IOException e) {
@@ -61,31 +60,12 @@ public final class OutputFormat {
   }
 
   private static java.util.OptionalLong footerRows(SparkSession spark, String path) {
-    org.apache.hadoop.conf.Configuration conf = dev.dptext.runtime.HadoopConf.of(spark);
-    try {
-      Path dir = new Path(path);
-      java.util.List<org.apache.hadoop.fs.FileStatus> files = new java.util.ArrayList<>();
-      for (org.apache.hadoop.fs.FileStatus f : dir.getFileSystem(conf).listStatus(dir)) {
-        String name = f.getPath().getName();
-        if (name.startsWith("_") || name.startsWith(".")) {
-          continue;
-        }
-        if (f.isDirectory() || name.endsWith("._COPYING_") || files.size() == FOOTER_COUNT_LIMIT) {
-          return java.util.OptionalLong.empty();
-        }
-        files.add(f);
-      }
-      long rows = 0;
-      for (org.apache.hadoop.fs.FileStatus f : files) {
-        try (org.apache.parquet.hadoop.ParquetFileReader r = org.apache.parquet.hadoop.ParquetFileReader.open(
-            org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(f, conf))) {
-          rows += r.getRecordCount();
-        }
-      }
-      return java.util.OptionalLong.of(rows);
-    } catch (java.io.IOException | RuntimeException e) {
-      return java.util.OptionalLong.empty();
+    // The footers are read with Hadoop's Parquet reader: only where Hadoop is (a classic session, or a client
+    // that has it); elsewhere Spark counts.
+    if (dev.dptext.classic.Classic.is(spark) || Storage.HADOOP_ON_CLASSPATH) {
+      return dev.dptext.job.hadoop.ParquetFooters.rows(spark, path, FOOTER_COUNT_LIMIT);
     }
+    return java.util.OptionalLong.empty();
   }
 
   public static boolean isDeltaTable(SparkSession spark, String path) {
@@ -94,8 +74,7 @@ public final class OutputFormat {
 
   static boolean exists(SparkSession spark, String path) {
     try {
-      Path p = new Path(path);
-      return p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark)).exists(p);
+      return Storage.of(spark, path).exists(path);
     } catch (java.io.IOException e) {
       throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + e.getMessage());
     }

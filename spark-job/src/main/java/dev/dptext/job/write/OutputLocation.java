@@ -8,9 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
+import dev.dptext.job.fs.Storage;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -71,19 +69,18 @@ public final class OutputLocation {
       return inspectTable(spark, path);
     }
     try {
-      Path p = new Path(path);
-      FileSystem fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
-      if (!fs.exists(p)) {
+      Storage fs = Storage.of(spark, path);
+      Optional<Storage.Entry> status = fs.status(path);
+      if (status.isEmpty()) {
         return new OutputLocation(path, Kind.ABSENT, List.of());
       }
-      FileStatus status = fs.getFileStatus(p);
-      if (!status.isDirectory()) {
+      if (!status.get().directory()) {
         return new OutputLocation(path, Kind.FILE, List.of());
       }
-      Path log = new Path(p, "_delta_log");
+      String log = fs.child(path, "_delta_log");
       if (fs.exists(log)) {
-        for (FileStatus f : fs.listStatus(log)) {
-          if (COMMITTED.matcher(f.getPath().getName()).matches()) {
+        for (Storage.Entry f : fs.list(log)) {
+          if (COMMITTED.matcher(f.name()).matches()) {
             return new OutputLocation(path, Kind.DELTA_TABLE, List.of());
           }
         }
@@ -91,8 +88,8 @@ public final class OutputLocation {
         return new OutputLocation(path, Kind.EMPTY, List.of());
       }
       List<String> data = new ArrayList<>();
-      for (FileStatus f : fs.listStatus(p)) {
-        String name = f.getPath().getName();
+      for (Storage.Entry f : fs.list(path)) {
+        String name = f.name();
         // Spark's staging directory of an uncommitted write, and the summary dptext leaves next to a
         // run's output, are not data.
         if (!name.equals("_temporary") && !name.equals(SUMMARY_FILE) && !name.startsWith(".")) {
@@ -127,22 +124,21 @@ public final class OutputLocation {
    */
   public static void removeEmptyLeftovers(SparkSession spark, String path) {
     try {
-      Path p = new Path(path);
-      FileSystem fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
-      if (!fs.exists(p) || !fs.getFileStatus(p).isDirectory()) {
+      Storage fs = Storage.of(spark, path);
+      Optional<Storage.Entry> status = fs.status(path);
+      if (status.isEmpty() || !status.get().directory()) {
         return;
       }
-      for (FileStatus f : fs.listStatus(p)) {
-        String name = f.getPath().getName();
-        if (f.isDirectory() && (name.equals("_temporary") || name.equals("_delta_log"))
-            && !fs.listFiles(f.getPath(), true).hasNext()) {
-          fs.delete(f.getPath(), true); // directories only: no file is in it
+      for (Storage.Entry f : fs.list(path)) {
+        if (f.directory() && (f.name().equals("_temporary") || f.name().equals("_delta_log"))
+            && fs.files(f.path()).isEmpty()) {
+          fs.delete(f.path(), true); // directories only: no file is in it
         }
       }
-      if (fs.listStatus(p).length == 0) {
-        fs.delete(p, false);
+      if (fs.list(path).isEmpty()) {
+        fs.delete(path, false);
       }
-    } catch (IOException e) {
+    } catch (IOException | JobException e) {
       // Best effort: a leftover directory without data is not a table, and a retry writes over it.
     }
   }
@@ -211,16 +207,11 @@ public final class OutputLocation {
       return "table:" + path.toLowerCase(java.util.Locale.ROOT);
     }
     try {
-      Path p = new Path(path);
-      return p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark)).makeQualified(p).toString()
-          .replaceAll("/+$", "");
+      return Storage.of(spark, path).qualified(path);
     } catch (IOException e) {
       throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + JobException.firstLine(e.getMessage()));
     }
   }
-
-  /** How many symbolic links {@link #resolved} follows before it gives up (a loop, as the OS's ELOOP). */
-  private static final int MAX_LINKS = 40;
 
   /**
    * The canonical location of {@code path}: qualified (scheme, authority, absolute; {@code ./},
@@ -230,9 +221,9 @@ public final class OutputLocation {
    * lies inside the other exactly when its resolved form starts with the other's and a slash
    * ({@link #within}). Every decision about what is in place, what is nested and what is deleted uses it.
    *
-   * <p>Other file systems have no links (object stores), or resolve them with
-   * {@link FileSystem#resolvePath} (HDFS with links enabled, ViewFs mount points), which is asked for
-   * the longest part of the path that exists.
+   * <p>Other file systems have no links (object stores), or resolve them with Hadoop's
+   * {@code FileSystem.resolvePath} (HDFS with links enabled, ViewFs mount points), which is asked for
+   * the longest part of the path that exists ({@link Storage#resolved}).
    */
   public static String resolved(SparkSession spark, String path) {
     if (TableName.is(spark, path)) {
@@ -242,61 +233,11 @@ public final class OutputLocation {
       return location == null ? qualified(spark, path) : resolved(spark, location);
     }
     try {
-      Path p = new Path(path);
-      FileSystem fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
-      Path q = fs.makeQualified(p);
-      if ("file".equals(q.toUri().getScheme())) {
-        java.nio.file.Path real = realLocal(java.nio.file.Path.of(q.toUri().getPath()), 0);
-        return fs.makeQualified(new Path("file", null, real.toString())).toString().replaceAll("/+$", "");
-      }
-      java.util.Deque<String> tail = new java.util.ArrayDeque<>();
-      for (Path existing = q; existing != null; existing = existing.getParent()) {
-        try {
-          Path r = fs.resolvePath(existing);
-          for (String name : tail) {
-            r = new Path(r, name);
-          }
-          return r.toString().replaceAll("/+$", "");
-        } catch (java.io.FileNotFoundException absent) {
-          tail.push(existing.getName());
-        } catch (IOException unreadable) {
-          // E.g. no permission to look at a parent: links are rare off the local file system (HDFS has
-          // them off by default), so the qualified path stands rather than failing the run here.
-          break;
-        }
-      }
-      return q.toString().replaceAll("/+$", "");
+      return Storage.of(spark, path).resolved(path);
     } catch (IOException | java.io.UncheckedIOException | IllegalArgumentException e) {
       throw new JobException(ExitCode.INPUT, "Cannot resolve " + path + ": " + JobException.firstLine(
           e.getMessage()) + "; check the path and the permissions to it");
     }
-  }
-
-  /** {@code abs} (absolute, normalized) with every link resolved; absent trailing components kept. */
-  private static java.nio.file.Path realLocal(java.nio.file.Path abs, int linksFollowed) throws IOException {
-    java.nio.file.Path existing = abs;
-    java.util.Deque<java.nio.file.Path> tail = new java.util.ArrayDeque<>();
-    while (existing.getParent() != null && !java.nio.file.Files.exists(existing,
-        java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      tail.push(existing.getFileName());
-      existing = existing.getParent();
-    }
-    java.nio.file.Path real;
-    if (java.nio.file.Files.isSymbolicLink(existing) && !java.nio.file.Files.exists(existing)) {
-      // A dangling link: a write through it creates its target, so the target is the place.
-      if (linksFollowed >= MAX_LINKS) {
-        throw new IOException("too many levels of symbolic links at " + existing);
-      }
-      java.nio.file.Path target = existing.getParent().toRealPath()
-          .resolve(java.nio.file.Files.readSymbolicLink(existing)).normalize();
-      real = realLocal(target, linksFollowed + 1);
-    } else {
-      real = existing.toRealPath();
-    }
-    for (java.nio.file.Path name : tail) {
-      real = real.resolve(name);
-    }
-    return real.normalize();
   }
 
   /** The location of the catalog table {@code name} ({@code DESCRIBE TABLE EXTENDED}), or null if it has none. */
@@ -327,14 +268,9 @@ public final class OutputLocation {
       return List.of(resolved(spark, path));
     }
     try {
-      Path p = new Path(path);
-      FileSystem fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
-      FileStatus[] matches = fs.globStatus(p);
       List<String> out = new ArrayList<>();
-      if (matches != null) {
-        for (FileStatus m : matches) {
-          out.add(resolved(spark, m.getPath().toString()));
-        }
+      for (String m : Storage.of(spark, path).glob(path)) {
+        out.add(resolved(spark, m));
       }
       return out;
     } catch (IOException | IllegalArgumentException e) {

@@ -144,7 +144,7 @@ public final class PartitionedModelBuilder {
     shardRdd.unpersist(false);
     PartitionedModel model = new PartitionedModel(output, size, dim, hash, rows, targetStarts, tablesOnDemand, shards,
         covariance, centre, metadata);
-    model.writeManifest(dev.dptext.classic.Classic.hadoopConfiguration(spark));
+    model.writeManifest(dev.dptext.classic.ClassicContext.hadoopConfiguration(spark));
     LOG.info("partitioned model: {} words × {} dims, {} shards, tables {}, built in {} s", size, dim, shards,
         tablesOnDemand ? "on demand" : targetStarts,
         String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9));
