@@ -59,6 +59,10 @@ public final class DpTextJob implements Runnable {
         cmd.getErr().println("dptext: " + je.getMessage());
         return je.exitCode.code;
       }
+      if (e instanceof dev.dptext.runtime.Storage.Unreachable u) {
+        cmd.getErr().println("dptext: " + u.getMessage()); // a path this deployment cannot reach: usage
+        return ExitCode.USAGE.code;
+      }
       cmd.getErr().println("dptext: failed: " + e.getClass().getName() + ": "
           + JobException.firstLine(e.getMessage()));
       throw e;

@@ -29,10 +29,10 @@ public final class TableName {
       return false;
     }
     try {
-      if (dev.dptext.job.fs.Storage.of(spark, value).exists(value)) {
+      if (dev.dptext.runtime.Storage.of(spark, value).exists(value)) {
         return false;
       }
-    } catch (IOException | IllegalArgumentException | JobException e) {
+    } catch (IOException | IllegalArgumentException e) {
       // Not reachable as a path: decided by the catalog.
     }
     int lastDot = lastUnquotedDot(value);

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The build rule of the Spark Connect client's classpath: the job's classes link neither against catalyst
  * ({@code org.apache.spark.sql.catalyst}) nor against Hadoop, which a Spark Connect client (a Databricks
- * serverless JAR task) does not have: a path goes through {@code dev.dptext.job.fs.Storage}, and only
+ * serverless JAR task) does not have: a path goes through {@code dev.dptext.runtime.Storage}, and only
  * {@code dev.dptext.job.hadoop} names Hadoop's types (loaded where Hadoop is). Two classes still do, each for
  * a feature that needs a file system Hadoop reaches and a classic session today: the in-place purge's swap
  * (renames) and the partitioned model's build; both are listed here by name so that no other class joins them.
@@ -23,7 +23,7 @@ class ConnectClientRuleTest {
       .and().doNotHaveFullyQualifiedName("dev.dptext.job.model.PartitionedBuild")
       .should().dependOnClassesThat().resideInAnyPackage("org.apache.hadoop..", "org.apache.spark.sql.catalyst..")
       .because("a Spark Connect client's classpath has neither Hadoop nor catalyst: reach paths through "
-          + "dev.dptext.job.fs.Storage (docs/writes.md)");
+          + "dev.dptext.runtime.Storage (docs/writes.md)");
 
   @Test
   void theJobLinksNeitherCatalystNorHadoopOutsideItsHadoopPackage() {

@@ -26,8 +26,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.zip.GZIPInputStream;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -49,8 +47,7 @@ public final class ModelLoader {
    */
   public static DpTextModel load(SparkSession spark, String source, int vocabularySize, int neighbours) {
     String cacheKey = source + "|" + vocabularySize + "|" + neighbours;
-    if (source != null && !source.equals(EmbeddedDefault.NAME)
-        && PartitionedModel.isPartitioned(HadoopConf.of(spark), source)) {
+    if (source != null && !source.equals(EmbeddedDefault.NAME) && isPartitioned(spark, source)) {
       if (vocabularySize > 0) {
         throw new IllegalArgumentException("vocabulary size " + vocabularySize + " was given with the partitioned "
             + "model " + source + "; a built model's vocabulary is fixed: drop the vocabulary size or rebuild it");
@@ -58,11 +55,11 @@ public final class ModelLoader {
       return CACHE.computeIfAbsent(cacheKey,
           k -> PartitionedModel.open(HadoopConf.of(spark), source).toBroadcastModel(spark));
     }
-    return CACHE.computeIfAbsent(cacheKey, k -> loadUncached(HadoopConf.of(spark), source, vocabularySize, neighbours));
+    return CACHE.computeIfAbsent(cacheKey, k -> loadUncached(spark, source, vocabularySize, neighbours));
   }
 
-  static DpTextModel loadUncached(Configuration conf, String source, int vocabularySize, int neighbours) {
-    try (InputStream raw = open(conf, source)) {
+  static DpTextModel loadUncached(SparkSession spark, String source, int vocabularySize, int neighbours) {
+    try (InputStream raw = open(isDefault(source) ? null : Storage.of(spark, source), source)) {
       return read(raw, source, vocabularySize, neighbours);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read model or embeddings " + source + ": " + e.getMessage(), e);
@@ -74,7 +71,16 @@ public final class ModelLoader {
    * computes in {@link ModelDistribution#PATH} mode, without loading the model.
    */
   public static String sha256(Configuration conf, String source) {
-    try (DigestInputStream in = new DigestInputStream(open(conf, source), sha256())) {
+    return sha256(isDefault(source) ? null : HadoopStorage.of(conf), source);
+  }
+
+  /** {@link #sha256(Configuration, String)}, reached from {@code spark}'s driver program ({@link Storage}). */
+  public static String sha256(SparkSession spark, String source) {
+    return sha256(isDefault(source) ? null : Storage.of(spark, source), source);
+  }
+
+  private static String sha256(Storage storage, String source) {
+    try (DigestInputStream in = new DigestInputStream(open(storage, source), sha256())) {
       in.transferTo(OutputStream.nullOutputStream());
       return HexFormat.of().formatHex(in.getMessageDigest().digest());
     } catch (IOException e) {
@@ -91,7 +97,8 @@ public final class ModelLoader {
       String expectedSha256) {
     DpTextModel model;
     String actual;
-    try (DigestInputStream in = new DigestInputStream(open(conf, source), sha256())) {
+    try (DigestInputStream in = new DigestInputStream(open(isDefault(source) ? null : HadoopStorage.of(conf), source),
+        sha256())) {
       model = read(in, source, vocabularySize, neighbours);
       in.transferTo(OutputStream.nullOutputStream()); // a top-N read stops early: hash the whole file
       actual = HexFormat.of().formatHex(in.getMessageDigest().digest());
@@ -107,6 +114,20 @@ public final class ModelLoader {
     return model;
   }
 
+  /**
+   * {@link #loadVerified} where a task runs (an executor, or a Spark Connect server's), with that JVM's Hadoop
+   * configuration (the application's {@code spark.hadoop.*} settings). Here rather than in the recipe a client
+   * serializes ({@link PathSanitizer}), whose methods must name no Hadoop type: Java serialization reflects on
+   * them, and a Spark Connect client's classpath has no Hadoop.
+   */
+  public static DpTextModel loadVerifiedOnExecutor(String source, int vocabularySize, int neighbours,
+      String expectedSha256) {
+    org.apache.spark.SparkEnv env = org.apache.spark.SparkEnv.get();
+    Configuration conf = env == null ? new Configuration()
+        : org.apache.spark.deploy.SparkHadoopUtil.get().newConfiguration(env.conf());
+    return loadVerified(conf, source, vocabularySize, neighbours, expectedSha256);
+  }
+
   private static MessageDigest sha256() {
     try {
       return MessageDigest.getInstance("SHA-256");
@@ -119,15 +140,14 @@ public final class ModelLoader {
     return source == null || source.isBlank() || source.equals(EmbeddedDefault.NAME);
   }
 
-  /** The raw bytes of a model source: the embedded file for {@code default}, else a Hadoop path. */
-  private static InputStream open(Configuration conf, String source) throws IOException {
+  /** The raw bytes of a model source: the embedded file for {@code default}, else a path of {@code storage}. */
+  private static InputStream open(Storage storage, String source) throws IOException {
     if (isDefault(source)) {
       return EmbeddedDefault.open();
     }
-    Path path = new Path(source);
     try {
-      return path.getFileSystem(conf).open(path);
-    } catch (FileNotFoundException e) {
+      return storage.open(source);
+    } catch (FileNotFoundException | java.nio.file.NoSuchFileException e) {
       throw new IllegalArgumentException(
           "Model or embeddings path " + source + " does not exist; give a dptext model, a GloVe/.vec "
               + "file, or 'default'", e);
@@ -170,7 +190,7 @@ public final class ModelLoader {
   public static PartitionedModel partitioned(SparkSession spark, DpTextOptions o) {
     String source = o.get(Settings.MODEL);
     ModelLayout layout = ModelLayout.parse(o.get(Settings.MODEL_LAYOUT));
-    boolean isPartitioned = !isDefault(source) && PartitionedModel.isPartitioned(HadoopConf.of(spark), source);
+    boolean isPartitioned = !isDefault(source) && isPartitioned(spark, source);
     if (!isPartitioned) {
       if (layout == ModelLayout.PARTITIONED) {
         throw new IllegalArgumentException("modelLayout=partitioned needs a partitioned model directory; " + source
@@ -193,7 +213,7 @@ public final class ModelLoader {
     ModelLayout layout = ModelLayout.parse(o.get(Settings.MODEL_LAYOUT));
     String distribution = o.modelDistribution() == ModelDistribution.PATH
         ? ", each executor loading it from its path" : "";
-    boolean directory = !isDefault(source) && PartitionedModel.isPartitioned(HadoopConf.of(spark), source);
+    boolean directory = !isDefault(source) && isPartitioned(spark, source);
     if (!directory) {
       return "broadcast (" + (isDefault(source) ? "the embedded default model" : "a single model file") + distribution
           + ")";
@@ -213,12 +233,23 @@ public final class ModelLoader {
     };
   }
 
-  /** Saves a model artifact to any Hadoop file system path, replacing an existing file. */
-  public static void save(SparkSession spark, DpTextModel model, String target) {
-    Path path = new Path(target);
+  /**
+   * Whether {@code source} is a partitioned model directory (it holds the manifest), looked at through
+   * {@link Storage}: {@code PartitionedModel} itself reads with Hadoop, and is loaded only for a model that is one.
+   */
+  public static boolean isPartitioned(SparkSession spark, String source) {
     try {
-      FileSystem fs = path.getFileSystem(HadoopConf.of(spark));
-      try (OutputStream out = fs.create(path, true)) {
+      Storage storage = Storage.of(spark, source);
+      return storage.exists(storage.child(source, PartitionedModel.MANIFEST));
+    } catch (IOException | IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /** Saves a model artifact to any path the driver program reaches ({@link Storage}), replacing an existing file. */
+  public static void save(SparkSession spark, DpTextModel model, String target) {
+    try {
+      try (OutputStream out = Storage.of(spark, target).create(target, true)) {
         ModelArtifact.write(model, out);
       }
     } catch (IOException e) {

@@ -9,9 +9,7 @@ import dev.dptext.settings.Settings;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.spark.SparkEnv;
-import org.apache.spark.deploy.SparkHadoopUtil;
+import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,10 +54,10 @@ public final class PathSanitizer implements SanitizerSource {
   }
 
   /** On the driver: hashes the model's bytes (without loading the model) and records the recipe. */
-  public static PathSanitizer prepare(Configuration hadoopConf, DpTextOptions options, SecretKey key) {
+  public static PathSanitizer prepare(SparkSession spark, DpTextOptions options, SecretKey key) {
     String model = options.get(Settings.MODEL);
     long start = System.nanoTime();
-    String sha = ModelLoader.sha256(hadoopConf, model);
+    String sha = ModelLoader.sha256(spark, model);
     LOG.info("dptext modelDistribution=path: {} has SHA-256 {} ({} ms); executors load and verify it", model, sha,
         (System.nanoTime() - start) / 1_000_000);
     return new PathSanitizer(new TreeMap<>(options.toConf()), sha, key);
@@ -69,9 +67,9 @@ public final class PathSanitizer implements SanitizerSource {
    * A recipe without the key, for a Spark Connect client whose server has no {@code dp_sanitize}: the
    * executors resolve the key from {@code options}' key source themselves.
    */
-  static PathSanitizer withoutKey(Configuration hadoopConf, DpTextOptions options, String keyFingerprint) {
+  static PathSanitizer withoutKey(SparkSession spark, DpTextOptions options, String keyFingerprint) {
     String model = options.get(Settings.MODEL);
-    return new PathSanitizer(new TreeMap<>(options.toConf()), ModelLoader.sha256(hadoopConf, model), null,
+    return new PathSanitizer(new TreeMap<>(options.toConf()), ModelLoader.sha256(spark, model), null,
         keyFingerprint);
   }
 
@@ -83,7 +81,7 @@ public final class PathSanitizer implements SanitizerSource {
   private Sanitizer build() {
     DpTextOptions o = DpTextOptions.fromMap(settings);
     long start = System.nanoTime();
-    DpTextModel model = ModelLoader.loadVerified(executorHadoopConf(), o.get(Settings.MODEL), o.get(Settings.VOCAB_SIZE),
+    DpTextModel model = ModelLoader.loadVerifiedOnExecutor(o.get(Settings.MODEL), o.get(Settings.VOCAB_SIZE),
         o.get(Settings.NEIGHBOURS), modelSha256);
     Sanitizer s = Sanitizer.build(o, model, key != null ? key : executorKey(o));
     LOG.info("dptext loaded {} (SHA-256 verified) and built {} in this JVM in {} ms", o.get(Settings.MODEL),
@@ -100,12 +98,6 @@ public final class PathSanitizer implements SanitizerSource {
           + "read the same key file; after rotating a key, start a new run");
     }
     return k;
-  }
-
-  /** The executor's Hadoop configuration (with the application's spark.hadoop.* settings). */
-  private static Configuration executorHadoopConf() {
-    SparkEnv env = SparkEnv.get();
-    return env == null ? new Configuration() : SparkHadoopUtil.get().newConfiguration(env.conf());
   }
 
   @Override

@@ -167,7 +167,7 @@ public final class ServerSanitizer implements java.io.Serializable {
         recipeOptions = recipeOptions.withText(s, absolute(v));
       }
     }
-    PathSanitizer recipe = PathSanitizer.withoutKey(HadoopConf.of(spark), recipeOptions, fingerprint);
+    PathSanitizer recipe = PathSanitizer.withoutKey(spark, recipeOptions, fingerprint);
     ServerClasses.ensure(spark);
     return new ServerSanitizer(named.settings, named.idMode, named.idColumn, recipe);
   }

@@ -414,6 +414,6 @@ public final class DpText {
     if (b.o.idMode() == IdMode.FRESH || key.isFresh()) {
       LOG.warn("dptext runs with fresh randomness: re-runs and retried tasks give different output");
     }
-    return PathSanitizer.prepare(HadoopConf.of(spark), b.o, key);
+    return PathSanitizer.prepare(spark, b.o, key);
   }
 }

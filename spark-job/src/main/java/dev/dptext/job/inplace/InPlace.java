@@ -70,6 +70,13 @@ public final class InPlace {
     if (samePath && policy == InPlacePolicy.PURGE_HISTORY && named) {
       throw new JobException(ExitCode.USAGE, purgeByName(target.path()));
     }
+    if (samePath && policy == InPlacePolicy.PURGE_HISTORY && !dev.dptext.classic.Classic.is(spark)
+        && !dev.dptext.runtime.Storage.HADOOP_ON_CLASSPATH) {
+      throw new JobException(ExitCode.USAGE, "--in-place purge-history renames the table's directories through "
+          + "Hadoop's file system client, which this Spark Connect client does not have on its classpath (a "
+          + "serverless JAR task); nothing was read or written. Run the purge on classic compute, or use --in-place "
+          + "keep-history and VACUUM the table's raw versions once its retention period has passed");
+    }
     if (samePath && policy == InPlacePolicy.PURGE_HISTORY) {
       // A crashed earlier purge may have left the table half-swapped (even absent): finish that first.
       Optional<String> recovered = new InPlaceSwap(spark, target.path()).recover();

@@ -11,7 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import dev.dptext.job.fs.Storage;
+import dev.dptext.runtime.Storage;
 import org.apache.spark.sql.SparkSession;
 
 /**

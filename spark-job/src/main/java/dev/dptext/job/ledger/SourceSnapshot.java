@@ -69,7 +69,7 @@ public record SourceSnapshot(String source, String version, Map<String, String> 
     if (TableName.is(spark, input)) {
       return OutputLocation.inspect(spark, input).kind == OutputLocation.Kind.DELTA_TABLE ? input : null;
     }
-    dev.dptext.job.fs.Storage fs = dev.dptext.job.fs.Storage.of(spark, at);
+    dev.dptext.runtime.Storage fs = dev.dptext.runtime.Storage.of(spark, at);
     for (String p = at; p != null; p = fs.parent(p)) {
       if (OutputLocation.inspect(spark, p).kind == OutputLocation.Kind.DELTA_TABLE) {
         return p;

@@ -40,7 +40,7 @@ final class StreamCheckpoint {
 
   private final SparkSession spark;
   private final String path;
-  private final dev.dptext.job.fs.Storage fs;
+  private final dev.dptext.runtime.Storage fs;
   /** The qualified input and output this checkpoint is for. */
   private final Map<String, String> binding = new LinkedHashMap<>();
 
@@ -49,7 +49,7 @@ final class StreamCheckpoint {
     this.path = path;
     binding.put("input", input);
     binding.put("output", output);
-    this.fs = dev.dptext.job.fs.Storage.of(spark, path);
+    this.fs = dev.dptext.runtime.Storage.of(spark, path);
   }
 
   /**
@@ -122,7 +122,7 @@ final class StreamCheckpoint {
         return 0;
       }
       int n = 0;
-      for (dev.dptext.job.fs.Storage.Entry f : fs.list(commits)) {
+      for (dev.dptext.runtime.Storage.Entry f : fs.list(commits)) {
         if (f.name().matches("\\d+")) {
           n++;
         }

@@ -4,7 +4,7 @@ import dev.dptext.job.ExitCode;
 import dev.dptext.job.JobException;
 import dev.dptext.job.TableName;
 import java.util.Locale;
-import dev.dptext.job.fs.Storage;
+import dev.dptext.runtime.Storage;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;

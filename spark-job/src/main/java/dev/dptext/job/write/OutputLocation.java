@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import dev.dptext.job.fs.Storage;
+import dev.dptext.runtime.Storage;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -138,7 +138,7 @@ public final class OutputLocation {
       if (fs.list(path).isEmpty()) {
         fs.delete(path, false);
       }
-    } catch (IOException | JobException e) {
+    } catch (IOException | IllegalArgumentException e) {
       // Best effort: a leftover directory without data is not a table, and a retry writes over it.
     }
   }

@@ -73,10 +73,73 @@ public final class ConnectServer {
 
   private static void start() {
     long t0 = System.nanoTime();
-    deleteRecursively(ROOT);
     try {
-      Files.createDirectories(ROOT);
       port = freePort();
+      process = launch(ROOT, System.getProperty("java.class.path"),
+          JobSession.DELTA_EXTENSION + "," + dev.dptext.spark.DpTextExtensions.class.getName(), port);
+      Process started = process;
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(started), "stop-connect-server"));
+      awaitPort(process, port, LOG);
+      startSeconds = (System.nanoTime() - t0) / 1e9;
+      System.out.printf("Spark Connect test server (pid %d) ready on port %d in %.1f s%n", process.pid(), port,
+          startSeconds);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * A Spark Connect server WITHOUT dptext: this JVM's classpath less dptext's own classes and jars (and the
+   * Connect client), Delta's extension only. The shape of a Databricks serverless cluster that a JAR task's
+   * client talks to, where the client ships dptext's classes as a session artifact. Its own JVM and
+   * directory; {@link #close} stops it.
+   */
+  public static final class Bare implements AutoCloseable {
+    public final int port;
+    private final Process process;
+    public final Path log;
+
+    private Bare(int port, Process process, Path log) {
+      this.port = port;
+      this.process = process;
+      this.log = log;
+    }
+
+    public static Bare start() {
+      Path root = Path.of("target", "connect-server-bare").toAbsolutePath();
+      List<String> kept = new ArrayList<>();
+      for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+        String name = Path.of(entry).toString();
+        boolean dptext = name.contains("dptext") || name.endsWith(Path.of("udfs", "target", "classes").toString())
+            || name.endsWith(Path.of("spark-job", "target", "classes").toString()) || name.contains("test-classes");
+        if (!dptext && !name.contains("spark-connect-client-jvm")) {
+          kept.add(entry);
+        }
+      }
+      try {
+        int port = freePort();
+        Process p = launch(root, String.join(File.pathSeparator, kept), JobSession.DELTA_EXTENSION, port);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(p), "stop-bare-connect-server"));
+        Path log = root.resolve("server.log");
+        awaitPort(p, port, log);
+        return new Bare(port, p, log);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    @Override
+    public void close() {
+      stop(process);
+    }
+  }
+
+  /** Starts {@code SparkConnectServer} in {@code root} (its log: {@code root/server.log}) and returns its process. */
+  private static Process launch(Path root, String classpath, String extensions, int port) throws IOException {
+    deleteRecursively(root);
+    Files.createDirectories(root);
+    Path log = root.resolve("server.log");
+    {
       List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.add("-Xmx1536m");
@@ -84,7 +147,7 @@ public final class ConnectServer {
         cmd.add(flag);
       }
       cmd.add("-cp");
-      cmd.add(System.getProperty("java.class.path"));
+      cmd.add(classpath);
       // spark.* system properties are what SparkConf reads: the --conf of a spark-submit launch.
       cmd.add("-Dspark.master=local[2]");
       cmd.add("-Dspark.app.name=dptext-connect-test-server");
@@ -94,27 +157,19 @@ public final class ConnectServer {
       cmd.add("-Dspark.ui.enabled=false");
       cmd.add("-Dspark.sql.shuffle.partitions=4");
       cmd.add("-Dspark.databricks.delta.snapshotPartitions=2");
-      cmd.add("-Dspark.sql.extensions=" + JobSession.DELTA_EXTENSION + "," + dev.dptext.spark.DpTextExtensions.class.getName());
+      cmd.add("-Dspark.sql.extensions=" + extensions);
       cmd.add("-Dspark.sql.catalog.spark_catalog=" + JobSession.DELTA_CATALOG);
-      cmd.add("-Dspark.sql.warehouse.dir=" + ROOT.resolve("warehouse"));
-      cmd.add("-Dderby.system.home=" + ROOT.resolve("derby"));
-      cmd.add("-Djava.io.tmpdir=" + Files.createDirectories(ROOT.resolve("tmp")));
+      cmd.add("-Dspark.sql.warehouse.dir=" + root.resolve("warehouse"));
+      cmd.add("-Dderby.system.home=" + root.resolve("derby"));
+      cmd.add("-Djava.io.tmpdir=" + Files.createDirectories(root.resolve("tmp")));
       cmd.add("org.apache.spark.sql.connect.service.SparkConnectServer");
-      ProcessBuilder pb = new ProcessBuilder(cmd).directory(ROOT.toFile()).redirectErrorStream(true)
-          .redirectOutput(LOG.toFile());
+      ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile()).redirectErrorStream(true)
+          .redirectOutput(log.toFile());
       // The server resolves keys itself: this JVM's environment (a DPTEXT_KEY of the developer's shell) is
       // not the server's business.
       pb.environment().remove("DPTEXT_KEY");
       pb.environment().remove("SPARK_REMOTE");
-      process = pb.start();
-      Process started = process;
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(started), "stop-connect-server"));
-      awaitPort();
-      startSeconds = (System.nanoTime() - t0) / 1e9;
-      System.out.printf("Spark Connect test server (pid %d) ready on port %d in %.1f s%n", process.pid(), port,
-          startSeconds);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      return pb.start();
     }
   }
 
@@ -133,12 +188,12 @@ public final class ConnectServer {
     }
   }
 
-  private static void awaitPort() {
+  private static void awaitPort(Process process, int port, Path log) {
     long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
     while (System.currentTimeMillis() < deadline) {
       if (!process.isAlive()) {
         throw new IllegalStateException("The Spark Connect test server exited with " + process.exitValue()
-            + "; its log: " + LOG + "\n" + tail());
+            + "; its log: " + log + "\n" + tail(log));
       }
       try (Socket s = new Socket()) {
         s.connect(new InetSocketAddress("127.0.0.1", port), 500);
@@ -154,12 +209,12 @@ public final class ConnectServer {
     }
     stop(process);
     throw new IllegalStateException("The Spark Connect test server did not listen within " + START_TIMEOUT_MS / 1000
-        + " s; its log: " + LOG + "\n" + tail());
+        + " s; its log: " + log + "\n" + tail(log));
   }
 
-  private static String tail() {
+  private static String tail(Path log) {
     try {
-      List<String> lines = Files.readAllLines(LOG);
+      List<String> lines = Files.readAllLines(log);
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
     } catch (IOException e) {
       return "(no log: " + e.getMessage() + ")";

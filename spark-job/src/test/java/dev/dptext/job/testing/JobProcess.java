@@ -20,6 +20,12 @@ public final class JobProcess {
    * variable DPTEXT_KEY of this JVM's environment is not passed on (keys are named by the tests).
    */
   public static Process start(Path stdout, Path stderr, String heap, List<String> session, String... args) throws IOException {
+    return start(stdout, stderr, heap, session, System.getProperty("java.class.path"), args);
+  }
+
+  /** {@link #start(Path, Path, String, List, String...)} with the classpath {@code classpath} instead of this JVM's. */
+  public static Process start(Path stdout, Path stderr, String heap, List<String> session, String classpath,
+      String... args) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + heap);
@@ -34,7 +40,7 @@ public final class JobProcess {
       cmd.add("-D" + property);
     }
     cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(classpath);
     cmd.add(DpTextJob.class.getName());
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());

@@ -1,7 +1,5 @@
-package dev.dptext.job.hadoop;
+package dev.dptext.runtime;
 
-import dev.dptext.job.fs.LocalStorage;
-import dev.dptext.job.fs.Storage;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,8 +19,8 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * {@link Storage} through Hadoop's file system client, with the session's Hadoop configuration: every scheme
- * Hadoop has a connector for. The only class of the job that names Hadoop's types (a build rule keeps it so):
- * loaded only when Hadoop is there, so a Spark Connect client's classpath without it never loads it.
+ * Hadoop has a connector for. Loaded only where Hadoop is, so a Spark Connect client's classpath without it
+ * never loads it.
  */
 public final class HadoopStorage implements Storage {
   private final Configuration conf;
@@ -32,7 +30,12 @@ public final class HadoopStorage implements Storage {
   }
 
   public static Storage of(SparkSession spark) {
-    return new HadoopStorage(dev.dptext.runtime.HadoopConf.of(spark));
+    return new HadoopStorage(HadoopConf.of(spark));
+  }
+
+  /** With {@code conf}: an executor's (the model read where tasks run). */
+  public static Storage of(Configuration conf) {
+    return new HadoopStorage(conf);
   }
 
   private FileSystem fs(Path p) throws IOException {

@@ -1,4 +1,4 @@
-package dev.dptext.job.fs;
+package dev.dptext.runtime;
 
 import java.io.IOException;
 import java.io.InputStream;

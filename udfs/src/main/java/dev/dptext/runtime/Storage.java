@@ -1,4 +1,4 @@
-package dev.dptext.job.fs;
+package dev.dptext.runtime;
 
 import dev.dptext.classic.Classic;
 import java.io.IOException;
@@ -12,7 +12,7 @@ import org.apache.spark.sql.SparkSession;
  * The file system as the job's driver program reaches it: what is at a path, what a directory holds,
  * reading, writing, deleting and renaming. Every check the job makes on a path goes through here, so that
  * the same check runs on a classic session and on a Spark Connect client's classpath alone, which has no
- * Hadoop (a Databricks serverless JAR task).
+ * Hadoop (a Databricks serverless JAR task). The job's path checks and the model loader use it.
  *
  * <p>Which implementation ({@link #of}): on a classic session, the application's Hadoop file system (its
  * {@code spark.hadoop.*} settings and credentials: HDFS, object stores, links on HDFS). On a Spark Connect
@@ -78,20 +78,19 @@ public interface Storage {
   /**
    * The storage that reaches {@code path} from {@code spark}'s driver program.
    *
-   * @throws dev.dptext.job.JobException (usage) on a Spark Connect client without Hadoop for a path that is
-   *     not local
+   * @throws Unreachable on a Spark Connect client without Hadoop, for a path that is not local
    */
   static Storage of(SparkSession spark, String path) {
     if (Classic.is(spark)) {
-      return dev.dptext.job.hadoop.HadoopStorage.of(spark);
+      return HadoopStorage.of(spark);
     }
     if (LocalStorage.isLocal(path)) {
       return LocalStorage.INSTANCE;
     }
     if (HADOOP_ON_CLASSPATH) {
-      return dev.dptext.job.hadoop.HadoopStorage.of(spark);
+      return HadoopStorage.of(spark);
     }
-    throw new dev.dptext.job.JobException(dev.dptext.job.ExitCode.USAGE, path + " is not a local path, and this "
+    throw new Unreachable(path + " is not a local path, and this "
         + "program is a Spark Connect client without Hadoop's file system client on its classpath (a Databricks "
         + "serverless JAR task): it checks and reads only local paths (/Volumes/..., file:/...) itself. Use a Unity "
         + "Catalog volume path or a table name, or add hadoop-client-api and hadoop-client-runtime (with the "
@@ -100,6 +99,15 @@ public interface Storage {
 
   /** Whether Hadoop's file system client is on this program's classpath (a Spark Connect client may lack it). */
   boolean HADOOP_ON_CLASSPATH = Probe.hadoop();
+
+  /** A path this program cannot reach from where it runs: what to do instead is in the message. */
+  final class Unreachable extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    Unreachable(String message) {
+      super(message);
+    }
+  }
 
   /** Looks for Hadoop without loading anything of it. */
   final class Probe {

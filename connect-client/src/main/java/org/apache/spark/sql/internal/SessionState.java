@@ -1,0 +1,4 @@
+package org.apache.spark.sql.internal;
+
+/** A shim: the name the Spark Connect client's public API links against, with nothing in it (see pom.xml). */
+public class SessionState {}

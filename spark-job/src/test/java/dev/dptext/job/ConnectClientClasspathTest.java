@@ -1,0 +1,151 @@
+package dev.dptext.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dptext.job.testing.ConnectServer;
+import dev.dptext.job.testing.JobFixtures;
+import dev.dptext.job.testing.JobProcess;
+import dev.dptext.job.testing.SharedSpark;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The job as a Databricks serverless JAR task runs it: a JVM whose classpath is the Spark Connect client alone
+ * (spark-connect-client-jvm and its dependencies, Spark's connect shims; no catalyst, no spark-core, no
+ * Hadoop: the connect-client module) plus dptext's shaded jar, against a real Spark Connect server that has
+ * Delta and nothing of dptext (the job ships its jar as a session artifact). Batch to Parquet and to Delta with
+ * a malformed record, an in-place run, a stream with a ledger; the rows equal the classic job's.
+ */
+class ConnectClientClasspathTest {
+  @TempDir static Path tmp;
+  static ConnectServer.Bare server;
+  static String classpath;
+  static Path key;
+  static Path input;
+
+  @BeforeAll
+  static void setUp() throws IOException {
+    Path module = Path.of("..", "connect-client", "target").toAbsolutePath().normalize();
+    String client = Files.readString(module.resolve("client-classpath.txt")).strip();
+    Path shaded;
+    try (Stream<Path> jars = Files.list(Path.of("target"))) {
+      shaded = jars.filter(p -> p.getFileName().toString().endsWith("-shaded.jar")).findFirst().orElseThrow()
+          .toAbsolutePath();
+    }
+    classpath = String.join(File.pathSeparator, client, module.resolve("classes").toString(), shaded.toString());
+    for (String entry : classpath.split(File.pathSeparator)) {
+      String name = Path.of(entry).getFileName().toString();
+      assertFalse(name.startsWith("spark-catalyst") || name.startsWith("spark-core") || name.startsWith("hadoop"),
+          "the client's classpath holds " + name);
+    }
+    key = JobFixtures.keyFile(tmp, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
+    input = tmp.resolve("tickets.jsonl");
+    Files.write(input, List.of("{\"id\": 1, \"text\": \"the delivery was late and the box was damaged\"}",
+        "{\"id\": 2, \"text\": \"please refund my order today\"}",
+        "{\"id\": 3, \"text\": \"great service from the support team\"}",
+        "{\"id\": 4, \"text\": broken"));
+    server = ConnectServer.Bare.start();
+  }
+
+  @AfterAll
+  static void tearDown() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  record Result(int exitCode, String out, String err) {}
+
+  static Result job(String... args) throws Exception {
+    Path dir = Files.createTempDirectory(tmp, "run");
+    Process p = JobProcess.start(dir.resolve("out"), dir.resolve("err"), "1g", List.of("spark.remote=sc://127.0.0.1:"
+        + server.port, "spark.api.mode=connect"), classpath, args);
+    assertTrue(p.waitFor(5, TimeUnit.MINUTES), "the job ran over 5 minutes");
+    return new Result(p.exitValue(), Files.readString(dir.resolve("out"), StandardCharsets.UTF_8),
+        Files.readString(dir.resolve("err"), StandardCharsets.UTF_8));
+  }
+
+  static List<String> sanitize(String output, String... extra) {
+    List<String> a = new ArrayList<>(List.of("sanitize", "--input", input.toString(), "--input-format", "json",
+        "--input-schema", "id BIGINT, text STRING", "--text-column", "text", "--id-column", "id", "--model", "default",
+        "--key-file", key.toString(), "--output", output, "--mode", "overwrite", "--on-corrupt", "reject",
+        "--rejects", output + "-rejects", "--progress-interval", "0"));
+    a.addAll(List.of(extra));
+    return a;
+  }
+
+  static List<String> rows(String path, String format) {
+    SparkSession spark = SharedSpark.get();
+    return spark.read().format(format).load(path).orderBy("id").collectAsList().stream()
+        .map(r -> r.getAs("id") + "|" + r.getAs("text")).toList();
+  }
+
+  @Test
+  void theJobRunsOnTheClientClasspathAloneWithTheClassicJobsRows() throws Exception {
+    String classic = tmp.resolve("classic").toString();
+    JobFixtures.Run c = JobFixtures.run(SharedSpark.get(), sanitize(classic, "--output-format", "parquet")
+        .toArray(new String[0]));
+    assertEquals(0, c.exitCode(), c.err());
+
+    String parquet = tmp.resolve("client-parquet").toString();
+    Result r = job(sanitize(parquet, "--output-format", "parquet").toArray(new String[0]));
+    assertEquals(0, r.exitCode(), r.err());
+    assertFalse(r.err().contains("NoClassDefFoundError"), r.err());
+    assertTrue(r.err().contains("adding"), "the server had no dptext: the job shipped its jar " + r.err());
+    assertEquals(rows(classic, "parquet"), rows(parquet, "parquet"), "the classic job's rows");
+    assertEquals(3, rows(parquet, "parquet").size());
+    assertEquals(1, SharedSpark.get().read().format("parquet").load(parquet + "-rejects").count(), "the bad record");
+
+    String delta = tmp.resolve("client-delta").toString();
+    Result d = job(sanitize(delta).toArray(new String[0]));
+    assertEquals(0, d.exitCode(), d.err());
+    assertEquals(rows(classic, "parquet"), rows(delta, "delta"));
+
+    // In place, keeping history: a raw Delta table sanitized where it is.
+    String raw = tmp.resolve("raw").toString();
+    SharedSpark.get().read().schema("id BIGINT, text STRING").json(input.toString()).where("text IS NOT NULL")
+        .write().format("delta").save(raw);
+    List<String> inPlace = new ArrayList<>(sanitize(raw, "--in-place", "keep-history"));
+    inPlace.set(inPlace.indexOf(input.toString()), raw);
+    inPlace.remove("--input-format");
+    inPlace.remove("json");
+    inPlace.remove("--input-schema");
+    inPlace.remove("id BIGINT, text STRING");
+    Result i = job(inPlace.toArray(new String[0]));
+    assertEquals(0, i.exitCode(), i.err());
+    assertEquals(rows(classic, "parquet"), rows(raw, "delta"), "sanitized in place, as the classic job would");
+  }
+
+  @Test
+  void aStreamWithALedgerRunsOnTheClientClasspathAlone() throws Exception {
+    Path landing = Files.createDirectories(tmp.resolve("landing"));
+    Files.copy(input, landing.resolve("a.jsonl"));
+    String output = tmp.resolve("client-stream").toString();
+    List<String> a = new ArrayList<>(sanitize(output, "--stream", "--checkpoint", tmp.resolve("checkpoint").toString(),
+        "--ledger", tmp.resolve("ledger").toString()));
+    a.set(a.indexOf(input.toString()), landing.toString());
+    a.remove("--mode");
+    a.remove("overwrite");
+    Result s = job(a.toArray(new String[0]));
+    assertEquals(0, s.exitCode(), s.err());
+    assertEquals(3, rows(output, "delta").size());
+    List<Row> ledger = SharedSpark.get().read().format("delta").load(tmp.resolve("ledger").toString())
+        .where("event = 'intended'").collectAsList();
+    assertEquals(1, ledger.size(), "the micro-batch is recorded");
+  }
+}
