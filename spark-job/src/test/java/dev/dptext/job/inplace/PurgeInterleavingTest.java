@@ -35,10 +35,12 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code --in-place purge-history} against a concurrent writer whose transaction was prepared from
  * the raw table's snapshot and commits right after a given step of the purge, for every step of the
- * swap ({@link InPlaceSwap#afterStep}) and for append, DELETE, UPDATE, MERGE and a second purge. No
- * timing is left to chance: the writer starts before the purge, reads the raw table and blocks inside
- * its own Spark job (a UDF waiting on a latch); the purge's hook at the step releases it and waits
- * until it has committed or failed before the purge goes on. After each case: the table is readable,
+ * swap ({@link InPlaceSwap#afterStep}) and for append, DELETE, UPDATE, MERGE and a second purge (run
+ * to its end at the step of each append case). No timing is left to chance: the writer starts before
+ * the purge, reads the raw table and blocks inside its own Spark job (a UDF waiting on a latch, before a
+ * shuffle, so that its data files are written only once released); the purge's hook at the step
+ * releases it and waits until it has committed or failed before the purge goes on. Two more cases
+ * start an append right after a step and let it commit after the purge. After each case: the table is readable,
  * its rows are what the exit code and the writer's outcome promise, a purge that reports success
  * leaves no byte of the raw canary anywhere in the table's folder (Parquet, {@code _delta_log} JSON
  * and {@code .crc} included), and one that does not leaves the raw table as it was.
@@ -60,7 +62,8 @@ class PurgeInterleavingTest {
     final java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
   }
 
-  enum Writer { APPEND, DELETE, UPDATE, MERGE, PURGE }
+  /** The concurrent writers; with an append, a second purge is also run at the step. */
+  enum Writer { APPEND, DELETE, UPDATE, MERGE }
 
   /** The swap's steps ("verified", between the last two, is like "raw-deleted" for a writer: not run by default). */
   static final List<String> STEPS = List.of("staged", "ready", "marked", "raw-renamed", "staging-renamed",
@@ -107,7 +110,7 @@ class PurgeInterleavingTest {
   static Stream<Arguments> cases() {
     // -DpurgeSteps=a,b and -DpurgeWriters=X,Y narrow the cases while working on one.
     List<String> steps = List.of(System.getProperty("purgeSteps", String.join(",", STEPS)).split(","));
-    List<String> writers = List.of(System.getProperty("purgeWriters", "APPEND,DELETE,UPDATE,MERGE,PURGE").split(","));
+    List<String> writers = List.of(System.getProperty("purgeWriters", "APPEND,DELETE,UPDATE,MERGE").split(","));
     return steps.stream().flatMap(s -> Stream.of(Writer.values()).filter(w -> writers.contains(w.name()))
         .map(w -> Arguments.of(s, w)));
   }
@@ -139,65 +142,93 @@ class PurgeInterleavingTest {
   @ParameterizedTest(name = "{1} committing right after {0}")
   @MethodSource("cases")
   void aWriterPreparedFromTheRawTableLosesNothingAndLeavesNoRawText(String step, Writer writer) throws Exception {
-    String name = step.replace("-", "_") + "_" + writer.name().toLowerCase();
+    interleave(step, writer, false);
+  }
+
+  /**
+   * The other way round: the writer's transaction starts right after the step (reading whatever is at
+   * the path then) and commits after the purge ended. Read at the mark: the raw table's last version,
+   * so its commit meets the fence. Read after the new table was renamed in: an append to the new
+   * table, which stays.
+   */
+  @ParameterizedTest(name = "append read right after {0}, committing after the purge")
+  @MethodSource("readAtStep")
+  void aWriterPreparedAtAStepAndCommittingAfterThePurgeLosesNothing(String step) throws Exception {
+    interleave(step, Writer.APPEND, true);
+  }
+
+  static Stream<String> readAtStep() {
+    return Stream.of("marked", "staging-renamed");
+  }
+
+  /**
+   * One case. Not {@code readAtStep}: the writer starts before the purge and commits right after
+   * {@code step}; with an append, a second purge of the table is also run to its end at that step
+   * (first). {@code readAtStep}: the writer starts right after {@code step} and commits after the purge.
+   */
+  void interleave(String step, Writer writer, boolean readAtStep) throws Exception {
+    String name = step.replace("-", "_") + "_" + writer.name().toLowerCase() + (readAtStep ? "_late" : "");
     String table = copyOfTemplate(name);
     Thread purger = Thread.currentThread();
     AtomicReference<Throwable> writerFailure = new AtomicReference<>();
     AtomicReference<Run> second = new AtomicReference<>();
     AtomicReference<Throwable> hookProblem = new AtomicReference<>();
-    CompletableFuture<Void> concurrent;
     Gate g = new Gate();
-    if (writer == Writer.PURGE) {
-      concurrent = new CompletableFuture<>();
-      InPlaceSwap.afterStep = s -> {
-        if (s.equals(step) && Thread.currentThread() == purger) {
-          // A second purge of the same table, run to its end while this one is at the step.
-          try {
-            second.set(CompletableFuture.supplyAsync(() -> purge(table)).get(180, TimeUnit.SECONDS));
-          } catch (Exception e) {
-            hookProblem.set(e);
-          }
-          concurrent.complete(null);
-        }
-      };
-    } else {
-      gate = g;
-      concurrent = CompletableFuture.runAsync(() -> {
-        try {
-          write(writer, table, name);
-        } catch (Throwable t) {
-          writerFailure.set(t);
-        }
-      });
+    gate = g;
+    CompletableFuture<Void> concurrent = new CompletableFuture<>();
+    Runnable startWriter = () -> CompletableFuture.runAsync(() -> {
+      try {
+        write(writer, table, name);
+      } catch (Throwable t) {
+        writerFailure.set(t);
+      }
+      concurrent.complete(null);
+    });
+    if (!readAtStep) {
+      startWriter.run();
       // The writer's transaction has read the raw table and its job is blocked.
       assertTrue(g.entered.await(120, TimeUnit.SECONDS), "the writer never reached its gate");
-      InPlaceSwap.afterStep = s -> {
-        if (s.equals(step) && Thread.currentThread() == purger) {
-          g.release.countDown();
-          try {
-            concurrent.get(180, TimeUnit.SECONDS); // committed or failed, before the purge goes on
-          } catch (Exception e) {
-            hookProblem.set(e);
-          }
-        }
-      };
     }
+    boolean secondPurge = writer == Writer.APPEND && !readAtStep;
+    InPlaceSwap.afterStep = s -> {
+      if (!s.equals(step) || Thread.currentThread() != purger) {
+        return;
+      }
+      try {
+        if (secondPurge) {
+          // A second purge of the same table, run to its end while this one is at the step.
+          second.set(CompletableFuture.supplyAsync(() -> purge(table)).get(180, TimeUnit.SECONDS));
+        }
+        if (readAtStep) {
+          startWriter.run();
+          if (!g.entered.await(120, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the writer never reached its gate");
+          }
+        } else {
+          g.release.countDown();
+          concurrent.get(180, TimeUnit.SECONDS); // committed or failed, before the purge goes on
+        }
+      } catch (Exception e) {
+        hookProblem.set(e);
+      }
+    };
     Run r = purge(table);
     InPlaceSwap.afterStep = x -> { };
-    g.release.countDown(); // had the purge stopped before the step
+    boolean started = !readAtStep || g.entered.getCount() == 0;
+    g.release.countDown(); // after the purge, or had it stopped before the step
+    if (started) {
+      concurrent.get(180, TimeUnit.SECONDS);
+    }
     gate = null;
-    concurrent.complete(null); // a second purge whose step was never reached (the first one ended before it)
-    concurrent.get(180, TimeUnit.SECONDS);
     assertNull(hookProblem.get());
 
-    boolean writerOk = writer == Writer.PURGE ? second.get() != null && second.get().exitCode() == 0
-        : writerFailure.get() == null;
-    String writerSays = writer == Writer.PURGE
-        ? (second.get() == null ? "not run" : "exit " + second.get().exitCode() + ": " + firstLine(second.get().err()))
-        : writerOk ? "committed" : writerFailure.get().getClass().getSimpleName() + ": "
-            + firstLine(String.valueOf(writerFailure.get().getMessage()));
-    String outcome = String.format("%-15s x %-6s: purge exit %d%s | writer %s", step, writer, r.exitCode(),
-        r.exitCode() == 0 ? "" : " (" + firstLine(r.err()) + ")", writerSays);
+    boolean writerOk = started && writerFailure.get() == null;
+    String writerSays = !started ? "not started (step not reached)" : writerOk ? "committed"
+        : writerFailure.get().getClass().getSimpleName() + ": " + firstLine(String.valueOf(writerFailure.get().getMessage()));
+    String outcome = String.format("%-15s x %-6s%s: purge exit %d%s | writer %s%s", step, writer,
+        readAtStep ? " (read at step)" : "", r.exitCode(), r.exitCode() == 0 ? "" : " (" + firstLine(r.err()) + ")",
+        writerSays, second.get() == null ? "" : " | second purge exit " + second.get().exitCode() + " ("
+            + firstLine(second.get().err()) + ")");
     outcomes.add(outcome);
 
     assertTrue(r.exitCode() == 0 || r.exitCode() == 5, outcome + "\n" + r.err());
@@ -211,15 +242,17 @@ class PurgeInterleavingTest {
       case MERGE -> assertEquals(added, rows.where("text = 'merged row'").count(), outcome);
       case DELETE -> assertEquals(writerOk ? 0 : 5, rows.where("id < 5").count(), outcome);
       case UPDATE -> assertEquals(writerOk ? 5 : 0, rows.where("id >= 1000").count(), outcome);
-      case PURGE -> {
-        Run s = second.get();
-        if (s != null && s.exitCode() != 0) {
-          assertEquals(5, s.exitCode(), outcome);
-          assertTrue(s.err().contains(table) && s.err().contains("purge"), s.err());
-          assertFalse(s.err().contains("dptext-staging"), s.err());
-        }
-      }
       default -> { }
+    }
+    if (secondPurge) {
+      Run s = second.get();
+      if (s != null) {
+        // The purge holding the lock is still running: the second one ends at once, naming the
+        // user's --output and what to do, not the staging path.
+        assertEquals(5, s.exitCode(), outcome);
+        assertTrue(s.err().contains("Another --in-place purge-history of " + table + " is running"), s.err());
+        assertFalse(s.err().contains("dptext-staging"), s.err());
+      }
     }
     if (r.exitCode() == 0) {
       assertEquals(List.of(), canaryFound(Path.of(table)), outcome);
