@@ -78,8 +78,12 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     stream.check();
     SparkSession spark = JobSession.get();
     SanitizeRequest run = request().in(spark);
-    return stream.enabled ? SanitizeStream.run(run, stream.settings(), spark, start)
-        : BatchSanitize.run(run, spark, start);
+    try {
+      return stream.enabled ? SanitizeStream.run(run, stream.settings(), spark, start)
+          : BatchSanitize.run(run, spark, start);
+    } finally {
+      dev.dptext.job.inplace.InPlace.release(); // an in-place purge's lock, however the run ended
+    }
   }
 
   /** What the options ask for; the settings are read (and checked) when the run first needs them. */

@@ -77,9 +77,13 @@ public final class InPlace {
           + "serverless JAR task); nothing was read or written. Run the purge on classic compute, or use --in-place "
           + "keep-history and VACUUM the table's raw versions once its retention period has passed");
     }
+    InPlaceSwap purge = null;
     if (samePath && policy == InPlacePolicy.PURGE_HISTORY) {
-      // A crashed earlier purge may have left the table half-swapped (even absent): finish that first.
-      Optional<String> recovered = new InPlaceSwap(spark, target.path()).recover();
+      // One purge of a table at a time (another one ends here, exit 5); then a crashed earlier purge may
+      // have left the table half-swapped (even absent): finish that first.
+      purge = new InPlaceSwap(spark, target.path());
+      purge.lock();
+      Optional<String> recovered = purge.recover();
       if (recovered.isPresent()) {
         return finished(policy, recovered.get());
       }
@@ -135,7 +139,7 @@ public final class InPlace {
     inherited.keySet().removeIf(k -> k.startsWith("dptext.") || k.equals("delta.minReaderVersion")
         || k.equals("delta.minWriterVersion"));
     return new InPlace(policy, version, inherited, detail.partitionColumns(),
-        new InPlaceSwap(spark, target.path()), null);
+        purge != null ? purge : new InPlaceSwap(spark, target.path()), null);
   }
 
   /**
@@ -154,12 +158,16 @@ public final class InPlace {
   }
 
   /**
-   * Whether {@code version} was committed by dptext, or is the properties commit right after a dptext
-   * write (the audit's mirror, {@link TableWriter#write}).
+   * Whether {@code version} was committed by dptext, or follows a dptext write through property
+   * commits only: the audit's mirror ({@link TableWriter#write}) and a purge's fence commits
+   * ({@link InPlaceSwap#FENCE}).
    */
   private static boolean writtenByDptext(SparkSession spark, String path, long version) {
-    for (long v = version; v >= Math.max(0, version - 1); v--) {
-      org.apache.spark.sql.Row commit = DeltaTables.commit(spark, path, v);
+    boolean mirrorSeen = false;
+    for (org.apache.spark.sql.Row commit : spark.sql("DESCRIBE HISTORY " + DeltaTables.ident(spark, path))
+        .where(org.apache.spark.sql.functions.col("version").leq(version))
+        .select("version", "operation", "operationParameters", "userMetadata").orderBy(
+            org.apache.spark.sql.functions.col("version").desc()).collectAsList()) {
       String userMetadata = commit.getAs("userMetadata");
       if (userMetadata != null && userMetadata.contains("\"dptext.version\"")) {
         return true;
@@ -167,8 +175,23 @@ public final class InPlace {
       if (!"SET TBLPROPERTIES".equals(commit.getAs("operation"))) {
         return false;
       }
+      boolean fence = String.valueOf(commit.<Object>getAs("operationParameters")).contains(InPlaceSwap.FENCE);
+      if (!fence) {
+        if (mirrorSeen) {
+          return false;
+        }
+        mirrorSeen = true; // one other property commit: the audit's mirror
+      }
     }
     return false;
+  }
+
+  /**
+   * Ends what the current thread's run holds for an in-place purge (its lock), however the run ended:
+   * called by the command once the run returns or throws.
+   */
+  public static void release() {
+    InPlaceSwap.releaseHeld();
   }
 
   /** Whether the output is the input. */
@@ -230,7 +253,6 @@ public final class InPlace {
       swap.discardStaging();
       return;
     }
-    swap.markReady();
-    swap.swap(read);
+    swap.complete(read);
   }
 }

@@ -68,8 +68,9 @@ class InPlaceTest {
     assertTrue(r.out().contains("in place           purge-history"), r.out());
     assertEquals(fx.texts(clean), fx.texts(table), "same key and ids: the same rows as a run into a new table");
     assertEquals(20, fx.texts(table).size());
-    // No earlier version exists: the new table's own commits only (its rows, then its properties).
-    assertEquals(List.of("WRITE", "SET TBLPROPERTIES"), operations(table));
+    // No earlier version exists: the new table's own commits only (its rows, its properties, then the
+    // fence: property commits up to the raw table's last version, the swap's mark (1), plus one).
+    assertEquals(List.of("WRITE", "SET TBLPROPERTIES", "SET TBLPROPERTIES"), operations(table));
     assertEquals(List.of(), canaryFound(Path.of(table)));
     assertFalse(Files.exists(tmp.resolve(".purged.dptext-staging")));
     assertFalse(Files.exists(tmp.resolve(".purged.dptext-raw")));
