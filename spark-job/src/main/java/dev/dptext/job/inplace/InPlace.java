@@ -83,6 +83,7 @@ public final class InPlace {
       // have left the table half-swapped (even absent): finish that first.
       purge = new InPlaceSwap(spark, target.path());
       purge.lock();
+      LOCKED.add(Thread.currentThread());
       Optional<String> recovered = purge.recover();
       if (recovered.isPresent()) {
         return finished(policy, recovered.get());
@@ -191,8 +192,15 @@ public final class InPlace {
    * called by the command once the run returns or throws.
    */
   public static void release() {
-    InPlaceSwap.releaseHeld();
+    // Only a thread that took a lock goes near InPlaceSwap: it names Hadoop's types, which a Spark Connect
+    // client's classpath lacks (ConnectClientClasspathTest), and a run that purged nothing must not load it.
+    if (LOCKED.remove(Thread.currentThread())) {
+      InPlaceSwap.releaseHeld();
+    }
   }
+
+  /** The threads whose run took a purge lock ({@link #release} gives it back). */
+  private static final java.util.Set<Thread> LOCKED = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /** Whether the output is the input. */
   public boolean active() {
