@@ -38,6 +38,7 @@ class ConnectClientClasspathTest {
   static String classpath;
   static Path key;
   static Path input;
+  static Path model;
 
   @BeforeAll
   static void setUp() throws IOException {
@@ -55,6 +56,9 @@ class ConnectClientClasspathTest {
           "the client's classpath holds " + name);
     }
     key = JobFixtures.keyFile(tmp, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
+    // A small GloVe file, not the default model: each job's session loads dptext's classes anew on the server
+    // (a session artifact), so each would build the default model's tables again (~13 s here).
+    model = JobFixtures.gloveFile(tmp, 3000);
     input = tmp.resolve("tickets.jsonl");
     Files.write(input, List.of("{\"id\": 1, \"text\": \"the delivery was late and the box was damaged\"}",
         "{\"id\": 2, \"text\": \"please refund my order today\"}",
@@ -83,7 +87,8 @@ class ConnectClientClasspathTest {
 
   static List<String> sanitize(String output, String... extra) {
     List<String> a = new ArrayList<>(List.of("sanitize", "--input", input.toString(), "--input-format", "json",
-        "--input-schema", "id BIGINT, text STRING", "--text-column", "text", "--id-column", "id", "--model", "default",
+        "--input-schema", "id BIGINT, text STRING", "--text-column", "text", "--id-column", "id", "--model",
+        model.toString(), "--neighbours", "32",
         "--key-file", key.toString(), "--output", output, "--mode", "overwrite", "--on-corrupt", "reject",
         "--rejects", output + "-rejects", "--progress-interval", "0"));
     a.addAll(List.of(extra));

@@ -64,15 +64,21 @@ public record SourceSnapshot(String source, String version, Map<String, String> 
    * is where its files are; a glob is looked at from its fixed part.
    */
   private static String deltaTableAround(SparkSession spark, String input) {
-    String fixed = input.replaceAll("[*?\\[{].*$", "");
-    String at = OutputLocation.resolved(spark, fixed.isEmpty() ? input : fixed);
     if (TableName.is(spark, input)) {
       return OutputLocation.inspect(spark, input).kind == OutputLocation.Kind.DELTA_TABLE ? input : null;
     }
+    String fixed = input.replaceAll("[*?\\[{].*$", "");
+    String at = OutputLocation.resolved(spark, fixed.isEmpty() ? input : fixed);
     dev.dptext.runtime.Storage fs = dev.dptext.runtime.Storage.of(spark, at);
     for (String p = at; p != null; p = fs.parent(p)) {
-      if (OutputLocation.inspect(spark, p).kind == OutputLocation.Kind.DELTA_TABLE) {
-        return p;
+      // Only a folder with a _delta_log is looked at further: the walk up lists no ancestor's contents.
+      try {
+        if (fs.exists(fs.child(p, "_delta_log"))
+            && OutputLocation.inspect(spark, p).kind == OutputLocation.Kind.DELTA_TABLE) {
+          return p;
+        }
+      } catch (java.io.IOException e) {
+        // A level this program may not look at: the walk goes on, a table above it still counts.
       }
     }
     return null;

@@ -108,13 +108,13 @@ class PurgeInterleavingTest {
   }
 
   /**
-   * The suite's cases: every step and every writer at least once, the append and the MERGE at each step
-   * after the swap's renames (where the unfenced purge lost rows and left raw text), a second purge with each
-   * append. The whole product (6 steps x 4 writers, 24 purges, ~4 minutes here) runs with
-   * {@code -DpurgeMatrix=full} (docs/writes.md); it passed in full when the fence was written.
+   * The suite's cases: every step and every writer once, a fenced writer (MERGE, append) at each step after the
+   * swap's renames (where the unfenced purge lost rows and left raw text), a second purge with each append; the
+   * suite's 18 minutes allow no more. The whole product (6 steps x 4 writers, 24 purges, ~4 minutes here) and
+   * both late readers run with {@code -DpurgeMatrix=full} (docs/writes.md); all passed when the fence was written.
    */
   static final List<String> ROTATION = List.of("staged:DELETE", "ready:UPDATE", "marked:MERGE", "raw-renamed:APPEND",
-      "staging-renamed:APPEND", "staging-renamed:MERGE", "raw-deleted:APPEND", "raw-deleted:UPDATE");
+      "staging-renamed:MERGE", "raw-deleted:APPEND");
 
   static Stream<Arguments> cases() {
     // -DpurgeSteps=a,b and -DpurgeWriters=X,Y narrow the full matrix while working on one case.
@@ -172,7 +172,8 @@ class PurgeInterleavingTest {
   }
 
   static Stream<String> readAtStep() {
-    return Stream.of("marked", "staging-renamed");
+    return System.getProperty("purgeMatrix", "").equals("full") ? Stream.of("marked", "staging-renamed")
+        : Stream.of("marked");
   }
 
   /**
