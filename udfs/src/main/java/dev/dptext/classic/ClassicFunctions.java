@@ -19,7 +19,8 @@ public final class ClassicFunctions {
       org.apache.spark.sql.catalyst.expressions.ExpressionInfo info,
       scala.Function1<scala.collection.immutable.Seq<org.apache.spark.sql.catalyst.expressions.Expression>,
           org.apache.spark.sql.catalyst.expressions.Expression> builder) {
-    Classic.requireClassic(spark, "Registering a SQL function in a running session", "On Spark Connect, start the server with "
+    Classic.requireClassic(spark, "Registering a SQL function in a running session",
+        "On Spark Connect, start the server with "
         + "spark.sql.extensions=dev.dptext.spark.DpTextExtensions and the dptext jar on its classpath.");
     ((org.apache.spark.sql.classic.SparkSession) spark).sessionState().functionRegistry()
         .registerFunction(name, info, builder);

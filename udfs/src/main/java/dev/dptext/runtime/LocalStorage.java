@@ -38,11 +38,12 @@ public final class LocalStorage implements Storage {
   public static boolean isLocal(String path) {
     int colon = path.indexOf(':');
     int slash = path.indexOf('/');
-    boolean scheme = colon > 0 && (slash < 0 || colon < slash) && path.substring(0, colon).matches("[A-Za-z][A-Za-z0-9+.-]*");
+    boolean scheme = colon > 0 && (slash < 0 || colon < slash)
+        && path.substring(0, colon).matches("[A-Za-z][A-Za-z0-9+.-]*");
     return !scheme || path.regionMatches(true, 0, "file:", 0, 5);
   }
 
-  /** The absolute, normalized local path of {@code path} ({@code file:} stripped, relative to the working directory). */
+  /** The absolute, normalized local path of {@code path}: {@code file:} stripped, relative to the working directory. */
   static Path local(String path) {
     String p = path;
     if (p.regionMatches(true, 0, "file:", 0, 5)) {

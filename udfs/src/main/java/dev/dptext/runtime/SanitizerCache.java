@@ -1,7 +1,6 @@
 package dev.dptext.runtime;
 
 import dev.dptext.classic.BroadcastValue;
-import dev.dptext.classic.Classic;
 import dev.dptext.classic.ClassicContext;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.random.SecretKey;

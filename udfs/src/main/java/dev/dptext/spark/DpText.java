@@ -10,7 +10,6 @@ import dev.dptext.model.DpTextModel;
 import dev.dptext.model.PartitionedModel;
 import dev.dptext.random.SecretKey;
 import dev.dptext.runtime.CountingSanitizeFunction;
-import dev.dptext.runtime.HadoopConf;
 import dev.dptext.runtime.ModelLoader;
 import dev.dptext.runtime.PathSanitizer;
 import dev.dptext.runtime.SanitizeFunction;

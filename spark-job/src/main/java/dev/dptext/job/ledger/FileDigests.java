@@ -85,7 +85,7 @@ final class FileDigests {
     return u.getScheme() + ":" + (u.getAuthority() == null ? "" : "//" + u.getAuthority()) + u.getPath();
   }
 
-  /** The SHA-256 of the file at {@code uri} (as {@code Dataset.inputFiles} lists it), hex; adds its size to {@code bytes}. */
+  /** The SHA-256 (hex) of the file at {@code uri} (as inputFiles lists it); adds its size to {@code bytes}. */
   static String sha256(Storage fs, String uri, java.util.concurrent.atomic.AtomicLong bytes) throws IOException {
     MessageDigest sha;
     try {
