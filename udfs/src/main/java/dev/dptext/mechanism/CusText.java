@@ -475,7 +475,7 @@ public final class CusText implements WordMechanism, ExactConditional {
     double total = 0;
     for (int i = 0; i < s; i++) {
       int j = order[i];
-      double w = max > 0 ? Math.exp(-0.5 * epsilon * (d[j] / max)) : 1.0;
+      double w = max > 0 ? StrictMath.exp(-0.5 * epsilon * (d[j] / max)) : 1.0;
       total += w;
       outputs[offset + i] = members[from + j];
       cumulative[offset + i] = total;

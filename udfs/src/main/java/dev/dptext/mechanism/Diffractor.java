@@ -227,7 +227,7 @@ public final class Diffractor implements WordMechanism, ExactConditional {
     this.epsilon = epsilon;
     this.noise = noise;
     this.radius = radius;
-    this.zeroProbability = Math.tanh(epsilon / 2);
+    this.zeroProbability = StrictMath.tanh(epsilon / 2);
     this.logB = -epsilon / 2;
   }
 
@@ -357,7 +357,7 @@ public final class Diffractor implements WordMechanism, ExactConditional {
     long outside = (long) n - 1 - left - right;
     double wLeft = sideWeight(left);
     double wRight = sideWeight(right);
-    double wOutside = outside * Math.exp(radius * logB);
+    double wOutside = outside * StrictMath.exp(radius * logB);
     double v = random.nextUniform() * (1 + wLeft + wRight + wOutside);
     if (v < 1) {
       return p;
@@ -380,13 +380,13 @@ public final class Diffractor implements WordMechanism, ExactConditional {
     if (m == 0) {
       return 0;
     }
-    return Math.exp(logB) * (Math.expm1(m * logB) / Math.expm1(logB));
+    return StrictMath.exp(logB) * (StrictMath.expm1(m * logB) / StrictMath.expm1(logB));
   }
 
   /** k ∈ {1..m} with P(k) ∝ b^k, by inversion of F(k) = (1 − b^k)/(1 − b^m). */
   private int truncatedGeometric(int m, RandomStream random) {
     double u = random.nextUniform();
-    double k = 1 + Math.floor(Math.log1p(u * Math.expm1(m * logB)) / logB);
+    double k = 1 + Math.floor(StrictMath.log1p(u * StrictMath.expm1(m * logB)) / logB);
     return (int) Math.max(1, Math.min(m, k));
   }
 

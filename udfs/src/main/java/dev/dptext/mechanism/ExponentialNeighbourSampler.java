@@ -33,7 +33,10 @@ import java.io.Serializable;
  * uniforms ({@link RandomStream#nextUniform()}, {@link RandomStream#nextLogUniform()}) rather than 53-bit
  * ones, so a branch or an acceptance with a tiny positive probability keeps it. Within a neighbour
  * row the draw is an inverse-CDF lookup with a 53-bit uniform: a word whose share of its row's excess
- * mass is below 2^-53 is drawn with probability off by at most 2^-53.
+ * mass is below 2^-53 is drawn with probability off by at most 2^-53. Every exp, log and log1p on the
+ * sampling path is {@link StrictMath}'s (fdlibm), not {@link Math}'s (whose results may differ by an
+ * ulp between JVMs and CPUs): the tables and draws are the same bits everywhere, and dptext's Python
+ * engine, which implements the same fdlibm functions, reproduces them exactly.
  */
 final class ExponentialNeighbourSampler implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -129,28 +132,28 @@ final class ExponentialNeighbourSampler implements Serializable {
       double[] d, int k, double bound, double epsilon, int targetSize, double[] cumulative, int offset) {
     double reference = Math.min(d[0], bound); // the largest weight is exp(−ε·reference/2)
     double logFlat = -0.5 * epsilon * (bound - reference); // log(g_out), relative
-    double flat = Math.exp(logFlat);
+    double flat = StrictMath.exp(logFlat);
     double total = 0;
     for (int j = 0; j < k; j++) {
-      double w = Math.exp(-0.5 * epsilon * (d[j] - reference));
+      double w = StrictMath.exp(-0.5 * epsilon * (d[j] - reference));
       total += Math.max(0.0, w - flat);
       cumulative[offset + j] = total;
     }
     for (int j = 0; j < k; j++) {
       cumulative[offset + j] /= total > 0 ? total : 1;
     }
-    double logUniform = Math.log(targetSize) + logFlat; // log(|T|·g_out)
+    double logUniform = StrictMath.log(targetSize) + logFlat; // log(|T|·g_out)
     if (total == 0) {
       return 1.0;
     } else if (logUniform == Double.NEGATIVE_INFINITY) {
       return 0.0;
     }
     // U / (U + E) = 1 / (1 + E/U), computed in log space so that neither side overflows.
-    double logExcess = Math.log(total);
-    return Math.exp(
+    double logExcess = StrictMath.log(total);
+    return StrictMath.exp(
         logUniform >= logExcess
-            ? -Math.log1p(Math.exp(logExcess - logUniform))
-            : (logUniform - logExcess) - Math.log1p(Math.exp(logUniform - logExcess)));
+            ? -StrictMath.log1p(StrictMath.exp(logExcess - logUniform))
+            : (logUniform - logExcess) - StrictMath.log1p(StrictMath.exp(logUniform - logExcess)));
   }
 
   /**

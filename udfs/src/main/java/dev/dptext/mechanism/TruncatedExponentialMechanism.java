@@ -105,7 +105,7 @@ public final class TruncatedExponentialMechanism implements WordMechanism, Exact
 
   /** γ = (2/ε)·ln((1 − β)·(n − 1)/β); at least the smallest positive double (n = 1: any γ will do). */
   public static double gammaFor(double epsilon, double beta, int size) {
-    double g = 2.0 / epsilon * Math.log((1 - beta) * Math.max(1, size - 1) / beta);
+    double g = 2.0 / epsilon * StrictMath.log((1 - beta) * Math.max(1, size - 1) / beta);
     return Math.max(g, Double.MIN_NORMAL);
   }
 

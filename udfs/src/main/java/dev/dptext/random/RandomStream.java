@@ -12,7 +12,7 @@ package dev.dptext.random;
  */
 public final class RandomStream {
   private static final double TWO_POW_MINUS_53 = 0x1.0p-53;
-  private static final double LN_2 = Math.log(2.0);
+  private static final double LN_2 = StrictMath.log(2.0);
 
   private long s0;
   private long s1;
@@ -109,13 +109,14 @@ public final class RandomStream {
    * <p>A plain 53-bit uniform cannot fall below 2^-53, so a test "u &lt; p" would treat every
    * probability below that as 0. Here leading zero bits are drawn 64 at a time (a geometric
    * exponent) and 52 more bits form the mantissa, so log-space tests {@code logU < log p} are exact
-   * for every p a double can hold. Costs one {@link #nextLong()} except with probability 2^-12.
+   * for every p a double can hold. Costs one {@link #nextLong()} except with probability 2^-12. The
+   * logarithm is {@link StrictMath#log} (fdlibm): the same bits on every JVM and in the Python engine.
    */
   public double nextLogUniform() {
     long bits = nextLong();
     int exponent = leadingExponent(bits);
     // u = 2^-(exponent+1) · 1.f, uniform within its binade [2^-(exponent+1), 2^-exponent).
-    return Math.log(mantissa(bits)) - (exponent + 1) * LN_2;
+    return StrictMath.log(mantissa(bits)) - (exponent + 1) * LN_2;
   }
 
   /**
