@@ -25,6 +25,20 @@ from dptext.ml import DpTextSanitizer
 from dptext.session import configure, is_connect, jar_path, register, set_options
 from dptext.streaming import stream
 
+
+def register_function(spark, name: str = "dp_sanitize", **settings) -> str:
+    """Registers the SQL function ``name`` computed by the Python engine, for sessions without dptext's JVM
+    (Databricks serverless notebooks): ``SELECT dp_sanitize(body, id) FROM tickets``. The settings are the
+    session's ``spark.dptext.*`` overridden by the keywords, fixed now; ``name(text, id)`` for id mode
+    ``column``, ``name(text)`` for ``content-hash`` and ``fresh``. Returns the function's usage.
+    """
+    from dptext.dataframe import engine_conf
+    from dptext.engine import spark as python_engine
+
+    mode = settings.pop("id_mode", None)
+    return python_engine.register(spark, name, engine_conf(spark, settings, None, mode))
+
+
 _errors.install()  # dptext's JVM errors become DpTextError (docs/python-and-connect.md; DPTEXT_JVM_ERRORS=1: unchanged)
 
 
@@ -51,6 +65,7 @@ __all__ = [
     "ledger",
     "mechanisms",
     "register",
+    "register_function",
     "sanitize",
     "set_options",
     "stream",

@@ -16,6 +16,7 @@ from typing import Any
 from pyspark.sql import DataFrame
 
 from dptext import options, session
+from dptext.engine import choice
 from dptext.errors import DpTextError
 
 
@@ -26,6 +27,7 @@ def sanitize(
     *,
     id_col: str | None = None,
     id_mode: str | None = None,
+    engine: str | None = None,
     **settings: Any,
 ) -> DataFrame:
     """Adds (or replaces) ``output_col`` (default: ``input_col``) with the sanitized ``input_col``.
@@ -43,6 +45,9 @@ def sanitize(
     """
     conf = options.to_conf(settings)
     spark = df.sparkSession
+    _require_columns(df, input_col, id_col)
+    if choice.choose(spark, engine) == "python":
+        return _sanitize_python(df, input_col, output_col, id_col, id_mode, settings)
     if session.is_connect(spark):
         return _sanitize_connect(df, input_col, output_col, id_col, id_mode, settings)
     jvm = spark._jvm
@@ -100,3 +105,49 @@ def snapshot(spark: Any) -> dict[str, str]:
     else:
         values = tuple(spark.conf.get(s.conf_key, None) for s in named)
     return {s.name: v for s, v in zip(named, values, strict=True) if v is not None}
+
+
+def _require_columns(df: DataFrame, input_col: str, id_col: str | None) -> None:
+    """A missing column fails here, in one line (Spark Connect would answer with a long server trace)."""
+    columns = df.columns
+    for role, name in (("text", input_col), ("id", id_col)):
+        if name is not None and name not in columns and "." not in name and "`" not in name:
+            raise DpTextError(f"The {role} column {name!r} is not in the DataFrame; its columns are {columns}")
+
+
+def _sanitize_python(
+    df: DataFrame,
+    input_col: str,
+    output_col: str | None,
+    id_col: str | None,
+    id_mode: str | None,
+    settings: dict[str, Any],
+) -> DataFrame:
+    """The Python engine: the session's dptext settings, overridden by the keywords, computed by a pandas UDF."""
+    from pyspark.sql import functions as F
+
+    from dptext.engine import spark as engine
+
+    conf = engine_conf(df.sparkSession, settings, id_col, id_mode)
+    column = engine.column(F.col(input_col), None if id_col is None else F.col(id_col), conf)
+    return df.withColumn(output_col or input_col, column)
+
+
+def engine_conf(spark: Any, settings: dict[str, Any], id_col: str | None, id_mode: str | None) -> dict[str, str]:
+    """The settings by JVM name: the session's ``spark.dptext.*`` now, overridden by ``settings`` and the id mode."""
+    mode = (id_mode or "").strip().lower()
+    if id_col is not None and mode not in ("", "column"):
+        raise DpTextError(f"id_col={id_col!r} was given with id_mode={id_mode!r}; the id column needs id_mode column")
+    conf = snapshot(spark)
+    conf.update(
+        {
+            options.setting(k).name: options.checked_text(options.setting(k), v)
+            for k, v in settings.items()
+            if v is not None
+        }
+    )
+    if id_col is not None:
+        conf["idMode"] = "column"
+    elif mode:
+        conf["idMode"] = options.checked_text(options.setting("idMode"), id_mode)
+    return conf

@@ -74,9 +74,13 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
     ``databricksSecret``, ``keyFile`` or ``keyEnv`` named), so a saved pipeline never holds it.
     """
 
-    def __init__(self, **params: Any) -> None:
+    def __init__(self, engine: str | None = None, **params: Any) -> None:
         super().__init__()
-        self._java_obj = self._new_java_obj(_registry.ml_java_class(), self.uid)
+        self._engine = engine
+        try:
+            self._java_obj = self._new_java_obj(_registry.ml_java_class(), self.uid)
+        except Exception:  # no dptext JVM in this session: the Python engine transforms (see transform)
+            self._java_obj = None
         for p in _registry.ml_params():
             default = _jvm_default(p.name)
             if default is not None:
@@ -101,9 +105,58 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
         return super()._set(**kwargs)
 
     def guarantee(self) -> str:
-        """The guarantee of the configured mechanism and values, as the JVM states it."""
+        """The guarantee of the configured mechanism and values, as the JVM states it (without a dptext JVM:
+        the registry's statement of the mechanism, in symbols)."""
+        if self._java_obj is None or (isinstance(self._java_obj, str) and not _jvm_here()):
+            name = options._parse(_SETTINGS["mechanism"], options.as_text(self.getOrDefault("mechanism")))
+            return next(m.guarantee for m in _registry.mechanisms() if m.name == name)
         self._transfer_params_to_java()
         return self._call_java("guarantee")
+
+    def transform(self, dataset: Any, params: Any = None) -> Any:
+        """As every Transformer; on a session without dptext's JVM (or with ``engine="python"``) the Python
+        engine computes ``outputCol``, with the same output for the mechanisms it supports."""
+        from dptext.engine import choice
+
+        if choice.choose(dataset.sparkSession, getattr(self, "_engine", None)) == "python":
+            stage = self.copy(params) if params else self
+            return stage._transform_python(dataset)
+        return super().transform(dataset, params)
+
+    def _transform_python(self, dataset: Any) -> Any:
+        from pyspark.sql import functions as F
+
+        from dptext.dataframe import _require_columns, snapshot
+        from dptext.engine import spark as engine
+
+        conf = {
+            name: options.as_text(self.getOrDefault(name))
+            for name in _SETTINGS
+            if self.hasParam(name) and self.isDefined(name)
+        }
+        session_conf = snapshot(dataset.sparkSession)
+        for source in ("databricksSecret", "keyFile", "keyEnv"):  # the key's sources: the session's unless set here
+            if not self.isSet(source) and source in session_conf:
+                conf[source] = session_conf[source]
+        input_col = self.getOrDefault("inputCol") if self.isDefined("inputCol") else None
+        if input_col is None:
+            raise DpTextError("DpTextSanitizer: set inputCol (the text column)")
+        output_col = self.getOrDefault("outputCol") if self.isDefined("outputCol") else input_col
+        id_col = self.getOrDefault("idCol") if self.isDefined("idCol") else None
+        _require_columns(dataset, input_col, id_col)
+        mode = conf.get("idMode", "column")
+        if mode == "column" and id_col is None:
+            raise DpTextError(
+                "DpTextSanitizer has no idCol. Name a stable, unique id column with setIdCol (recommended), or choose "
+                'explicitly: setIdMode("content-hash") (reproducible, but equal texts get equal outputs) or '
+                'setIdMode("fresh") (not reproducible)'
+            )
+        if mode != "column" and id_col is not None:
+            raise DpTextError(
+                f"DpTextSanitizer has idCol '{id_col}' but idMode {mode}; clear one of them (idMode column uses idCol)"
+            )
+        column = engine.column(F.col(input_col), None if id_col is None else F.col(id_col), conf)
+        return dataset.withColumn(output_col, column)
 
     @classmethod
     def read(cls) -> JavaMLReader:
@@ -113,6 +166,15 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
 
 
 _SETTINGS = {s.name: s for s in _registry.settings() if not s.secret}
+
+
+def _jvm_here() -> bool:
+    from pyspark.sql import SparkSession
+
+    from dptext.engine import choice
+
+    spark = SparkSession.getActiveSession()
+    return spark is not None and choice.jvm_available(spark)
 
 
 def _refuse_key(name: str) -> None:

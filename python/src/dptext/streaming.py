@@ -45,7 +45,8 @@ def arguments(
     input: str,  # noqa: A002 (the job's name)
     output: str,
     checkpoint: str,
-    text_column: str,
+    text_column: str | None = None,
+    output_column: str | None = None,
     id_column: str | None = None,
     input_format: str | None = None,
     input_schema: str | None = None,
@@ -62,8 +63,9 @@ def arguments(
 ) -> list[str]:
     """The job's command line for these arguments (settings by their keyword names, checked)."""
     args = ["sanitize", "--stream", "--checkpoint", checkpoint, "--input", input, "--output", output]
-    args += ["--text-column", text_column]
     named = {
+        "--text-column": text_column,
+        "--output-column": output_column,
         "--id-column": id_column,
         "--input-format": input_format,
         "--input-schema": input_schema,
@@ -93,6 +95,7 @@ _JOB_OPTIONS = {
     "output",
     "checkpoint",
     "text_column",
+    "output_column",
     "id_column",
     "input_format",
     "input_schema",
@@ -112,11 +115,12 @@ def _cli_name(name: str) -> str:
     return "--" + "".join("-" + c.lower() if c.isupper() else c for c in name)
 
 
-def stream(spark: Any, **kwargs: Any) -> None:
+def stream(spark: Any, engine: str | None = None, **kwargs: Any) -> None:
     """Runs ``sanitize --stream`` in ``spark``'s JVM and returns when it ends (0), else raises ``DpTextError``.
 
     Keywords are the job's options in snake case: ``input``, ``output`` (a Delta table), ``checkpoint``,
-    ``text_column``, ``id_column``, ``input_format``, ``input_schema`` (CSV and JSON), ``input_options``
+    ``text_column`` (default ``text``; ``value`` for text input), ``output_column`` (default: replace the text
+    column), ``id_column``, ``input_format``, ``input_schema`` (CSV and JSON), ``input_options``
     (a dict), ``trigger`` (``"available-now"``, the default, sanitizes what has arrived and returns; an
     interval such as ``"5min"`` runs until the query is stopped or fails, so this call blocks until then),
     ``max_files_per_trigger``, ``max_bytes_per_trigger``, ``mode``, ``on_corrupt``, ``rejects``, ``ledger``
@@ -127,8 +131,17 @@ def stream(spark: Any, **kwargs: Any) -> None:
     ``sanitize``), overridden by the keywords. A refused configuration raises ``DpTextError`` with the job's
     message before anything is read. Exactly once: a run killed at
     any point and started again with the same arguments writes each micro-batch once (docs/streaming.md).
+
+    Where the session has no dptext JVM (Databricks serverless), or with ``engine="python"``, the stream is a
+    Structured Streaming query of this session: the Python engine sanitizes each micro-batch and Delta's
+    streaming sink commits it exactly once under ``checkpoint`` (an ``available-now`` trigger, as serverless
+    allows). The job's ledger, budget, rejects and corrupt-record handling are the JVM's and are refused there.
     """
     from dptext.dataframe import snapshot
+    from dptext.engine import choice
+
+    if choice.choose(spark, engine) == "python":
+        return _stream_python(spark, kwargs)
 
     settings = {name: v for name, v in snapshot(spark).items()}
     for name in list(kwargs):
@@ -200,3 +213,56 @@ def _remote(spark: Any) -> str:
         return f"sc://{spark.client._builder.endpoint}"
     except Exception:
         return "sc://<host>:15002"
+
+
+_PYTHON_REFUSED = ("ledger", "epsilon_budget", "rejects", "on_corrupt", "mode")
+_FORMATS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parquet", ".txt": "text"}
+
+
+def _stream_python(spark: Any, kwargs: dict[str, Any]) -> None:
+    """``sanitize --stream`` as a query of this session, sanitized by the Python engine, into Delta."""
+    from dptext.dataframe import sanitize
+
+    refused = [k for k in _PYTHON_REFUSED if kwargs.get(k) is not None]
+    if refused:
+        raise DpTextError(
+            f"dptext.stream on the Python engine does not take {', '.join(refused)}: the ledger, the budget, the "
+            "rejects table and the corrupt-record modes belong to the JVM job (run it where dptext's JVM runs, "
+            "docs/streaming.md)"
+        )
+    job = {k: kwargs.pop(k) for k in list(kwargs) if k in _JOB_OPTIONS}
+    for needed in ("input", "output", "checkpoint"):
+        if not job.get(needed):
+            raise DpTextError(f"dptext.stream needs {needed}=")
+    source = job["input"]
+    fmt = job.get("input_format") or next((f for ext, f in _FORMATS.items() if source.rstrip("/").endswith(ext)), None)
+    if fmt is None:
+        raise DpTextError(
+            f"Cannot tell the format of {source!r}: give input_format= (csv, json, parquet, text or delta)"
+        )
+    reader = spark.readStream.format(fmt)
+    for k, v in (job.get("input_options") or {}).items():
+        reader = reader.option(k, v)
+    if job.get("max_files_per_trigger") is not None:
+        reader = reader.option("maxFilesPerTrigger", str(job["max_files_per_trigger"]))
+    if job.get("max_bytes_per_trigger") is not None:
+        reader = reader.option("maxBytesPerTrigger", str(job["max_bytes_per_trigger"]))
+    if fmt in ("csv", "json"):
+        schema = (
+            job.get("input_schema")
+            or spark.read.format(fmt).options(**(job.get("input_options") or {})).load(source).schema
+        )
+        reader = reader.schema(schema)
+    df = reader.load(source)
+    text_column = job.get("text_column") or ("value" if fmt == "text" else "text")
+    sanitized = sanitize(
+        df, text_column, job.get("output_column"), id_col=job.get("id_column"), engine="python", **kwargs
+    )
+    writer = sanitized.writeStream.format("delta").option("checkpointLocation", job["checkpoint"])
+    trigger = job.get("trigger") or "available-now"
+    writer = writer.trigger(availableNow=True) if trigger == "available-now" else writer.trigger(processingTime=trigger)
+    query = writer.start(job["output"])
+    query.awaitTermination()
+    error = query.exception()
+    if error is not None:
+        raise DpTextError(f"the stream failed: {error}")

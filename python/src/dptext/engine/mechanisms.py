@@ -1,0 +1,538 @@
+"""The word mechanisms of the Python engine: the JVM's samplers, draw for draw.
+
+Each sampler here makes, for every token, exactly the draws its Java counterpart makes (same calls on
+the row's xoshiro256++ stream, in the same order) and decides with exactly the same numbers: its tables
+are computed from the model file's float32 vectors with the JVM's summation order
+(``squared_distances``) and fdlibm's exp/log/log1p/expm1/tanh (the JVM uses ``StrictMath`` on these
+paths). So the same key, id, settings and model give the same output word, not a similar one.
+
+Samplers work on many rows at once: ``sample(streams, rows, words)`` draws the output for one token of
+each row in ``rows`` (distinct), advancing those rows' streams only. A rejection loop keeps drawing for
+the rows whose proposal was rejected, and only for them, so each row's stream sees the sequence of calls
+the JVM makes for that row.
+
+Mechanisms that add noise to embeddings (laplace, mahalanobis, vickrey, vickrey-topk, brr) are not here:
+they map noisy vectors back to words through a nearest-word search whose floating-point ties and
+approximate scoring (matrix products, BLAS) the JVM does not fix bit for bit, so the Python engine refuses
+them and names the compute that runs them (``unsupported``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from decimal import ROUND_FLOOR, Decimal
+
+import numpy as np
+
+from dptext.engine import fdlibm
+from dptext.engine.model import Model, NeighbourTable
+
+NOISE_MECHANISMS = ("laplace", "mahalanobis", "vickrey", "vickrey-topk", "brr")
+SUPPORTED = ("santext", "santext+", "tem", "custext", "custext+", "1-diffractor")
+
+_PAIRS_PER_CHUNK = 1 << 13
+
+
+def squared_distances(vectors64: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """d²(a_i, b_i) for each pair, in the JVM's order (``Embeddings.squaredDistance``): four running sums
+    over k ≡ 0, 1, 2, 3 (mod 4), the tail into the first, then (s0 + s1) + (s2 + s3). Each sum is added
+    term by term, never pairwise, so the bits are the JVM's."""
+    out = np.empty(len(a), dtype=np.float64)
+    for start in range(0, len(a), _PAIRS_PER_CHUNK):
+        end = min(len(a), start + _PAIRS_PER_CHUNK)
+        d = vectors64[a[start:end]]
+        d -= vectors64[b[start:end]]
+        out[start:end] = _summed_squares(d)
+    return out
+
+
+def _summed_squares(d: np.ndarray) -> np.ndarray:
+    """Per row of differences, Σ d_k² in the JVM's order (see ``squared_distances``); squares ``d`` in place."""
+    n, m = d.shape
+    full = (m // 4) * 4
+    np.multiply(d, d, out=d)
+    lanes = d[:, :full].reshape(n, full // 4, 4)
+    s = lanes[:, 0, :].copy() if full else np.zeros((n, 4), dtype=np.float64)
+    for k in range(1, full // 4):
+        s += lanes[:, k, :]
+    for k in range(full, m):
+        s[:, 0] += d[:, k]
+    return (s[:, 0] + s[:, 1]) + (s[:, 2] + s[:, 3])
+
+
+def distances(vectors64: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """d(a_i, b_i) = sqrt(d²), as ``Embeddings.distance`` (sqrt is correctly rounded everywhere)."""
+    return np.sqrt(squared_distances(vectors64, a, b))
+
+
+def pick_row(cumulative: np.ndarray, row_start: np.ndarray, row_length: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Per row, the first index j of ``cumulative[start : start + length]`` whose value is > u (the last one
+    when none is): ``ExponentialNeighbourSampler.pickExcess``'s binary search, all rows at once."""
+    lo = row_start.astype(np.int64, copy=True)
+    hi = lo + row_length - 1
+    while True:
+        active = lo < hi
+        if not active.any():
+            return lo - row_start
+        mid = (lo + hi) >> 1
+        left = cumulative[mid] > u
+        hi = np.where(active & left, mid, hi)
+        lo = np.where(active & ~left, mid + 1, lo)
+
+
+class Mechanism:
+    """A sampler: ``output_start`` (outputs lie in [output_start, |V|), and so do OOV replacements) and
+    ``step``, one round of the JVM's draws for one token of each row given.
+
+    A round either ends the token (``done``, with its output) or leaves it for another round (a rejected
+    proposal, or SanText+'s kept-or-not draw before its first round). Rounds of different rows are
+    independent, so a caller may interleave rows freely as long as each row's rounds come in order.
+    """
+
+    name: str
+    output_start: int = 0
+
+    def prepare(self, words: np.ndarray) -> None:
+        """Computes what the rounds for these input words need (tables computed on first use)."""
+
+    def step(self, streams, rows: np.ndarray, words: np.ndarray, fresh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One round for the token ``words[i]`` of row ``rows[i]`` (``fresh[i]``: its first round): returns
+        ``(done, outputs)``; ``outputs[i]`` is meaningful where ``done[i]``."""
+        raise NotImplementedError
+
+    def sample(self, streams, rows: np.ndarray, words: np.ndarray) -> np.ndarray:
+        """The output for one token of each row: rounds until every row's token is done."""
+        self.prepare(words)
+        out = np.empty(len(rows), dtype=np.int64)
+        pending = np.arange(len(rows))
+        fresh = np.ones(len(rows), dtype=bool)
+        while pending.size:
+            done, y = self.step(streams, rows[pending], words[pending], fresh)
+            out[pending[done]] = y[done]
+            pending = pending[~done]
+            fresh = np.zeros(len(pending), dtype=bool)
+        return out
+
+
+class ExponentialNeighbourSampler(Mechanism):
+    """SanText's and TEM's exact exponential mechanism by rejection from a neighbour envelope
+    (``ExponentialNeighbourSampler.java``): P(y | x) ∝ exp(-ε·min(d(x, y), gamma)/2) over the targets
+    [target_start, |V|), gamma = +∞ for SanText. A word's envelope row is computed the first time a text uses it."""
+
+    def __init__(self, model: Model, table: NeighbourTable, epsilon: float, cap: float = math.inf) -> None:
+        self.model = model
+        self.table = table
+        self.epsilon = float(epsilon)
+        self.cap = float(cap)
+        self.target_start = table.target_start
+        self.target_size = model.size - table.target_start
+        self.offsets = table.offsets.astype(np.int64)
+        self.lengths = np.diff(self.offsets)
+        self.neighbours = table.neighbours
+        self.bounds = np.minimum(table.outside_bounds, self.cap)
+        self.cumulative = np.empty(len(table.neighbours), dtype=np.float64)
+        self.p_uniform = np.empty(model.size, dtype=np.float64)
+        self.ready = np.zeros(model.size, dtype=bool)
+        self._lock = threading.Lock()
+
+    def prepare(self, words: np.ndarray) -> None:
+        """Computes the envelope rows of the words not computed yet (``envelope`` in Java), exactly."""
+        missing = np.unique(words[~self.ready[words]])
+        if missing.size == 0:
+            return
+        with self._lock:
+            missing = missing[~self.ready[missing]]
+            if missing.size:
+                self._envelopes(missing)
+                self.ready[missing] = True
+
+    def _envelopes(self, xs: np.ndarray) -> None:
+        eps = self.epsilon
+        lengths = self.lengths[xs]
+        # Rows of one length at a time: a 2-D block whose running sums (np.cumsum along a row is sequential)
+        # are the JVM's loop.
+        blocks = []
+        for length in np.unique(lengths):
+            group = xs[lengths == length]
+            step = max(1, _PAIRS_PER_CHUNK // int(length))
+            blocks += [(group[start : start + step], int(length)) for start in range(0, len(group), step)]
+        # Blocks write disjoint rows, and NumPy releases the GIL in its loops: threads share the work.
+        workers = min(len(blocks), os.cpu_count() or 1, 4)
+        if workers <= 1:
+            for block, length in blocks:
+                self._envelope_block(block, length, eps)
+            return
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(lambda b: self._envelope_block(b[0], b[1], eps), blocks))
+
+    def _envelope_block(self, xs: np.ndarray, k: int, eps: float) -> None:
+        positions = self.offsets[xs][:, None] + np.arange(k)[None, :]
+        ys = self.neighbours[positions]
+        v = self.model.vectors64
+        diff = v[ys.ravel()].reshape(len(xs), k, -1)
+        diff -= v[xs][:, None, :]  # (x - y)² = (y - x)²: the same bits
+        d = np.sqrt(_summed_squares(diff.reshape(len(xs) * k, -1))).reshape(len(xs), k)
+        if self.cap != math.inf:
+            d = np.minimum(d, self.cap)
+        bound = self.bounds[xs]
+        reference = np.minimum(d[:, 0], bound)
+        with np.errstate(invalid="ignore", over="ignore"):
+            log_flat = -0.5 * eps * (bound - reference)
+            flat = fdlibm.exp(log_flat)
+            w = fdlibm.exp(-0.5 * eps * (d - reference[:, None]))
+            excess = np.maximum(0.0, w - flat[:, None])
+            running = np.cumsum(excess, axis=1)
+            total = running[:, -1]
+            self.cumulative[positions] = running / np.where(total > 0, total, 1.0)[:, None]
+            log_uniform = fdlibm.log(np.float64(self.target_size)) + log_flat
+            log_excess = fdlibm.log(np.where(total > 0, total, 1.0))
+            upper = log_uniform >= log_excess
+            a = -fdlibm.log1p(fdlibm.exp(log_excess - log_uniform))
+            b = (log_uniform - log_excess) - fdlibm.log1p(fdlibm.exp(log_uniform - log_excess))
+            p = fdlibm.exp(np.where(upper, a, b))
+        p = np.where(log_uniform == -np.inf, 0.0, p)
+        p = np.where(total == 0, 1.0, p)
+        self.p_uniform[xs] = p
+
+    def step(self, streams, rows, words, fresh):
+        """One round of ``ExponentialNeighbourSampler.sample``'s loop: a full-precision uniform for the branch
+        (none when the uniform branch is certain), then a uniform target and a log-uniform for the acceptance
+        test, or one 53-bit uniform for the pick among the neighbours' excess."""
+        n = len(rows)
+        done = np.zeros(n, dtype=bool)
+        out = np.empty(n, dtype=np.int64)
+        pu = self.p_uniform[words]
+        uniform = pu == 1.0
+        drawn = np.flatnonzero(~uniform)
+        if drawn.size:
+            uniform[drawn] = streams.next_uniform(rows[drawn]) < pu[drawn]
+        picked = np.flatnonzero(uniform)
+        if picked.size:
+            ru, xu = rows[picked], words[picked]
+            y = self.target_start + streams.next_int(ru, self.target_size).astype(np.int64)
+            threshold = self.bounds[xu] - 2.0 * streams.next_log_uniform(ru) / self.epsilon
+            accept = threshold > self.cap
+            test = np.flatnonzero(~accept)
+            if test.size:
+                # squaredDistanceBelow(x, y, t²) < t² ⇔ the full d² < t²: its partial sums never exceed it.
+                accept[test] = squared_distances(self.model.vectors64, xu[test], y[test]) < (
+                    threshold[test] * threshold[test]
+                )
+            done[picked] = accept
+            out[picked] = y
+        excess = np.flatnonzero(~uniform)
+        if excess.size:
+            xe = words[excess]
+            u = streams.next_double(rows[excess])
+            start = self.offsets[xe]
+            out[excess] = self.neighbours[start + pick_row(self.cumulative, start, self.lengths[xe], u)]
+            done[excess] = True
+        return done, out
+
+
+class SanText(Mechanism):
+    name = "santext"
+
+    def __init__(self, model: Model, epsilon: float) -> None:
+        self.sampler = ExponentialNeighbourSampler(model, model.table(0, "santext"), epsilon)
+
+    def prepare(self, words):
+        self.sampler.prepare(words)
+
+    def step(self, streams, rows, words, fresh):
+        return self.sampler.step(streams, rows, words, fresh)
+
+
+class Tem(Mechanism):
+    name = "tem"
+
+    def __init__(self, model: Model, epsilon: float, gamma: float, beta: float) -> None:
+        self.gamma = gamma if gamma > 0 else gamma_for(epsilon, beta, model.size)
+        self.sampler = ExponentialNeighbourSampler(model, model.table(0, "tem"), epsilon, self.gamma)
+
+    def prepare(self, words):
+        self.sampler.prepare(words)
+
+    def step(self, streams, rows, words, fresh):
+        return self.sampler.step(streams, rows, words, fresh)
+
+
+def gamma_for(epsilon: float, beta: float, size: int) -> float:
+    """TEM's gamma = (2/ε)·ln((1 - β)·(n - 1)/β), at least the smallest normal double, as the JVM computes it."""
+    g = 2.0 / epsilon * float(fdlibm.log(np.float64((1 - beta) * max(1, size - 1) / beta)))
+    return max(g, 2.2250738585072014e-308)
+
+
+def sensitive_start(size: int, w: float) -> int:
+    """SanText+'s first sensitive rank, n - ⌊w·n⌋, with w taken as its decimal value (as BigDecimal.valueOf)."""
+    count = int((Decimal(repr(float(w))) * size).to_integral_value(rounding=ROUND_FLOOR))
+    if count < 1:
+        raise ValueError(f"SanText+ sensitive fraction w={w} selects no word of a vocabulary of {size}; raise w")
+    return size - count
+
+
+class SanTextPlus(Mechanism):
+    name = "santext+"
+
+    def __init__(self, model: Model, epsilon: float, w: float, p: float) -> None:
+        self.output_start = sensitive_start(model.size, w)
+        self.p = float(p)
+        self.sampler = ExponentialNeighbourSampler(model, model.table(self.output_start, "santext+"), epsilon)
+
+    def prepare(self, words):
+        self.sampler.prepare(words)
+
+    def step(self, streams, rows, words, fresh):
+        """A non-sensitive word's first round is the kept-or-not draw alone (one nextDouble: kept with
+        probability 1 - p); every other round is SanText's over V_S."""
+        n = len(rows)
+        done = np.zeros(n, dtype=bool)
+        out = np.empty(n, dtype=np.int64)
+        first = fresh & (words < self.output_start)
+        decide = np.flatnonzero(first)
+        if decide.size:
+            kept = streams.next_double(rows[decide]) >= self.p
+            done[decide[kept]] = True
+            out[decide[kept]] = words[decide[kept]]
+        rest = np.flatnonzero(~first)
+        if rest.size:
+            d, y = self.sampler.step(streams, rows[rest], words[rest], fresh[rest])
+            done[rest] = d
+            out[rest] = y
+        return done, out
+
+
+class CusText(Mechanism):
+    """CusText(+) (``CusText.java``): disjoint groups of K close words built greedily in rank order; x becomes
+    y of its group with P ∝ exp(ε·u(x, y)/2). The groups and rows are rebuilt here from the model exactly."""
+
+    def __init__(self, model: Model, epsilon: float, k: int, verbatim: str | None, plus: bool) -> None:
+        self.name = "custext+" if plus else "custext"
+        n = model.size
+        if k < 2 or k > n:
+            raise ValueError(f"groupSize must be in [2, {n}] (at least 2 and at most the vocabulary size), got {k}")
+        self.verbatim = np.zeros(n, dtype=bool)
+        if plus:
+            index = {}
+            for rank, word in enumerate(model.words):
+                index.setdefault(word, rank)
+            for word in (verbatim or "").split(";"):
+                if word.strip():
+                    rank = index.get(word.strip(), -1)
+                    if rank >= 0:
+                        self.verbatim[rank] = True
+        members, start, group_of = _groups(model, model.table(0, self.name), k)
+        sizes = np.diff(start)[group_of]
+        self.row_offset = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self.outputs = np.empty(self.row_offset[-1], dtype=np.int64)
+        self.cumulative = np.empty(self.row_offset[-1], dtype=np.float64)
+        v = model.vectors64
+        for g in range(len(start) - 1):
+            group = members[start[g] : start[g + 1]]
+            s = len(group)
+            xs = np.repeat(group, s)
+            ys = np.tile(group, s)
+            d = distances(v, xs, ys).reshape(s, s)
+            biggest = np.max(d, axis=1, initial=0.0)
+            for i, x in enumerate(group):
+                # Decreasing distance (increasing probability); ties: higher rank first.
+                order = np.lexsort((-group, -d[i]))
+                dx = d[i][order]
+                w = fdlibm.exp(-0.5 * epsilon * (dx / biggest[i])) if biggest[i] > 0 else np.ones(s)
+                running = np.cumsum(w)
+                o = self.row_offset[x]
+                self.outputs[o : o + s] = group[order]
+                self.cumulative[o : o + s] = running / running[-1]
+
+    def step(self, streams, rows, words, fresh):
+        return np.ones(len(rows), dtype=bool), self._draw(streams, rows, words)
+
+    def _draw(self, streams, rows, words):
+        out = words.astype(np.int64, copy=True)
+        drawn = ~self.verbatim[words]
+        if drawn.any():
+            x = words[drawn]
+            start = self.row_offset[x]
+            j = pick_row(self.cumulative, start, self.row_offset[x + 1] - start, streams.next_uniform(rows[drawn]))
+            out[drawn] = self.outputs[start + j]
+        return out
+
+
+def _groups(model: Model, table: NeighbourTable, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``CusText.Groups.build``: in rank order, each free word x takes its K - 1 nearest free words (from its
+    neighbour row when the row settles it, else by a scan of every free word); the last < 2K words form one
+    group."""
+    n = model.size
+    v = model.vectors64
+    offsets = table.offsets.tolist()
+    neighbours = table.neighbours
+    bounds = table.outside_bounds
+    taken = np.zeros(n, dtype=bool)
+    group_of = np.empty(n, dtype=np.int64)
+    members = np.empty(n, dtype=np.int64)
+    starts = []
+    placed = 0
+    want = k - 1
+    for x in range(n):
+        if taken[x]:
+            continue
+        g = len(starts)
+        starts.append(placed)
+        if n - placed < 2 * k:
+            rest = np.flatnonzero(~taken[x:]) + x
+            taken[rest] = True
+            group_of[rest] = g
+            members[placed : placed + len(rest)] = rest
+            placed += len(rest)
+            break
+        row = neighbours[offsets[x] : offsets[x + 1]]
+        free = row[(row != x) & ~taken[row]][:want]
+        settled = len(free) == want and (
+            bounds[x] == np.inf or distances(v, np.array([x]), free[-1:].astype(np.int64))[0] < bounds[x]
+        )
+        if settled:
+            picks = free.astype(np.int64)
+        else:
+            candidates = np.flatnonzero(~taken)
+            candidates = candidates[candidates != x]
+            d = distances(v, np.full(len(candidates), x), candidates)
+            picks = candidates[np.lexsort((candidates, d))[:want]]
+        taken[x] = True
+        group_of[x] = g
+        members[placed] = x
+        placed += 1
+        taken[picks] = True
+        group_of[picks] = g
+        members[placed : placed + want] = picks
+        placed += want
+    return members, np.array([*starts, n], dtype=np.int64), group_of
+
+
+class Diffractor(Mechanism):
+    """1-Diffractor (``Diffractor.java``): the vocabulary on L lists (greedy nearest-neighbour chains from
+    the words of largest norm); a word moves to a position drawn with geometric or truncated exponential
+    noise around its own, on a list chosen uniformly."""
+
+    name = "1-diffractor"
+
+    def __init__(self, model: Model, epsilon: float, noise: str, radius: int, lists: int) -> None:
+        n = model.size
+        if lists > n:
+            raise ValueError(f"lists must be at most the vocabulary size {n}, got {lists}")
+        self.epsilon = float(epsilon)
+        self.noise = noise
+        self.radius = int(radius)
+        self.n = n
+        table = model.table(0, "1-diffractor")
+        starts = _largest_norms(model.vectors, min(lists, n))
+        self.order = np.array([_chain(table, n, int(s)) for s in starts], dtype=np.int64)
+        self.position = np.empty_like(self.order)
+        for li in range(len(self.order)):
+            self.position[li, self.order[li]] = np.arange(n)
+        self.zero_probability = float(fdlibm.tanh(np.float64(self.epsilon / 2)))
+        self.log_b = -self.epsilon / 2
+
+    def step(self, streams, rows, words, fresh):
+        return np.ones(len(rows), dtype=bool), self._draw(streams, rows, words)
+
+    def _draw(self, streams, rows, words):
+        lists = len(self.order)
+        li = np.zeros(len(rows), dtype=np.int64) if lists == 1 else streams.next_int(rows, lists).astype(np.int64)
+        p = self.position[li, words]
+        j = self._geometric(streams, rows, p) if self.noise == "geometric" else self._tem(streams, rows, p)
+        return self.order[li, j]
+
+    def _geometric(self, streams, rows, p):
+        n = self.n
+        j = p.copy()
+        if n == 1:
+            return j
+        moves = streams.next_uniform(rows) >= self.zero_probability
+        if not moves.any():
+            return j
+        r, pm = rows[moves], p[moves]
+        up = streams.next_long(r) >= np.uint64(1 << 63)  # Java's nextLong() < 0
+        k = 1 + np.floor(streams.next_log_uniform(r) / -self.epsilon)
+        with np.errstate(invalid="ignore"):
+            upper = np.where(k >= n - 1 - pm, n - 1, pm + np.minimum(k, n).astype(np.int64))
+            lower = np.where(k >= pm, 0, pm - np.minimum(k, n).astype(np.int64))
+        j[moves] = np.where(up, upper, lower)
+        return j
+
+    def _side_weight(self, m: np.ndarray) -> np.ndarray:
+        lb = np.float64(self.log_b)
+        w = fdlibm.exp(lb) * (fdlibm.expm1(m * lb) / fdlibm.expm1(lb))
+        return np.where(m == 0, 0.0, w)
+
+    def _tem(self, streams, rows, p):
+        n, radius = self.n, self.radius
+        left = np.minimum(radius, p)
+        right = np.minimum(radius, n - 1 - p)
+        outside = (n - 1 - left - right).astype(np.int64)
+        w_left = self._side_weight(left.astype(np.float64))
+        w_right = self._side_weight(right.astype(np.float64))
+        w_outside = outside.astype(np.float64) * fdlibm.exp(np.float64(radius * self.log_b))
+        v = streams.next_uniform(rows) * (((1 + w_left) + w_right) + w_outside)
+        j = p.copy()
+        stay = v < 1
+        v = v - 1
+        go_left = ~stay & ((v < w_left) | ((outside == 0) & (right == 0)))
+        v = v - w_left
+        go_right = ~stay & ~go_left & ((v < w_right) | (outside == 0))
+        far = ~stay & ~go_left & ~go_right
+        for mask, side, sign in ((go_left, left, -1), (go_right, right, 1)):
+            moving = mask & (side > 0)
+            if moving.any():
+                j[moving] = p[moving] + sign * self._truncated_geometric(streams, rows[moving], side[moving])
+        if far.any():
+            k = streams.next_int(rows[far], outside[far]).astype(np.int64)
+            below = p[far] - left[far]
+            j[far] = np.where(k < below, k, p[far] + right[far] + 1 + (k - below))
+        return j
+
+    def _truncated_geometric(self, streams, rows, m):
+        lb = np.float64(self.log_b)
+        u = streams.next_uniform(rows)
+        k = 1 + np.floor(fdlibm.log1p(u * fdlibm.expm1(m.astype(np.float64) * lb)) / lb)
+        return np.maximum(1, np.minimum(m, k)).astype(np.int64)
+
+
+def _largest_norms(vectors: np.ndarray, count: int) -> np.ndarray:
+    """The ``count`` words of largest squared norm (summed component by component, as the JVM does);
+    ties: lower rank first."""
+    v = vectors.astype(np.float64)
+    norm2 = np.zeros(len(v), dtype=np.float64)
+    for a in range(v.shape[1]):
+        norm2 += v[:, a] * v[:, a]
+    return np.lexsort((np.arange(len(v)), -norm2))[:count]
+
+
+def _chain(table: NeighbourTable, n: int, start: int) -> list[int]:
+    """``Diffractor.chain``: from ``start``, step to the nearest unvisited word of the current word's row,
+    or, when the row has none, to the lowest unvisited rank."""
+    offsets = table.offsets.tolist()
+    neighbours = table.neighbours.tolist()
+    visited = bytearray(n)
+    out = [0] * n
+    lowest = 0
+    current = start
+    for step in range(n):
+        out[step] = current
+        visited[current] = 1
+        if step == n - 1:
+            break
+        nxt = -1
+        for j in range(offsets[current], offsets[current + 1]):
+            y = neighbours[j]
+            if not visited[y]:
+                nxt = y
+                break
+        if nxt < 0:
+            while visited[lowest]:
+                lowest += 1
+            nxt = lowest
+        current = nxt
+    return out

@@ -1,0 +1,61 @@
+"""The user's side of the serverless proof: run in a venv that has only ``pip install dptext-*.whl``, against a
+Spark Connect server that has Delta and nothing of dptext. Every Python surface sanitizes the reviews with the
+Python engine; each output is written as Parquet for the test to compare with the JVM command line's.
+
+    python client.py URL REVIEWS_JSONL KEY_FILE OUT_DIR RUNS_JSON
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from pyspark.sql import SparkSession
+
+import dptext
+from dptext.engine import choice
+from dptext.functions import dp_sanitize
+
+
+def main(url: str, reviews: str, key: str, out: str, runs_json: str) -> None:
+    spark = SparkSession.builder.remote(url).getOrCreate()
+    assert not choice.jvm_available(spark), "the server has dptext's JVM: this is not the serverless shape"
+    df = spark.read.schema("id BIGINT, text STRING").json(reviews)
+    runs = json.loads(runs_json)
+    for run in runs:  # every mechanism the engine supports, through dptext.sanitize
+        out_df = dptext.sanitize(df, "text", "text_dp", id_col="id", key_file=key, **run["settings"])
+        out_df.select("id", "text_dp").write.mode("overwrite").parquet(f"{out}/sanitize-{run['name']}")
+    # The other surfaces, with the default mechanism.
+    df.select("id", dp_sanitize("text", "id", options={"keyFile": key}).alias("text_dp")).write.mode(
+        "overwrite"
+    ).parquet(f"{out}/column")
+    stage = dptext.DpTextSanitizer(inputCol="text", outputCol="text_dp", idCol="id", keyFile=key)
+    stage.transform(df).select("id", "text_dp").write.mode("overwrite").parquet(f"{out}/ml")
+    usage = dptext.register_function(spark, key_file=key)
+    assert usage == "dp_sanitize(text, id)", usage
+    df.createOrReplaceTempView("reviews")
+    spark.sql("SELECT id, dp_sanitize(text, id) AS text_dp FROM reviews").write.mode("overwrite").parquet(f"{out}/sql")
+    dptext.stream(
+        spark,
+        input=reviews,
+        input_format="json",
+        input_schema="id BIGINT, text STRING",
+        output=f"{out}/stream-delta",
+        checkpoint=f"{out}/stream-checkpoint",
+        id_column="id",
+        output_column="text_dp",
+        key_file=key,
+    )
+    spark.read.format("delta").load(f"{out}/stream-delta").select("id", "text_dp").write.mode("overwrite").parquet(
+        f"{out}/stream"
+    )
+    # A missing column: one line, not the server's trace.
+    try:
+        dptext.sanitize(df, "no_such_column", id_col="id", key_file=key)
+    except dptext.DpTextError as e:
+        print("missing-column:", e)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:6])

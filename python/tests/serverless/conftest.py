@@ -1,0 +1,153 @@
+"""The serverless shape: a Spark Connect server from pip's pyspark with Delta and nothing of dptext, a client
+venv holding only ``pip install dptext-*.whl``, and the JVM command line's output as the reference."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import venv
+from pathlib import Path
+
+import pytest
+
+from dptext import connect_server
+from tests import support
+from tests.connect.server import ConnectServer, free_port
+
+REVIEWS = int(os.environ.get("DPTEXT_SERVERLESS_REVIEWS", "10000"))
+# Every mechanism the Python engine runs, with settings that reach each one's branches.
+RUNS = [
+    {"name": "santext", "settings": {}},
+    {"name": "santext-plus", "settings": {"mechanism": "santext+"}},
+    {"name": "tem", "settings": {"mechanism": "tem", "gamma": 4.5}},
+    {"name": "custext", "settings": {"mechanism": "custext"}},
+    {"name": "custext-plus", "settings": {"mechanism": "custext+", "verbatim": "a;an;the;of;to;and"}},
+    {"name": "diffractor", "settings": {"mechanism": "1-diffractor"}},
+    {"name": "diffractor-tem", "settings": {"mechanism": "1-diffractor", "list_noise": "tem", "lists": 2}},
+]
+
+
+def reviews_file() -> Path:
+    """The first REVIEWS IMDb reviews as JSON lines {"id", "text"} (fetched once into ~/.cache/dptext)."""
+    cache = Path(os.environ.get("DPTEXT_DATA", Path.home() / ".cache" / "dptext"))
+    source = cache / "imdb-reviews.jsonl"
+    if not source.exists():
+        subprocess.run([str(support.REPO / "scripts" / "data" / "fetch-data.sh")], check=True)
+    folder = support.TMP / "serverless" / "reviews"
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / "part-0.json"
+    with open(source) as f, open(out, "w") as w:
+        for i, line in enumerate(f):
+            if i == REVIEWS:
+                break
+            row = json.loads(line)
+            w.write(json.dumps({"id": row["id"], "text": row["review"]}) + "\n")
+    return folder
+
+
+def package_file(*parts: str) -> Path:
+    import dptext
+
+    return Path(dptext.__file__).parent.joinpath(*parts)
+
+
+def cli_command(reviews: Path, key: Path, out: Path, settings: dict) -> list[str]:
+    """The JVM command line (the job's main class, as scripts/dptext and spark-submit run it) for one run."""
+    from dptext import options, session, streaming
+
+    jars = [session.jar_path(), *streaming.job_jars(), str(connect_server.spark_home() / "jars" / "*")]
+    java_options = os.environ.get("DPTEXT_JAVA_OPTIONS", "--add-modules jdk.incubator.vector").split()
+    cmd = ["java", *java_options, "-Xmx2g", "-cp", os.pathsep.join(jars), streaming.JOB_CLASS, "sanitize"]
+    cmd += ["--input", str(reviews), "--input-format", "json", "--input-schema", "id BIGINT, text STRING"]
+    cmd += ["--output", str(out), "--text-column", "text", "--output-column", "text_dp", "--id-column", "id"]
+    cmd += ["--model", str(package_file("models", "default.dptext-model")), "--key-file", str(key)]
+    for name, value in settings.items():
+        s = options.setting(name)
+        cmd += [streaming._cli_name(s.name), options.as_text(value)]
+    return cmd
+
+
+@pytest.fixture(scope="session")
+def key():
+    return support.key_file()[0]
+
+
+@pytest.fixture(scope="session")
+def reviews():
+    return reviews_file()
+
+
+@pytest.fixture(scope="session")
+def wheel():
+    """The wheel of this build, as ``pip wheel`` makes it from the staged package."""
+    dist = support.TMP / "serverless" / "dist"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(dist),
+            str(support.REPO / "python" / "target" / "pkg"),
+        ],
+        check=True,
+    )
+    return next(dist.glob("dptext-*.whl"))
+
+
+@pytest.fixture(scope="session")
+def client_python(wheel):
+    """A venv with nothing but ``pip install dptext-*.whl``, the install line docs/python-and-connect.md gives."""
+    home = support.TMP / "serverless" / "client-venv"
+    venv.create(home, with_pip=True)
+    python = home / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)], check=True)
+    return python
+
+
+@pytest.fixture(scope="session")
+def bare_server(client_python):
+    """pip pyspark 4.0.1's Connect server with Delta's jars and extension, no dptext jar, no dptext conf; its
+    Python workers run the client venv's interpreter (as a serverless environment installs a notebook's
+    libraries on its workers)."""
+    port = free_port()
+    log = support.TMP / "serverless" / "bare-server.log"
+    delta = [j for j in support.test_jars() if Path(j).name.startswith("delta-")]
+    cmd = [str(connect_server.spark_home() / "bin" / "spark-submit"), "--master", "local[2]", "--jars", ",".join(delta)]
+    conf = {
+        "spark.connect.grpc.binding.port": str(port),
+        "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+        "spark.ui.enabled": "false",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.pyspark.python": str(client_python),
+        "spark.sql.warehouse.dir": str(support.TMP / "serverless" / "warehouse"),
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={support.TMP / 'serverless' / 'derby'}",
+    }
+    for k, v in conf.items():
+        cmd += ["--conf", f"{k}={v}"]
+    cmd += ["--class", connect_server.SERVER_CLASS, "spark-internal"]
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            cmd, stdout=out, stderr=subprocess.STDOUT, env=connect_server.environment(), start_new_session=True
+        )
+    server = ConnectServer(process, port, log)
+    import socket
+
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the bare Connect server exited:\n{log.read_text()[-3000:]}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(1)
+    yield server
+    server.stop()
