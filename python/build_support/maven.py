@@ -7,8 +7,10 @@
 
 Staging copies the sources to target/pkg and adds what the build derives: _version.py (the pom's
 version in PEP 440 form), jars/ (the udfs jar of this build; jars/delta, Delta's jars for
-configure(delta=True); jars/job, the job's jar and picocli for dptext.stream) and registry.json (exported by the JVM's
-dev.dptext.spark.ml.RegistryJson, the one source of mechanisms, guarantees and settings).
+configure(delta=True); jars/job, the job's jar and picocli for dptext.stream), registry.json (exported by the JVM's
+dev.dptext.spark.ml.RegistryJson, the one source of mechanisms, guarantees and settings) and
+models/default.dptext-model (the default model for the Python engine, built by the JVM's
+dev.dptext.runtime.DefaultModelFile in python/pom.xml; docs/model-format.md).
 """
 
 from __future__ import annotations
@@ -67,9 +69,16 @@ def pyspark_jars(python: Path) -> Path:
 
 
 def stage(
-    target: Path, python: Path, version: str, jar: Path, java: str, bundled: Path | None = None, job: Path | None = None
+    target: Path,
+    python: Path,
+    version: str,
+    jar: Path,
+    java: str,
+    bundled: Path | None = None,
+    job: Path | None = None,
+    default_model: Path | None = None,
 ) -> Path:
-    """target/pkg: the sources plus the derived _version.py, jar and registry.json."""
+    """target/pkg: the sources plus the derived _version.py, jar, registry.json and default model."""
     pkg = target / "pkg"
     if pkg.exists():
         shutil.rmtree(pkg)
@@ -99,6 +108,9 @@ def stage(
         [java, "-cp", classpath, "dev.dptext.spark.ml.RegistryJson"], check=True, capture_output=True, text=True
     ).stdout
     (package / "registry.json").write_text(registry)
+    if default_model:
+        (package / "models").mkdir()
+        shutil.copy(default_model, package / "models" / "default.dptext-model")
     return pkg
 
 
@@ -177,14 +189,17 @@ def main() -> None:
     p.add_argument("--test-jars", default="")
     p.add_argument("--bundled-jars", type=Path, help="a folder with delta/ and job/ jars to bundle")
     p.add_argument("--job-jar", type=Path, help="the job's jar, bundled for dptext.stream")
+    p.add_argument("--default-model", type=Path, help="the default model file, for the Python engine")
     a = p.parse_args()
     if not a.jar.is_file():
         raise SystemExit(f"{a.jar} is missing: the udfs module builds it (run the reactor from the root)")
     if a.job_jar and not a.job_jar.is_file():
         raise SystemExit(f"{a.job_jar} is missing: the spark-job module builds it (./mvnw -B -ntp -DskipTests package)")
+    if a.default_model and not a.default_model.is_file():
+        raise SystemExit(f"{a.default_model} is missing: python/pom.xml builds it (DefaultModelFile)")
     a.target.mkdir(parents=True, exist_ok=True)
     python = ensure_venv(a.target)
-    pkg = stage(a.target, python, a.version, a.jar, a.java, a.bundled_jars, a.job_jar)
+    pkg = stage(a.target, python, a.version, a.jar, a.java, a.bundled_jars, a.job_jar, a.default_model)
     if a.goal == "test":
         install(python, pkg)
         test(python, a.target, a.test_jars)

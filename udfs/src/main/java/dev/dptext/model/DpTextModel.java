@@ -26,8 +26,11 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class DpTextModel implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  /** The artifact format this code writes and reads. */
-  public static final int FORMAT_VERSION = 1;
+  /**
+   * The model file format version {@link ModelArtifact#write} writes ({@code docs/model-format.md}); it
+   * reads this one and version 1.
+   */
+  public static final int FORMAT_VERSION = 2;
 
   /** Neighbours per word unless configured otherwise. */
   public static final int DEFAULT_NEIGHBOURS = 64;

@@ -1,88 +1,51 @@
 package dev.dptext.model;
 
-import dev.dptext.embedding.EmbeddingCovariance;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NeighbourTable;
-import dev.dptext.knn.RowLengths;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
- * The versioned binary file a {@code build-model} step saves, so that a nightly job loads a model
- * instead of rebuilding it.
+ * The one-file model a {@code build-model} step saves, so that a nightly job loads a model instead of
+ * rebuilding it: the vocabulary, its vectors, the neighbour tables and the covariance.
  *
- * <pre>
- * "DPTEXT-MODEL" | int format version | int metadata entries, (UTF key, UTF value)…
- * | UTF embeddings SHA-256 | int |V| | int m | int K | byte tiered rows
- * | UTF word × |V| | float × |V|·m
- * | int tables | (int target start, int entries E, int × (|V|+1) row offsets, int × E neighbours,
- *                 double × |V| outside bounds, UTF table SHA-256) × tables
- * | boolean covariance present | double × m·m scaled covariance Σ (row-major), UTF SHA-256, when present
- * </pre>
+ * <p>{@link #write} writes format version {@value DpTextModel#FORMAT_VERSION}, specified in
+ * {@code docs/model-format.md} so that any language can read it (dptext's Python engine does, without a
+ * JVM): {@code "DPTEXT-MODEL"}, the version as a little-endian 32-bit integer, a JSON header, then
+ * little-endian arrays, 64-byte aligned, each with its SHA-256 ({@link ModelFileV2}). {@link #read} reads
+ * that and version 1, the big-endian layout dptext wrote before ({@link ModelFileV1}); the 4 bytes after
+ * the magic tell them apart (version 1 is the big-endian integer 1: {@code 00 00 00 01}; version 2 the
+ * little-endian {@code 02 00 00 00}).
  *
- * Big-endian throughout. Reading checks the magic, the version and the embeddings hash, so a
- * truncated, corrupted or foreign file is an error naming the file, not a silently different model.
+ * <p>Reading checks the magic, the version, the checksums and the embeddings hash, so a truncated,
+ * corrupted or foreign file is an error naming the file (never its content), not a silently different
+ * model. The partitioned model ({@link PartitionedModel}) is a directory of its own format, not this file.
  */
 public final class ModelArtifact {
-  private static final byte[] MAGIC = "DPTEXT-MODEL".getBytes(StandardCharsets.US_ASCII);
+  static final byte[] MAGIC = "DPTEXT-MODEL".getBytes(StandardCharsets.US_ASCII);
 
   private ModelArtifact() {}
 
+  /** Writes {@code model} in format version {@value DpTextModel#FORMAT_VERSION}; does not close the stream. */
   public static void write(DpTextModel model, OutputStream stream) throws IOException {
-    DataOutputStream out = new DataOutputStream(new BufferedOutputStream(stream, 1 << 16));
-    out.write(MAGIC);
-    out.writeInt(DpTextModel.FORMAT_VERSION);
-    out.writeInt(model.metadata().size());
-    for (Map.Entry<String, String> e : model.metadata().entrySet()) {
-      out.writeUTF(e.getKey());
-      out.writeUTF(e.getValue());
-    }
-    out.writeUTF(model.hash());
-    Embeddings emb = model.embeddings();
-    out.writeInt(emb.size());
-    out.writeInt(emb.dim());
-    out.writeInt(model.neighbourCount());
-    out.writeBoolean(model.rowLengths().tiered());
-    for (String w : emb.rawWords()) {
-      out.writeUTF(w);
-    }
-    writeFloats(out, emb.rawVectors());
-    Map<Integer, NeighbourTable> tables = model.tables();
-    out.writeInt(tables.size());
-    for (NeighbourTable t : tables.values()) {
-      out.writeInt(t.targetStart());
-      out.writeInt(t.rawNeighbours().length);
-      writeInts(out, t.rawOffsets());
-      writeInts(out, t.rawNeighbours());
-      for (double b : t.rawOutsideBounds()) {
-        out.writeDouble(b);
-      }
-      out.writeUTF(tableHash(t));
-    }
-    out.writeBoolean(model.hasCovariance());
-    if (model.hasCovariance()) {
-      double[] sigma = model.covariance().sigma();
-      for (double x : sigma) {
-        out.writeDouble(x);
-      }
-      out.writeUTF(doublesHash(sigma));
-    }
+    BufferedOutputStream out = new BufferedOutputStream(stream, 1 << 16);
+    ModelFileV2.write(model, out);
     out.flush();
   }
 
   /**
-   * Reads an artifact.
+   * Reads a model file of format version 1 or 2.
    *
    * @param name the file's name, for error messages
    */
@@ -96,173 +59,65 @@ public final class ModelArtifact {
             "Model file " + name + " is not a dptext model (wrong magic bytes); build one with "
                 + "`dptext build-model`");
       }
-      int version = in.readInt();
-      if (version != DpTextModel.FORMAT_VERSION) {
-        throw new IllegalArgumentException(
-            "Model file " + name + " has format version " + version + "; this dptext reads version "
-                + DpTextModel.FORMAT_VERSION + "; rebuild it with `dptext build-model`");
+      byte[] version = new byte[4];
+      in.readFully(version);
+      int bigEndian = ByteBuffer.wrap(version).getInt();
+      int littleEndian = ByteBuffer.wrap(version).order(ByteOrder.LITTLE_ENDIAN).getInt();
+      if (bigEndian == ModelFileV1.VERSION) {
+        return ModelFileV1.read(in, name);
       }
-      int entries = in.readInt();
-      Map<String, String> meta = new LinkedHashMap<>();
-      for (int i = 0; i < entries; i++) {
-        meta.put(in.readUTF(), in.readUTF());
+      if (littleEndian == ModelFileV2.VERSION) {
+        return ModelFileV2.read(in, name);
       }
-      String hash = in.readUTF();
-      int n = in.readInt();
-      int dim = in.readInt();
-      int k = in.readInt();
-      boolean tiered = in.readBoolean();
-      if (n <= 0 || dim <= 0 || k <= 0 || (long) n * dim > Integer.MAX_VALUE - 8) {
-        throw new IllegalArgumentException(
-            "Model file " + name + " is corrupted: it declares " + n + " words × " + dim + " dims, K="
-                + k + "; rebuild it with `dptext build-model`");
-      }
-      String[] words = new String[n];
-      for (int i = 0; i < n; i++) {
-        words[i] = in.readUTF();
-      }
-      float[] vectors = readFloats(in, n * dim);
-      Embeddings emb = new Embeddings(words, vectors, dim);
-      String actual = EmbeddingsHash.of(emb);
-      if (!actual.equals(hash)) {
-        throw new IllegalArgumentException(
-            "Model file " + name + " is corrupted: its embeddings hash to " + actual + ", the file "
-                + "says " + hash + "; rebuild it with `dptext build-model`");
-      }
-      int tableCount = in.readInt();
-      Map<Integer, NeighbourTable> tables = new LinkedHashMap<>();
-      for (int t = 0; t < tableCount; t++) {
-        int start = in.readInt();
-        int tableEntries = in.readInt();
-        if (start < 0 || start >= n || tableEntries < n || (long) tableEntries > (long) n * (n - start)) {
-          throw new IllegalArgumentException(
-              "Model file " + name + " is corrupted: neighbour table " + t + " has target start " + start
-                  + " and " + tableEntries + " entries; rebuild it with `dptext build-model`");
-        }
-        int[] offsets = readInts(in, n + 1);
-        int[] nb = readInts(in, tableEntries);
-        double[] bounds = new double[n];
-        for (int i = 0; i < n; i++) {
-          bounds[i] = in.readDouble();
-        }
-        NeighbourTable table;
-        try {
-          table = new NeighbourTable(start, offsets, nb, bounds);
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException(
-              "Model file " + name + " is corrupted: neighbour table " + t + " (" + e.getMessage()
-                  + "); rebuild it with `dptext build-model`");
-        }
-        if (!in.readUTF().equals(tableHash(table))) {
-          throw new IllegalArgumentException(
-              "Model file " + name + " is corrupted: neighbour table " + t + " does not match its "
-                  + "checksum; rebuild it with `dptext build-model`");
-        }
-        tables.put(start, table);
-      }
-      DpTextModel model = new DpTextModel(emb, new RowLengths(k, tiered), tables, meta, hash);
-      if (in.readBoolean()) {
-        double[] sigma = new double[dim * dim];
-        for (int i = 0; i < sigma.length; i++) {
-          sigma[i] = in.readDouble();
-        }
-        if (!in.readUTF().equals(doublesHash(sigma))) {
-          throw new IllegalArgumentException(
-              "Model file " + name + " is corrupted: the covariance does not match its checksum; "
-                  + "rebuild it with `dptext build-model`");
-        }
-        model.setCovariance(new EmbeddingCovariance(dim, sigma));
-      }
-      return model;
+      // Neither: name it as its writer most likely meant it (a small number in either byte order).
+      long shown = Integer.toUnsignedLong(
+          Integer.compareUnsigned(bigEndian, littleEndian) < 0 ? bigEndian : littleEndian);
+      throw new IllegalArgumentException(
+          "Model file " + name + " has format version " + shown + "; this dptext reads versions "
+              + ModelFileV1.VERSION + " and " + ModelFileV2.VERSION + "; rebuild it with `dptext build-model`");
     } catch (EOFException e) {
       throw new IllegalArgumentException(
           "Model file " + name + " is truncated; rebuild it with `dptext build-model`", e);
-    } catch (java.io.UTFDataFormatException e) {
-      throw new IllegalArgumentException(
-          "Model file " + name + " is corrupted (a word is not valid modified UTF-8); rebuild it with "
-              + "`dptext build-model`", e);
     }
   }
 
-  private static String doublesHash(double[] values) {
+  /** "Model file X is corrupted: what; rebuild it with `dptext build-model`". */
+  static IllegalArgumentException corrupted(String name, String what) {
+    return new IllegalArgumentException(
+        "Model file " + name + " is corrupted: " + what + "; rebuild it with `dptext build-model`");
+  }
+
+  /** The embeddings, or a corrupted-file error (a duplicate word) that does not quote the word. */
+  static Embeddings embeddings(String[] words, float[] vectors, int dim, String name) {
     try {
-      java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
-      ByteBuffer b8 = ByteBuffer.allocate(8);
-      for (double v : values) {
-        b8.clear();
-        md.update(b8.putDouble(v).array());
-      }
-      return java.util.HexFormat.of().formatHex(md.digest());
-    } catch (java.security.NoSuchAlgorithmException e) {
+      return new Embeddings(words, vectors, dim);
+    } catch (IllegalArgumentException e) {
+      throw corrupted(name, "its vocabulary is not a list of distinct words with a vector each");
+    }
+  }
+
+  static void checkEmbeddingsHash(Embeddings emb, String hash, String name) {
+    String actual = EmbeddingsHash.of(emb);
+    if (!actual.equals(hash)) {
+      throw corrupted(name, "its embeddings hash to " + actual + ", the file says " + hash);
+    }
+  }
+
+  /** A neighbour table, or a corrupted-file error saying why it is not one. */
+  static NeighbourTable table(int start, int[] offsets, int[] neighbours, double[] bounds, String what,
+      String name) {
+    try {
+      return new NeighbourTable(start, offsets, neighbours, bounds);
+    } catch (IllegalArgumentException e) {
+      throw corrupted(name, what + " (" + e.getMessage() + ")");
+    }
+  }
+
+  static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  /** SHA-256 over a table's arrays: a sampler with a corrupted table would be silently inexact. */
-  private static String tableHash(NeighbourTable t) {
-    try {
-      java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
-      ByteBuffer header = ByteBuffer.allocate(4).putInt(t.targetStart());
-      md.update(header.array());
-      ByteBuffer buf = ByteBuffer.allocate(4 * 8192);
-      for (int[] array : new int[][] {t.rawOffsets(), t.rawNeighbours()}) {
-        for (int i = 0; i < array.length; i += 8192) {
-          int c = Math.min(8192, array.length - i);
-          buf.clear();
-          buf.asIntBuffer().put(array, i, c);
-          md.update(buf.array(), 0, 4 * c);
-        }
-      }
-      ByteBuffer b8 = ByteBuffer.allocate(8);
-      for (double b : t.rawOutsideBounds()) {
-        b8.clear();
-        md.update(b8.putDouble(b).array());
-      }
-      return java.util.HexFormat.of().formatHex(md.digest());
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static void writeFloats(DataOutputStream out, float[] v) throws IOException {
-    ByteBuffer buf = ByteBuffer.allocate(4 * 8192);
-    for (int i = 0; i < v.length; i += 8192) {
-      int c = Math.min(8192, v.length - i);
-      buf.clear();
-      buf.asFloatBuffer().put(v, i, c);
-      out.write(buf.array(), 0, 4 * c);
-    }
-  }
-
-  private static void writeInts(DataOutputStream out, int[] v) throws IOException {
-    ByteBuffer buf = ByteBuffer.allocate(4 * 8192);
-    for (int i = 0; i < v.length; i += 8192) {
-      int c = Math.min(8192, v.length - i);
-      buf.clear();
-      buf.asIntBuffer().put(v, i, c);
-      out.write(buf.array(), 0, 4 * c);
-    }
-  }
-
-  private static float[] readFloats(DataInputStream in, int count) throws IOException {
-    float[] v = new float[count];
-    byte[] bytes = new byte[4 * 8192];
-    for (int i = 0; i < count; i += 8192) {
-      int c = Math.min(8192, count - i);
-      in.readFully(bytes, 0, 4 * c);
-      ByteBuffer.wrap(bytes, 0, 4 * c).asFloatBuffer().get(v, i, c);
-    }
-    return v;
-  }
-
-  private static int[] readInts(DataInputStream in, int count) throws IOException {
-    int[] v = new int[count];
-    byte[] bytes = new byte[4 * 8192];
-    for (int i = 0; i < count; i += 8192) {
-      int c = Math.min(8192, count - i);
-      in.readFully(bytes, 0, 4 * c);
-      ByteBuffer.wrap(bytes, 0, 4 * c).asIntBuffer().get(v, i, c);
-    }
-    return v;
   }
 }

@@ -23,6 +23,10 @@ import java.util.Random;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+/**
+ * Reading model files of format version 1 (written by {@link V1Writer}, as dptext wrote them before version
+ * 2), the version dispatch, and the embedded default; version 2 itself is {@link ModelFileV2Test}'s.
+ */
 class ModelArtifactTest {
   private static final String NAME = "models/unit-test.dptext";
   private static final int N = 300;
@@ -38,7 +42,8 @@ class ModelArtifactTest {
     model = DpTextModel.of(emb, "test", 16);
     model.neighbours(0);
     model.neighbours(N - 10); // 10 targets < K: a table whose outside bounds are +∞
-    bytes = write(model);
+    model.covariance();
+    bytes = V1Writer.write(model);
   }
 
   private static Embeddings randomEmbeddings(int n, int dim, long seed) {
@@ -64,7 +69,7 @@ class ModelArtifactTest {
     return ModelArtifact.read(new ByteArrayInputStream(b), NAME);
   }
 
-  /** Offset of the first vector byte, from the documented layout. */
+  /** Offset of the first vector byte, from version 1's layout. */
   private static int vectorsOffset() {
     int off = 12 + 4 + 4;
     for (Map.Entry<String, String> e : model.metadata().entrySet()) {
@@ -92,7 +97,8 @@ class ModelArtifactTest {
   }
 
   @Test
-  void roundTrip() throws IOException {
+  void versionOneReads() throws IOException {
+    assertEquals(1, ByteBuffer.wrap(bytes).getInt(12), "a version 1 file: big-endian 1 after the magic");
     DpTextModel back = read(bytes);
     assertArrayEquals(emb.rawWords(), back.embeddings().rawWords());
     assertArrayEquals(emb.rawVectors(), back.embeddings().rawVectors());
@@ -117,8 +123,12 @@ class ModelArtifactTest {
     assertFalse(back.hasNeighbours(1));
     assertEquals(Double.POSITIVE_INFINITY, back.tables().get(N - 10).outsideBound(0));
     assertEquals(17, back.embeddings().indexOf("wörd-17-東京"));
-    // Writing the read model again gives the same bytes.
-    assertArrayEquals(bytes, write(back));
+    assertTrue(back.hasCovariance());
+    assertArrayEquals(model.covariance().sigma(), back.covariance().sigma());
+    // Written again, it is version 2, byte for byte what the original model writes.
+    byte[] again = write(back);
+    assertEquals(2, ByteBuffer.wrap(again).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(12));
+    assertArrayEquals(write(model), again);
   }
 
   @Test
@@ -184,10 +194,15 @@ class ModelArtifactTest {
   @Test
   void wrongVersionIsAnError() {
     byte[] b = bytes.clone();
-    ByteBuffer.wrap(b).putInt(12, DpTextModel.FORMAT_VERSION + 1);
-    assertBad(b, "version " + (DpTextModel.FORMAT_VERSION + 1));
+    ByteBuffer.wrap(b).putInt(12, 3); // big-endian 3
+    assertBad(b, "version 3", "reads versions 1 and 2");
+    ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(12, 3); // little-endian 3
+    assertBad(b, "version 3");
     ByteBuffer.wrap(b).putInt(12, 0);
     assertBad(b, "version 0");
+    ByteBuffer.wrap(b).putInt(12, 2); // big-endian 2: neither version 1 nor version 2's little-endian 2
+    assertBad(b, "version 2");
+    assertEquals(2, DpTextModel.FORMAT_VERSION);
   }
 
   @Test

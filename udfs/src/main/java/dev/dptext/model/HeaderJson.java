@@ -1,0 +1,303 @@
+package dev.dptext.model;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The JSON of a version 2 model file's header ({@code docs/model-format.md}), written and parsed by hand.
+ *
+ * <p>Why not Jackson: this reader runs wherever dptext loads a model (a classic session's driver and
+ * executors, a Spark Connect server, the job as a serverless JAR task on a Spark Connect client's
+ * classpath, the benchmarks), and Jackson is guaranteed in none of those by anything dptext controls.
+ * dptext declares no dependency on it: it comes with Spark ({@code provided}), in whatever version the
+ * cluster's Spark ships, with that version's read limits. On a Connect client it is a transitive
+ * dependency of {@code spark-connect-client-jvm} (4.0.1 as Maven Central serves it lists
+ * jackson-databind 2.18.2), not part of the client's API: Spark shades the client's other libraries
+ * and may shade this one, and Databricks' own client is not tried here. The header's content is fixed
+ * and small (strings, integers and booleans, in objects and lists three levels deep), so a strict
+ * RFC 8259 parser in this one file costs less than a model reader that depends on the host's classpath.
+ *
+ * <p>{@link #parse} reads any JSON text (so that other writers may format the header as they like and add
+ * keys readers ignore) into {@code Map<String, Object>} (insertion order kept), {@code List<Object>},
+ * {@code String}, {@link BigDecimal}, {@code Boolean} and {@code null}. It refuses duplicate keys, nesting
+ * deeper than {@value #MAX_DEPTH}, and anything RFC 8259 does not allow (comments, trailing commas, single
+ * quotes, raw control characters in strings, leading zeros). {@link #quote} writes a string literal.
+ */
+final class HeaderJson {
+  /** Deeper than any header needs (the spec's is 4 levels), shallow enough for any thread's stack. */
+  static final int MAX_DEPTH = 64;
+
+  /** A header that is not JSON; the message names a position, never content. */
+  static final class JsonException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    JsonException(String message, int at) {
+      super(message + " at character " + at);
+    }
+  }
+
+  private final String text;
+  private int pos;
+
+  private HeaderJson(String text) {
+    this.text = text;
+  }
+
+  /** The value {@code text} holds, with nothing but whitespace around it. */
+  static Object parse(String text) throws JsonException {
+    HeaderJson p = new HeaderJson(text);
+    p.skipWhitespace();
+    Object value = p.value(0);
+    p.skipWhitespace();
+    if (p.pos != text.length()) {
+      throw new JsonException("text after the JSON value", p.pos);
+    }
+    return value;
+  }
+
+  private Object value(int depth) throws JsonException {
+    if (depth > MAX_DEPTH) {
+      throw new JsonException("nested deeper than " + MAX_DEPTH, pos);
+    }
+    if (pos >= text.length()) {
+      throw new JsonException("end of text where a value should be", pos);
+    }
+    char c = text.charAt(pos);
+    switch (c) {
+      case '{':
+        return object(depth);
+      case '[':
+        return array(depth);
+      case '"':
+        return string();
+      case 't':
+        literal("true");
+        return Boolean.TRUE;
+      case 'f':
+        literal("false");
+        return Boolean.FALSE;
+      case 'n':
+        literal("null");
+        return null;
+      default:
+        if (c == '-' || (c >= '0' && c <= '9')) {
+          return number();
+        }
+        throw new JsonException("unexpected character", pos);
+    }
+  }
+
+  private Map<String, Object> object(int depth) throws JsonException {
+    Map<String, Object> map = new LinkedHashMap<>();
+    pos++; // {
+    skipWhitespace();
+    if (peek() == '}') {
+      pos++;
+      return map;
+    }
+    while (true) {
+      skipWhitespace();
+      if (peek() != '"') {
+        throw new JsonException("expected a key", pos);
+      }
+      int keyAt = pos;
+      String key = string();
+      skipWhitespace();
+      expect(':');
+      skipWhitespace();
+      Object v = value(depth + 1);
+      if (map.containsKey(key)) {
+        throw new JsonException("duplicate key", keyAt);
+      }
+      map.put(key, v);
+      skipWhitespace();
+      char c = next();
+      if (c == '}') {
+        return map;
+      }
+      if (c != ',') {
+        throw new JsonException("expected ',' or '}'", pos - 1);
+      }
+    }
+  }
+
+  private List<Object> array(int depth) throws JsonException {
+    List<Object> list = new ArrayList<>();
+    pos++; // [
+    skipWhitespace();
+    if (peek() == ']') {
+      pos++;
+      return list;
+    }
+    while (true) {
+      skipWhitespace();
+      list.add(value(depth + 1));
+      skipWhitespace();
+      char c = next();
+      if (c == ']') {
+        return list;
+      }
+      if (c != ',') {
+        throw new JsonException("expected ',' or ']'", pos - 1);
+      }
+    }
+  }
+
+  private String string() throws JsonException {
+    pos++; // opening quote
+    StringBuilder sb = new StringBuilder();
+    while (true) {
+      char c = next();
+      if (c == '"') {
+        return sb.toString();
+      }
+      if (c < 0x20) {
+        throw new JsonException("a control character in a string", pos - 1);
+      }
+      if (c != '\\') {
+        sb.append(c);
+        continue;
+      }
+      char e = next();
+      switch (e) {
+        case '"', '\\', '/' -> sb.append(e);
+        case 'b' -> sb.append('\b');
+        case 'f' -> sb.append('\f');
+        case 'n' -> sb.append('\n');
+        case 'r' -> sb.append('\r');
+        case 't' -> sb.append('\t');
+        case 'u' -> {
+          if (pos + 4 > text.length()) {
+            throw new JsonException("end of text in a \\u escape", pos);
+          }
+          int code = 0;
+          for (int i = 0; i < 4; i++) {
+            int d = Character.digit(text.charAt(pos + i), 16);
+            if (d < 0) {
+              throw new JsonException("a \\u escape that is not 4 hex digits", pos);
+            }
+            code = code * 16 + d;
+          }
+          pos += 4;
+          sb.append((char) code);
+        }
+        default -> throw new JsonException("an unknown escape", pos - 1);
+      }
+    }
+  }
+
+  private BigDecimal number() throws JsonException {
+    int start = pos;
+    if (peek() == '-') {
+      pos++;
+    }
+    if (peek() == '0') {
+      pos++;
+    } else if (isDigit(peek())) {
+      digits();
+    } else {
+      throw new JsonException("a number without digits", pos);
+    }
+    if (peek() == '.') {
+      pos++;
+      if (!isDigit(peek())) {
+        throw new JsonException("a number without digits after its point", pos);
+      }
+      digits();
+    }
+    if (peek() == 'e' || peek() == 'E') {
+      pos++;
+      if (peek() == '+' || peek() == '-') {
+        pos++;
+      }
+      if (!isDigit(peek())) {
+        throw new JsonException("a number without exponent digits", pos);
+      }
+      digits();
+    }
+    try {
+      return new BigDecimal(text.substring(start, pos));
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new JsonException("a number out of range", start);
+    }
+  }
+
+  private void digits() {
+    while (isDigit(peek())) {
+      pos++;
+    }
+  }
+
+  private static boolean isDigit(char c) {
+    return c >= '0' && c <= '9';
+  }
+
+  private void literal(String word) throws JsonException {
+    if (!text.startsWith(word, pos)) {
+      throw new JsonException("unexpected character", pos);
+    }
+    pos += word.length();
+  }
+
+  private void expect(char c) throws JsonException {
+    if (next() != c) {
+      throw new JsonException("expected '" + c + "'", pos - 1);
+    }
+  }
+
+  /** The next character, or NUL at the end (never valid where it is looked for). */
+  private char peek() {
+    return pos < text.length() ? text.charAt(pos) : '\0';
+  }
+
+  private char next() throws JsonException {
+    if (pos >= text.length()) {
+      throw new JsonException("unexpected end of text", pos);
+    }
+    return text.charAt(pos++);
+  }
+
+  private void skipWhitespace() {
+    while (pos < text.length()) {
+      char c = text.charAt(pos);
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+        return;
+      }
+      pos++;
+    }
+  }
+
+  /**
+   * {@code s} as a JSON string literal: quote, backslash and control characters escaped, and a lone
+   * surrogate (which UTF-8 cannot encode) as its {@code \\u} escape, so that parsing gives {@code s} back;
+   * everything else as is (the header is UTF-8).
+   */
+  static String quote(String s) {
+    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> sb.append("\\\"");
+        case '\\' -> sb.append("\\\\");
+        case '\n' -> sb.append("\\n");
+        case '\r' -> sb.append("\\r");
+        case '\t' -> sb.append("\\t");
+        default -> {
+          boolean pairedHigh = Character.isHighSurrogate(c) && i + 1 < s.length()
+              && Character.isLowSurrogate(s.charAt(i + 1));
+          if (pairedHigh) {
+            sb.append(c).append(s.charAt(++i));
+          } else if (c < 0x20 || Character.isSurrogate(c)) {
+            sb.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+          } else {
+            sb.append(c);
+          }
+        }
+      }
+    }
+    return sb.append('"').toString();
+  }
+}
