@@ -17,15 +17,17 @@ from dptext.engine import choice
 from dptext.functions import dp_sanitize
 
 
-def main(url: str, reviews: str, key: str, out: str, runs_json: str) -> None:
+def main(url: str, reviews: str, key: str, out: str, runs_json: str, sample: str) -> None:
     spark = SparkSession.builder.remote(url).getOrCreate()
     assert not choice.jvm_available(spark), "the server has dptext's JVM: this is not the serverless shape"
-    df = spark.read.schema("id BIGINT, text STRING").json(reviews)
+    everything = spark.read.schema("id BIGINT, text STRING").json(reviews)
     runs = json.loads(runs_json)
     for run in runs:  # every mechanism the engine supports, through dptext.sanitize
+        df = everything if run["limit"] is None else everything.where(f"id < {int(run['limit'])}")
         out_df = dptext.sanitize(df, "text", "text_dp", id_col="id", key_file=key, **run["settings"])
         out_df.select("id", "text_dp").write.mode("overwrite").parquet(f"{out}/sanitize-{run['name']}")
-    # The other surfaces, with the default mechanism.
+    # The other surfaces, with the default mechanism, on the sample.
+    df = everything.where(f"id < {int(sample)}")
     df.select("id", dp_sanitize("text", "id", options={"keyFile": key}).alias("text_dp")).write.mode(
         "overwrite"
     ).parquet(f"{out}/column")
@@ -35,9 +37,11 @@ def main(url: str, reviews: str, key: str, out: str, runs_json: str) -> None:
     assert usage == "dp_sanitize(text, id)", usage
     df.createOrReplaceTempView("reviews")
     spark.sql("SELECT id, dp_sanitize(text, id) AS text_dp FROM reviews").write.mode("overwrite").parquet(f"{out}/sql")
+    sampled = f"{out}/stream-input"
+    df.write.mode("overwrite").json(sampled)
     dptext.stream(
         spark,
-        input=reviews,
+        input=sampled,
         input_format="json",
         input_schema="id BIGINT, text STRING",
         output=f"{out}/stream-delta",
@@ -58,4 +62,4 @@ def main(url: str, reviews: str, key: str, out: str, runs_json: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:6])
+    main(*sys.argv[1:7])

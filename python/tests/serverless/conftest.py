@@ -17,7 +17,10 @@ from dptext import connect_server
 from tests import support
 from tests.connect.server import ConnectServer, free_port
 
+# The default mechanism runs on REVIEWS reviews, every other mechanism and surface on the first SAMPLE of them
+# (the suite's time: the Python engine's rejection samplers run at a fraction of the JVM's rate, BENCHMARKS.md).
 REVIEWS = int(os.environ.get("DPTEXT_SERVERLESS_REVIEWS", "10000"))
+SAMPLE = int(os.environ.get("DPTEXT_SERVERLESS_SAMPLE", "2000"))
 # Every mechanism the Python engine runs, with settings that reach each one's branches.
 RUNS = [
     {"name": "santext", "settings": {}},
@@ -62,7 +65,8 @@ def cli_command(reviews: Path, key: Path, out: Path, settings: dict) -> list[str
     java_options = os.environ.get("DPTEXT_JAVA_OPTIONS", "--add-modules jdk.incubator.vector").split()
     cmd = ["java", *java_options, "-Xmx2g", "-cp", os.pathsep.join(jars), streaming.JOB_CLASS, "sanitize"]
     cmd += ["--input", str(reviews), "--input-format", "json", "--input-schema", "id BIGINT, text STRING"]
-    cmd += ["--output", str(out), "--text-column", "text", "--output-column", "text_dp", "--id-column", "id"]
+    cmd += ["--output", str(out), "--output-format", "parquet"]
+    cmd += ["--text-column", "text", "--output-column", "text_dp", "--id-column", "id"]
     cmd += ["--model", str(package_file("models", "default.dptext-model")), "--key-file", str(key)]
     for name, value in settings.items():
         s = options.setting(name)
@@ -104,11 +108,14 @@ def wheel():
 
 @pytest.fixture(scope="session")
 def client_python(wheel):
-    """A venv with nothing but ``pip install dptext-*.whl``, the install line docs/python-and-connect.md gives."""
+    """A venv with nothing but the wheel, installed with the line docs/python-and-connect.md gives for a Spark
+    Connect client: ``pip install "dptext-<version>-py3-none-any.whl[connect]"``."""
     home = support.TMP / "serverless" / "client-venv"
     venv.create(home, with_pip=True)
     python = home / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)], check=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", f"{wheel}[connect]"], check=True
+    )
     return python
 
 
@@ -135,9 +142,8 @@ def bare_server(client_python):
         cmd += ["--conf", f"{k}={v}"]
     cmd += ["--class", connect_server.SERVER_CLASS, "spark-internal"]
     with open(log, "wb") as out:
-        process = subprocess.Popen(
-            cmd, stdout=out, stderr=subprocess.STDOUT, env=connect_server.environment(), start_new_session=True
-        )
+        env = {**connect_server.environment(), "PYSPARK_PYTHON": str(client_python)}
+        process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     server = ConnectServer(process, port, log)
     import socket
 

@@ -16,6 +16,8 @@ import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd  # at module level: pandas_udf reads the functions' type hints ("pd.Series") from here
+
 from dptext.engine import ids
 from dptext.engine import model as model_files
 from dptext.engine.sanitizer import EngineSettings, cached, driver_key
@@ -47,7 +49,6 @@ def id_seeds(id_type: Any, id_text: Any, id_raw: Any) -> list[bytes | None]:
 
 
 def _make_udf(settings: EngineSettings, fingerprint: str | None, with_id: bool):
-    import pandas as pd
     from pyspark.sql.functions import pandas_udf
 
     if with_id:
@@ -144,7 +145,6 @@ def sql_id_seeds(values: Any) -> list[bytes | None]:
 def register(spark: Any, name: str, conf: dict[str, str]) -> str:
     """Registers the SQL function ``name`` in ``spark``, computed by the Python engine with these settings:
     ``name(text, id)`` for id mode column, ``name(text)`` for content-hash and fresh. Returns its usage."""
-    import pandas as pd
     from pyspark.sql.functions import pandas_udf
 
     settings, fingerprint = prepare(conf)

@@ -1,0 +1,105 @@
+"""The Python engine where no JVM of dptext runs: every Python surface, from a venv holding only the wheel,
+against a Spark Connect server that has Delta and nothing of dptext, gives the JVM command line's rows.
+
+The reference is the job's ``sanitize`` command (its main class, in its own JVM) over the same JSON file,
+key and model file, one run per mechanism. The default mechanism is compared on all REVIEWS reviews through
+``dptext.sanitize``; every other mechanism, and every other surface (``dp_sanitize``, ``DpTextSanitizer``,
+the SQL function of ``register_function``, ``dptext.stream`` into Delta), on the first SAMPLE of them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests import support
+from tests.serverless.conftest import REVIEWS, RUNS, SAMPLE, cli_command
+
+OUT = support.TMP / "serverless"
+
+
+def rows(path) -> dict[int, str | None]:
+    table = pq.read_table(path, columns=["id", "text_dp"])
+    return dict(zip(table.column("id").to_pylist(), table.column("text_dp").to_pylist(), strict=True))
+
+
+@pytest.fixture(scope="module")
+def reference_runs(reviews, key):
+    """The JVM command line's runs, two JVMs at a time, started before the client so that they overlap."""
+
+    def run(r):
+        out = OUT / "jvm" / r["name"]
+        done = subprocess.run(cli_command(reviews, key, out, r["settings"]), capture_output=True, text=True)
+        assert done.returncode == 0, f"the JVM reference {r['name']} failed:\n{done.stderr[-3000:]}"
+        return r["name"], out
+
+    pool = ThreadPoolExecutor(2)
+    futures = [pool.submit(run, r) for r in RUNS]
+    yield futures
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.fixture(scope="module")
+def references(reference_runs):
+    """The JVM command line's output for each run, by id."""
+    return {name: rows(out) for name, out in (f.result() for f in reference_runs)}
+
+
+@pytest.fixture(scope="module")
+def client(reference_runs, bare_server, client_python, reviews, key):
+    """The user's script, run by the client venv's interpreter against the bare server."""
+    out = OUT / "client"
+    runs = [dict(r, limit=None if r["name"] == "santext" else SAMPLE) for r in RUNS]
+    done = subprocess.run(
+        [
+            str(client_python),
+            str(support.REPO / "python" / "tests" / "serverless" / "client.py"),
+            bare_server.url,
+            str(reviews),
+            str(key),
+            str(out),
+            json.dumps(runs),
+            str(SAMPLE),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=support.TMP,
+    )
+    assert done.returncode == 0, f"the client failed:\n{done.stdout[-2000:]}\n{done.stderr[-5000:]}"
+    return out, done.stdout
+
+
+def assert_same_rows(got: dict, want: dict, expected: int) -> None:
+    assert len(got) == expected
+    differ = [i for i, text in got.items() if want[i] != text]
+    assert not differ, f"{len(differ)} of {len(got)} rows differ from the JVM's, e.g. id {differ[0]}"
+
+
+@pytest.mark.parametrize("run", [r["name"] for r in RUNS])
+def test_each_mechanism_gives_the_jvm_rows(client, references, run):
+    assert_same_rows(rows(client[0] / f"sanitize-{run}"), references[run], REVIEWS if run == "santext" else SAMPLE)
+
+
+@pytest.mark.parametrize("surface", ["column", "ml", "sql", "stream"])
+def test_each_surface_gives_the_jvm_rows(client, references, surface):
+    assert_same_rows(rows(client[0] / surface), references["santext"], SAMPLE)
+
+
+def test_the_server_has_nothing_of_dptext(bare_server):
+    log = bare_server.log.read_text(errors="replace")
+    assert "dptext-udfs" not in log and "DpTextExtensions" not in log
+
+
+def test_a_missing_column_is_one_line(client):
+    said = next(line for line in client[1].splitlines() if line.startswith("missing-column:"))
+    assert "'no_such_column' is not in the DataFrame" in said and len(said) < 300
+
+
+def test_the_key_is_in_no_log_and_no_output(client, bare_server, key):
+    secret = key.read_text().strip()
+    assert secret not in bare_server.log.read_text(errors="replace")
+    assert secret not in client[1]
