@@ -76,8 +76,8 @@ atomic type), so re-runs give identical output; ``dp_sanitize(text)`` needs the 
 Null stays null, empty stays empty. ``engine``: ``"jvm"``, ``"python"`` or ``None`` (the JVM when the
 active session has dptext's JVM, else the Python engine: docs/python-and-connect.md). The mechanism and
 its parameters come from the session's ``spark.dptext.*`` settings (``dptext.set_options``), overridden
-by ``options`` (a dict of settings by keyword or JVM name, checked here; ``None`` means the setting's default); the default mechanism is
-``{_registry.default_mechanism()}``.
+by ``options`` (a dict of settings by keyword or JVM name, checked here; ``None`` means the setting's
+default); the default mechanism is ``{_registry.default_mechanism()}``.
 
 Mechanisms and their guarantees (from the JVM registry):
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 from pyspark.sql import SparkSession
 
@@ -22,6 +25,8 @@ def jvm_log():
 @pytest.fixture(scope="session")
 def spark(key, jvm_log):
     key_path, _ = key
+    # Python workers (the Python engine's UDF) run this interpreter, as with an activated venv.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = (
         SparkSession.builder.master("local[2]")
         .appName("dptext-python-tests")

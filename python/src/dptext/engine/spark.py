@@ -100,7 +100,10 @@ def column(text: Column, id_col: Column | None, conf: dict[str, str]) -> Column:
     udf = _make_udf(settings, fingerprint, id_col is not None and settings.id_mode == "column")
     if id_col is None or settings.id_mode != "column":
         return udf(text)
-    return udf(text, F.typeof(id_col), id_col.cast("string"), id_col)
+    kind = F.typeof(id_col)
+    # A binary id is seeded by its raw bytes (the last argument); its CAST to text need not be valid UTF-8.
+    as_text = F.when(kind == "binary", F.lit(None).cast("string")).otherwise(id_col.cast("string"))
+    return udf(text, kind, as_text, id_col)
 
 
 # Python values of a SQL UDF's id argument → the Spark type whose seed bytes ids.id_bytes writes (bool before int).
