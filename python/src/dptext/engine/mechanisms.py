@@ -286,18 +286,17 @@ class SanTextPlus(Mechanism):
         self.sampler.prepare(words)
 
     def step(self, streams, rows, words, fresh):
-        """A non-sensitive word's first round is the kept-or-not draw alone (one nextDouble: kept with
-        probability 1 - p); every other round is SanText's over V_S."""
+        """A non-sensitive word's first round starts with the kept-or-not draw (one nextDouble: kept with
+        probability 1 - p); a word not kept, and every sensitive word, then draws SanText's round over V_S."""
         n = len(rows)
         done = np.zeros(n, dtype=bool)
         out = np.empty(n, dtype=np.int64)
-        first = fresh & (words < self.output_start)
-        decide = np.flatnonzero(first)
+        decide = np.flatnonzero(fresh & (words < self.output_start))
         if decide.size:
-            kept = streams.next_double(rows[decide]) >= self.p
-            done[decide[kept]] = True
-            out[decide[kept]] = words[decide[kept]]
-        rest = np.flatnonzero(~first)
+            kept = decide[streams.next_double(rows[decide]) >= self.p]
+            done[kept] = True
+            out[kept] = words[kept]
+        rest = np.flatnonzero(~done)
         if rest.size:
             d, y = self.sampler.step(streams, rows[rest], words[rest], fresh[rest])
             done[rest] = d
