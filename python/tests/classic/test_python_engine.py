@@ -113,5 +113,5 @@ def test_content_hash_and_a_missing_column(tickets):
     a = dptext.sanitize(tickets, "body", "a", id_mode="content-hash", engine="jvm")
     b = dptext.sanitize(a, "body", "b", id_mode="content-hash", engine="python")
     assert all(r["a"] == r["b"] for r in b.collect())
-    with pytest.raises(dptext.DpTextError, match="'nope' is not in the DataFrame"):
+    with pytest.raises(dptext.DpTextError, match="'nope' is not in the input"):
         dptext.sanitize(tickets, "nope", id_col="ticket_id", engine="python")

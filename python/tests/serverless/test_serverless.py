@@ -96,7 +96,7 @@ def test_the_server_has_nothing_of_dptext(bare_server):
 
 def test_a_missing_column_is_one_line(client):
     said = next(line for line in client[1].splitlines() if line.startswith("missing-column:"))
-    assert "'no_such_column' is not in the DataFrame" in said and len(said) < 300
+    assert "'no_such_column' is not in the input" in said and len(said) < 300
 
 
 def test_the_key_is_in_no_log_and_no_output(client, bare_server, key):
