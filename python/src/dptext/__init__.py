@@ -1,8 +1,9 @@
 """dptext: differentially private text sanitization for PySpark and Spark Connect.
 
 Every word is replaced by a word drawn from a differentially private mechanism over a word-embedding
-space. This package is thin: the dptext jar does the work in the JVM, on a classic session as on a
-Spark Connect server.
+space. Where the session has dptext's JVM (a classic session with the jar, a Connect server with the
+extension) the jar does the work; where it has not (Databricks serverless), the package's Python engine
+(``dptext.engine``) does, with the same output for the mechanisms it supports.
 
     import dptext
     from dptext.functions import dp_sanitize
