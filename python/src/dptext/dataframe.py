@@ -82,15 +82,7 @@ def _sanitize_connect(
 ) -> DataFrame:
     from dptext.functions import dp_sanitize
 
-    mode = (id_mode or "").strip().lower()
-    if id_col is not None and mode not in ("", "column"):
-        raise DpTextError(f"id_col={id_col!r} was given with id_mode={id_mode!r}; the id column needs id_mode column")
-    conf = snapshot(df.sparkSession)
-    conf.update({options.setting(k).name: options.checked_text(options.setting(k), v) for k, v in settings.items()})
-    if id_col is not None:
-        conf["idMode"] = "column"
-    elif mode:
-        conf["idMode"] = options.checked_text(options.setting("idMode"), id_mode)
+    conf = engine_conf(df.sparkSession, settings, id_col, id_mode)
     text = dp_sanitize(input_col, id_col, options=conf) if id_col is not None else dp_sanitize(input_col, options=conf)
     return df.withColumn(output_col or input_col, text)
 
@@ -135,18 +127,18 @@ def _sanitize_python(
 
 
 def engine_conf(spark: Any, settings: dict[str, Any], id_col: str | None, id_mode: str | None) -> dict[str, str]:
-    """The settings by JVM name: the session's ``spark.dptext.*`` now, overridden by ``settings`` and the id mode."""
+    """The settings by JVM name, as the Connect path's options map and the Python engine take them: the
+    session's ``spark.dptext.*`` now, overridden by ``settings`` (``None``: the default) and the id mode."""
     mode = (id_mode or "").strip().lower()
     if id_col is not None and mode not in ("", "column"):
         raise DpTextError(f"id_col={id_col!r} was given with id_mode={id_mode!r}; the id column needs id_mode column")
     conf = snapshot(spark)
-    conf.update(
-        {
-            options.setting(k).name: options.checked_text(options.setting(k), v)
-            for k, v in settings.items()
-            if v is not None
-        }
-    )
+    for key, value in settings.items():
+        s = options.setting(key)
+        if value is None:  # the setting's default, whatever the session says
+            conf.pop(s.name, None)
+        else:
+            conf[s.name] = options.checked_text(s, value)
     if id_col is not None:
         conf["idMode"] = "column"
     elif mode:

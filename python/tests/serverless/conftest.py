@@ -111,7 +111,7 @@ def client_python(wheel):
     """A venv with nothing but the wheel, installed with the line docs/python-and-connect.md gives for a Spark
     Connect client: ``pip install "dptext-<version>-py3-none-any.whl[connect]"``."""
     home = support.TMP / "serverless" / "client-venv"
-    venv.create(home, with_pip=True)
+    venv.create(home, clear=True, with_pip=True)  # a fresh venv: pip keeps an installed wheel of the same version
     python = home / "bin" / "python"
     subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", f"{wheel}[connect]"], check=True

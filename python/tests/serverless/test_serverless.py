@@ -10,6 +10,7 @@ the SQL function of ``register_function``, ``dptext.stream`` into Delta), on the
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
@@ -33,6 +34,7 @@ def reference_runs(reviews, key):
 
     def run(r):
         out = OUT / "jvm" / r["name"]
+        shutil.rmtree(out, ignore_errors=True)  # an earlier run's output (the job refuses to overwrite it)
         done = subprocess.run(cli_command(reviews, key, out, r["settings"]), capture_output=True, text=True)
         assert done.returncode == 0, f"the JVM reference {r['name']} failed:\n{done.stderr[-3000:]}"
         return r["name"], out
@@ -53,6 +55,7 @@ def references(reference_runs):
 def client(reference_runs, bare_server, client_python, reviews, key):
     """The user's script, run by the client venv's interpreter against the bare server."""
     out = OUT / "client"
+    shutil.rmtree(out, ignore_errors=True)  # an earlier run's outputs and stream checkpoint
     runs = [dict(r, limit=None if r["name"] == "santext" else SAMPLE) for r in RUNS]
     done = subprocess.run(
         [
