@@ -218,7 +218,7 @@ class PythonSanitizer:
                     )
                 seeds.append(ids[i])
         elif mode == "content-hash":
-            seeds = [texts[i].encode("utf-8", "surrogatepass") for i in live]
+            seeds = [texts[i].encode("utf-8", "replace") for i in live]  # a lone surrogate → "?", as Java encodes it
         elif mode == "fresh":
             seeds = [os.urandom(16) for _ in live]
         else:
