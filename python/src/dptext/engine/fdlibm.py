@@ -397,6 +397,17 @@ def _tanh_exact(x0: np.ndarray) -> np.ndarray:
 _ABS = np.int64(0x7FFFFFFF)
 
 
+def _reduce(x, hx):
+    """exp's and expm1's argument reduction x = k*ln2 + (hi - lo), k = (int)(x/ln2 +- 0.5) where |x| > 0.5*ln2
+    (high word above 0x3FD62E42), else 0: returns (reduced, k as a float, hi, lo, r = hi - lo)."""
+    reduced = hx > 0x3FD62E42
+    kf = np.trunc(_INVLN2 * x + np.copysign(0.5, x))
+    kf *= reduced
+    hi = x - kf * _LN2_HI
+    lo = kf * _LN2_LO
+    return reduced, kf, hi, lo, hi - lo
+
+
 def exp(x):
     """``StrictMath.exp``: fdlibm's __ieee754_exp (e_exp.c), bit for bit."""
     x, shape = _prepare(x)
@@ -406,12 +417,7 @@ def exp(x):
         # k = (int)(x/ln2 +- 0.5) where |x| > 0.5*ln2, else 0. fdlibm takes k = +-1 without the multiply
         # for |x| < 1.5*ln2; the formula gives exactly +-1 there too (the high-word tests keep |x| at least
         # 2**-30 away from 0.5*ln2 and 1.5*ln2, far beyond the rounding of x/ln2), hence the same hi and lo.
-        reduced = hx > 0x3FD62E42
-        kf = np.trunc(_INVLN2 * x + np.copysign(0.5, x))
-        kf *= reduced
-        hi = x - kf * _LN2_HI
-        lo = kf * _LN2_LO
-        r = hi - lo  # x itself where k = 0 (x - 0 - 0, x non-zero)
+        reduced, kf, hi, lo, r = _reduce(x, hx)  # r is x itself where k = 0 (x - 0 - 0, x non-zero)
         t = r * r
         c = r - t * (_P1 + t * (_P2 + t * (_P3 + t * (_P4 + t * _P5))))
         k = kf.astype(np.int64)
@@ -496,12 +502,7 @@ def expm1(x):
         hx = (x.view(np.int64) >> 32) & _ABS
         # Common case: 2**-54 <= |x| < 56*ln2 (so -56 <= k <= 56). Reduction as in exp (k = +-1 likewise
         # identical to fdlibm's shortcut), with the correction c of the rounded r.
-        reduced = hx > 0x3FD62E42
-        kf = np.trunc(_INVLN2 * x + np.copysign(0.5, x))
-        kf *= reduced
-        hi = x - kf * _LN2_HI
-        lo = kf * _LN2_LO
-        r = hi - lo
+        _, kf, hi, lo, r = _reduce(x, hx)
         c = (hi - r) - lo
         hfx = 0.5 * r
         hxs = r * hfx

@@ -18,10 +18,10 @@ import numpy as np
 
 from dptext import _registry, options
 from dptext.engine import mechanisms, model, text
+from dptext.engine.ids import NULL_ID_MESSAGE
 from dptext.engine.keys import RowSeeder, SecretKey
 from dptext.errors import DpTextError
 
-ENGINES = ("auto", "jvm", "python")
 # Where the mechanisms the Python engine refuses run instead.
 JVM_COMPUTE = (
     "compute that runs dptext's JVM: spark-submit, a classic or dedicated Databricks cluster with the dptext jar, "
@@ -122,11 +122,6 @@ class EngineSettings:
             return mechanisms.Diffractor(m, eps, noise, int(p["listRadius"]), int(p["lists"]))
         raise AssertionError(name)
 
-    def describe(self) -> str:
-        """What ``EXPLAIN`` may show: the settings, never the key."""
-        params = ", ".join(f"{k}={v}" for k, v in self.parameters if v is not None)
-        return f"{self.mechanism}({params}), model={self.model}, oov={self.oov}, case={self.case}"
-
 
 def driver_key(settings: EngineSettings) -> tuple[SecretKey | None, str | None]:
     """The key as the driver reads it, and its fingerprint (what executors check theirs against).
@@ -212,10 +207,7 @@ class PythonSanitizer:
             seeds = []
             for i in live:
                 if ids[i] is None:
-                    raise DpTextError(
-                        "dptext: a row has a null id; every row needs a non-null, unique id in the id column (or "
-                        "choose id mode content-hash)"
-                    )
+                    raise DpTextError(NULL_ID_MESSAGE)
                 seeds.append(ids[i])
         elif mode == "content-hash":
             seeds = [texts[i].encode("utf-8", "replace") for i in live]  # a lone surrogate → "?", as Java encodes it
@@ -241,6 +233,7 @@ class PythonSanitizer:
         # the rows with long rejection chains would leave the others idle).
         active = np.flatnonzero(counts > 0)
         position = first[:-1].copy()
+        end = first[1:]
         fresh = np.ones(n_rows, dtype=bool)
         while active.size:
             at = position[active]
@@ -249,7 +242,7 @@ class PythonSanitizer:
             outputs[at[done]] = y[done]
             position[finished] += 1
             fresh[active] = done
-            active = active[position[active] < first[1:][active]]
+            active = active[position[active] < end[active]]
         oov_counts = np.fromiter((t.oov_count for t in tokenized), dtype=np.int64, count=n_rows)
         oov = np.zeros((n_rows, int(oov_counts.max())), dtype=np.int64)
         if self.settings.oov == "random" and oov.shape[1]:

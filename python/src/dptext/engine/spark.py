@@ -26,7 +26,6 @@ from dptext.errors import DpTextError
 if TYPE_CHECKING:
     from pyspark.sql import Column
 
-UDF_NAME = "dp_sanitize_python"
 # Types whose CAST(… AS STRING) is the JVM engine's id.toString(); decimals are normalised below, binary
 # ids are taken raw.
 _CAST_TYPES = ("bigint", "int", "smallint", "tinyint", "string", "double", "float", "boolean", "date")
