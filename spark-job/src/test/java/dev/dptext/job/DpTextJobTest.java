@@ -101,6 +101,37 @@ class DpTextJobTest {
     assertFalse(all.contains("00112233445566778899aabbccddeeff"), "the key leaked into the audit record");
   }
 
+  /**
+   * The properties mirror the audit with as few commits as that takes: an append with unchanged settings adds
+   * its rows' commit only; a property edited by hand, or new settings, are written again. The guarantee text
+   * ("tokens") is shown redacted by SHOW TBLPROPERTIES, what the write path reads: the audit's digest vouches
+   * for it there.
+   */
+  @Test
+  void appendsWithUnchangedSettingsAddNoPropertyCommitAndEditedPropertiesAreRestored() throws Exception {
+    String out = tmp.resolve("nightly").toString();
+    java.util.function.Supplier<List<String>> operations = () -> spark.sql("DESCRIBE HISTORY delta.`" + out + "`")
+        .orderBy("version").collectAsList().stream().map(row -> row.<String>getAs("operation")).toList();
+    java.util.function.Supplier<java.util.Map<String, String>> props = () -> scala.jdk.javaapi.CollectionConverters
+        .asJava(spark.sql("DESCRIBE DETAIL delta.`" + out + "`").select("properties").first().<String, String>getMap(0));
+    for (int run = 0; run < 2; run++) {
+      Run r = JobFixtures.run(sanitize(out, "--mode", "append", "--epsilon", "2"));
+      assertEquals(0, r.exitCode(), r.err());
+    }
+    assertEquals(List.of("WRITE", "SET TBLPROPERTIES", "WRITE"), operations.get());
+    assertTrue(spark.sql("SHOW TBLPROPERTIES delta.`" + out + "` ('dptext.guarantee')").first().getString(1)
+        .contains("redacted"), "the case this test is about: the write path sees the guarantee redacted");
+    spark.sql("ALTER TABLE delta.`" + out + "` SET TBLPROPERTIES ('dptext.epsilon' = '9.0')");
+    Run restored = JobFixtures.run(sanitize(out, "--mode", "append", "--epsilon", "2"));
+    assertEquals(0, restored.exitCode(), restored.err());
+    assertEquals("2.0", props.get().get("dptext.epsilon"));
+    Run changed = JobFixtures.run(sanitize(out, "--mode", "append", "--epsilon", "3"));
+    assertEquals(0, changed.exitCode(), changed.err());
+    assertEquals("3.0", props.get().get("dptext.epsilon"));
+    assertEquals(List.of("WRITE", "SET TBLPROPERTIES", "WRITE", "SET TBLPROPERTIES", "WRITE", "SET TBLPROPERTIES",
+        "WRITE", "SET TBLPROPERTIES"), operations.get());
+  }
+
   @Test
   void relativeDeltaOutputPathWorks() throws Exception {
     // As scripts/demo.sh passes it (--output target/demo-output): Delta takes delta.`x` as a path
