@@ -33,8 +33,10 @@
 # BASELINE=<another checkout, built>: its dptext runs too, by its own scripts/dptext (its jar, Spark
 # classpath and log configuration), in rotating triples (dptext, baseline, identity), for measuring a
 # change side by side.
+# PROFILE=1: one more dptext run under JDK Flight Recorder, not in the medians, and its top frames
+# (scripts/bench/lib/jfr_top.py): what the whole job spends its CPU on.
 # Environment: DPTEXT_DATA (default ~/.cache/dptext), FIXED_COST_WORK (default $DPTEXT_DATA/fixed-cost),
-# REBUILD=1 (rebuild the model artifact), BREAKDOWN=0, DPTEXT_JAVA_OPTS, DPTEXT_SKIP_BUILD, DPTEXT_MVN_ARGS.
+# REBUILD=1 (rebuild the model artifact), BREAKDOWN=0, PROFILE=1, DPTEXT_JAVA_OPTS, DPTEXT_SKIP_BUILD, DPTEXT_MVN_ARGS.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
@@ -177,6 +179,17 @@ if [[ -n "${BASELINE:-}" ]]; then
 fi
 echo "dptext's own summary, last timed run: $(grep -h 'elapsed' "$WORK/dptext-$PAIRS.out" | sed 's/^ *//')"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+if [[ "${PROFILE:-0}" == 1 ]]; then
+  # One dptext run under JDK Flight Recorder (its "profile" settings: a CPU sample every 10 ms per thread),
+  # not in the medians; its top frames by scripts/bench/lib/jfr_top.py.
+  echo
+  echo "== profile: one dptext run under JFR, not in the medians"
+  run dptext-profile "$ROOT/conf/log4j2.properties" \
+    "-XX:StartFlightRecording=filename=$WORK/dptext-profile.jfr,settings=profile,dumponexit=true"
+  echo "dptext-profile: wall $WALL s, CPU $CPU s"
+  python3 scripts/bench/lib/jfr_top.py "$WORK/dptext-profile.jfr" 25
+fi
 
 if [[ "${BREAKDOWN:-1}" != 0 ]]; then
   echo
