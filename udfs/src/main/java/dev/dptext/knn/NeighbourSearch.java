@@ -40,6 +40,19 @@ public final class NeighbourSearch {
   private NeighbourSearch() {}
 
   /**
+   * The score kernel {@link #compute(Embeddings, int, RowLengths)} runs on in this JVM, e.g. {@code vector-256},
+   * {@code native}, {@code java}: every kernel gives the same rows, but a bound is min(the exact (K+1)-th
+   * distance, the float bound), and the float bound is the kernel's own arithmetic, so a stored table is the
+   * table this JVM would compute only if it was computed on the same kernel (what a cache of tables keys on).
+   */
+  public static String kernel() {
+    NearestWords.Backend b = NearestWords.Backend.best();
+    return b == NearestWords.Backend.JAVA_VECTOR
+        ? b.key + "-" + VectorWidth.choose(VectorWidth.Hardware.floatBits())
+        : b.key;
+  }
+
+  /**
    * Computes the table for all words of {@code embeddings} against the target ranks
    * {@code [targetStart, size)}.
    */

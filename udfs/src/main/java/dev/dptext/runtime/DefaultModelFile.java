@@ -32,10 +32,19 @@ public final class DefaultModelFile {
 
   /** The default model with the tables and covariance {@code build-model} stores by default. */
   public static DpTextModel model() {
-    DpTextModel model = EmbeddedDefault.model();
+    DpTextModel model = withTables(EmbeddedDefault.model());
+    model.covariance();
+    return model;
+  }
+
+  /**
+   * {@code model}, with the neighbour tables {@code build-model} stores by default computed: SanText's (target
+   * start 0) and SanText+'s at its default w. Also what the machine's cache of the default model holds
+   * ({@link DefaultModelCache}), which leaves out the covariance.
+   */
+  static DpTextModel withTables(DpTextModel model) {
     model.neighbours(0);
     model.neighbours(SanTextPlus.sensitiveStart(model.embeddings().size(), SanTextPlus.W.defaultValue().orElseThrow()));
-    model.covariance();
     return model;
   }
 

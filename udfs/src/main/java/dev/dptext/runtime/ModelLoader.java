@@ -32,7 +32,8 @@ import org.apache.spark.sql.SparkSession;
  * Loads a model on the driver from any Hadoop file system (local, HDFS, S3, DBFS, ABFS…): a dptext
  * model artifact, a GloVe / .vec embedding file (optionally .gz), or {@code default} for the
  * embedded embeddings. Loaded models are cached per JVM so that SQL calls and repeated jobs in one
- * session share them.
+ * session share them, and the default model (all its words) also per machine ({@link DefaultModelCache}), so
+ * that a new driver JVM does not rebuild its neighbour tables.
  */
 public final class ModelLoader {
   private static final Map<String, DpTextModel> CACHE = new ConcurrentHashMap<>();
@@ -59,6 +60,9 @@ public final class ModelLoader {
   }
 
   static DpTextModel loadUncached(SparkSession spark, String source, int vocabularySize, int neighbours) {
+    if (isDefault(source) && vocabularySize == 0) {
+      return DefaultModelCache.load(neighbours); // the machine's copy, else built (the same model)
+    }
     try (InputStream raw = open(isDefault(source) ? null : Storage.of(spark, source), source)) {
       return read(raw, source, vocabularySize, neighbours);
     } catch (IOException e) {

@@ -5,8 +5,9 @@
  *   <li>what a session holds: its {@code spark.dptext.*} settings ({@link dev.dptext.runtime.SessionConf}),
  *       a key set at start-up ({@link dev.dptext.runtime.SessionSecret}), the Hadoop configuration files
  *       are reached with ({@link dev.dptext.runtime.HadoopConf});
- *   <li>models: loading, hashing and saving them ({@link dev.dptext.runtime.ModelLoader}), and the default
- *       model's file the Python package ships ({@link dev.dptext.runtime.DefaultModelFile});
+ *   <li>models: loading, hashing and saving them ({@link dev.dptext.runtime.ModelLoader}), the default
+ *       model's file the Python package ships ({@link dev.dptext.runtime.DefaultModelFile}) and the machine's
+ *       copy of it a driver reads instead of rebuilding it ({@link dev.dptext.runtime.DefaultModelCache});
  *   <li>how a task finds its sanitizer ({@link dev.dptext.runtime.SanitizerSource}): the driver's cache
  *       ({@link dev.dptext.runtime.SanitizerCache}) handing it out as a broadcast or, in local mode, by
  *       number ({@link dev.dptext.runtime.LocalSanitizers}), or a recipe each executor builds from the model's

@@ -8,6 +8,8 @@
  *       resolved from the sources they name ({@link dev.dptext.settings.DatabricksSecrets} reads one).
  *   <li>The choices of some settings: {@link dev.dptext.settings.IdMode},
  *       {@link dev.dptext.settings.ModelDistribution}, {@link dev.dptext.settings.ModelLayout}.
+ *   <li>{@link dev.dptext.settings.ModelCache}: the one setting of the machine rather than of a sanitization,
+ *       where a driver keeps the default model it built.
  *   <li>{@link dev.dptext.settings.GeneratedBlocks}: the documents' blocks generated from the tables.
  * </ul>
  *
