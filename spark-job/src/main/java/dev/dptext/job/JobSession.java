@@ -135,8 +135,8 @@ public final class JobSession {
    *       cached train/test split (a window by label: one shuffle) was stored in 200 partitions, two of them
    *       non-empty, and MLlib's RDD-based training reads every one on each pass: up to 50 L-BFGS iterations
    *       of logistic regression, IDF, the summarizer and the evaluators, each a job of 200 tasks. {@code
-   *       evaluate utility} on 200 IMDb reviews was several times slower on two cores
-   *       (results/bench-local-evaluate-2026-11-28.txt); a {@code --rows} sample escaped it (its sort and
+   *       evaluate utility} on 200 IMDb reviews, one cell: 290–331 s, against 58–62 s with one per core, on
+   *       two cores (results/bench-local-evaluate-2026-11-28.txt); a {@code --rows} sample escaped it (its sort and
    *       limit leave one partition, which needs no shuffle for the window). One per core was the fastest of
    *       1, 2 and 4 per core there; {@code sanitize} spreads its rows by the default parallelism, not by
    *       this, and its 5,000-review run was no slower.
