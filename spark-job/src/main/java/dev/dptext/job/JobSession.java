@@ -18,6 +18,8 @@ import org.apache.spark.sql.SparkSession;
  *       {@code SPARK_REMOTE}): a Connect client of that server. Delta, the catalog and dptext's SQL function
  *       are the server's static configuration ({@code spark.sql.extensions} cannot be set by a client:
  *       {@code CANNOT_MODIFY_CONFIG}), and there is no local master to tune.
+ *   <li>A local master: Delta's state rebuilds and Spark's shuffles sized to its cores unless the user sized
+ *       them ({@link #localSizing}).
  *   <li>A session handed to the job by its caller ({@link #using}: {@link DatabricksTask#run(SparkSession,
  *       String...)}): used as it is, classic or Connect.
  * </ul>
@@ -31,6 +33,10 @@ public final class JobSession {
   public static final String DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog";
   /** Delta's partitions for rebuilding a table's state (the files an overwrite replaces, …); 50 by default. */
   static final String DELTA_SNAPSHOT_PARTITIONS = "spark.databricks.delta.snapshotPartitions";
+  /** Spark SQL's partitions of a shuffle (joins, aggregations, windows); 200 by default. */
+  static final String SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions";
+  /** A local master's shuffle partitions per core ({@link #localSizing}): one, by measurement. */
+  static final int SHUFFLE_PARTITIONS_PER_CORE = 1;
   /** Spark 4's switch between a classic session and a Spark Connect client (SPARK-50605). */
   public static final String API_MODE = "spark.api.mode";
   /** The Connect server's address, as spark-submit's {@code --remote} sets it. */
@@ -109,15 +115,46 @@ public final class JobSession {
     if (props.getProperty("spark.sql.catalog.spark_catalog") == null) {
       b.config("spark.sql.catalog.spark_catalog", DELTA_CATALOG);
     }
-    // Delta rebuilds a table's state in 50 partitions, sized for clusters; in local mode that is 50 tasks
-    // on a few cores for a small log (an overwrite of a small table: 2.4 s less with one per core on two
-    // cores, BENCHMARKS.md "Fixed cost of a run"). Same state, fewer tasks; a value the user set wins.
-    String master = props.getProperty("spark.master", localDefaults ? "local[*]" : "");
-    int cores = localCores(master, Runtime.getRuntime().availableProcessors());
-    if (cores > 0 && props.getProperty(DELTA_SNAPSHOT_PARTITIONS) == null) {
-      b.config(DELTA_SNAPSHOT_PARTITIONS, String.valueOf(cores));
-    }
+    localSizing(props, localDefaults, Runtime.getRuntime().availableProcessors()).forEach(b::config);
     return b;
+  }
+
+  /**
+   * What a local master sizes to its cores, for each setting the user did not set (a value the user set wins;
+   * a cluster keeps Spark's and Delta's defaults, sized for clusters; a Connect client, which cannot set
+   * either, never gets here):
+   *
+   * <ul>
+   *   <li>{@value #DELTA_SNAPSHOT_PARTITIONS}: one per core. Delta rebuilds a table's state in 50 partitions;
+   *       in local mode that is 50 tasks on a few cores for a small log (an overwrite of a small table: 2.4 s
+   *       less with one per core on two cores, BENCHMARKS.md "Fixed cost of a run"). Same state, fewer tasks.
+   *   <li>{@value #SHUFFLE_PARTITIONS}: {@value #SHUFFLE_PARTITIONS_PER_CORE} per core instead of Spark's 200.
+   *       Adaptive execution (on by default) coalesces a query's small shuffles, but not a cached one's:
+   *       Spark 4.0 plans what {@code cache()} stores with adaptive execution off
+   *       ({@code spark.sql.optimizer.canChangeCachedPlanOutputPartitioning} is false), so the evaluations'
+   *       cached train/test split (a window by label: one shuffle) was stored in 200 partitions, two of them
+   *       non-empty, and MLlib's RDD-based training reads every one on each pass: up to 50 L-BFGS iterations
+   *       of logistic regression, IDF, the summarizer and the evaluators, each a job of 200 tasks. {@code
+   *       evaluate utility} on 200 IMDb reviews, one cell: 290–331 s, against 58–62 s with one per core, on
+   *       two cores (results/bench-local-evaluate-2026-11-28.txt); a {@code --rows} sample escaped it (its sort and
+   *       limit leave one partition, which needs no shuffle for the window). One per core was the fastest of
+   *       1, 2 and 4 per core there; {@code sanitize} spreads its rows by the default parallelism, not by
+   *       this, and its 5,000-review run was no slower.
+   * </ul>
+   *
+   * @param available the machine's cores, for {@code local[*]}
+   */
+  static Map<String, String> localSizing(Properties props, boolean localDefaults, int available) {
+    String master = props.getProperty("spark.master", localDefaults ? "local[*]" : "");
+    int cores = localCores(master, available);
+    Map<String, String> confs = new java.util.LinkedHashMap<>();
+    if (cores > 0 && props.getProperty(DELTA_SNAPSHOT_PARTITIONS) == null) {
+      confs.put(DELTA_SNAPSHOT_PARTITIONS, String.valueOf(cores));
+    }
+    if (cores > 0 && props.getProperty(SHUFFLE_PARTITIONS) == null) {
+      confs.put(SHUFFLE_PARTITIONS, String.valueOf(SHUFFLE_PARTITIONS_PER_CORE * cores));
+    }
+    return confs;
   }
 
   /**

@@ -21,6 +21,26 @@ class JobSessionTest {
     assertEquals(0, JobSession.localCores("yarn", 8));
   }
 
+  /**
+   * A local master sizes Delta's state rebuilds and Spark's shuffles to its cores (Spark's 200 shuffle
+   * partitions made the evaluations' cached, RDD-trained data ~10× slower on two cores); a value the user set
+   * wins; any other master, and a session the job does not start the master of, keeps the defaults.
+   */
+  @Test
+  void aLocalMasterSizesShufflesToItsCoresUnlessTheUserSetThem() {
+    int perCore = JobSession.SHUFFLE_PARTITIONS_PER_CORE;
+    assertEquals(Map.of(JobSession.DELTA_SNAPSHOT_PARTITIONS, "2", JobSession.SHUFFLE_PARTITIONS,
+        String.valueOf(2 * perCore)), JobSession.localSizing(props(), true, 2));
+    assertEquals(Map.of(JobSession.DELTA_SNAPSHOT_PARTITIONS, "3", JobSession.SHUFFLE_PARTITIONS,
+        String.valueOf(3 * perCore)), JobSession.localSizing(props("spark.master", "local[3]"), true, 8));
+    assertEquals(Map.of(JobSession.DELTA_SNAPSHOT_PARTITIONS, "2"),
+        JobSession.localSizing(props("spark.sql.shuffle.partitions", "200"), true, 2), "the user's value wins");
+    assertEquals(Map.of(JobSession.SHUFFLE_PARTITIONS, String.valueOf(2 * perCore)),
+        JobSession.localSizing(props("spark.databricks.delta.snapshotPartitions", "50"), true, 2));
+    assertEquals(Map.of(), JobSession.localSizing(props("spark.master", "yarn"), true, 2));
+    assertEquals(Map.of(), JobSession.localSizing(props(), false, 2), "a Databricks task's session: no master of ours");
+  }
+
   private static Properties props(String... keyValues) {
     Properties p = new Properties();
     for (int i = 0; i < keyValues.length; i += 2) {

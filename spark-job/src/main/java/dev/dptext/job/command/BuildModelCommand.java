@@ -11,12 +11,12 @@ import dev.dptext.config.Setting;
 import dev.dptext.settings.DpTextOptions;
 import dev.dptext.runtime.ModelLoader;
 import dev.dptext.settings.Settings;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -27,10 +27,7 @@ import picocli.CommandLine.Spec;
 final class BuildModelCommand implements Callable<Integer>, SettingOptions.Command {
   @Spec CommandSpec spec;
 
-  @Option(names = {"-c", "--config"}, paramLabel = "FILE",
-      description = "Properties file of option defaults (keys = long option names).")
-  Path config;
-
+  @Mixin ConfigOptions config;
 
   @Option(names = "--output", required = true, paramLabel = "PATH", description = "Where to write the model artifact.")
   String output;

@@ -11,11 +11,11 @@ import dev.dptext.evaluation.PrivacyRatio;
 import dev.dptext.settings.DpTextOptions;
 import dev.dptext.settings.Settings;
 import java.util.List;
-import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -33,9 +33,7 @@ import picocli.CommandLine.Spec;
 final class CalibrateCommand implements Callable<Integer>, SettingOptions.Command {
   @Spec CommandSpec spec;
 
-  @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Properties file of option defaults.")
-  Path config;
-
+  @Mixin ConfigOptions config;
 
   @Option(names = "--mechanism-a", required = true, paramLabel = "SPEC",
       description = "Mechanism A, name[:param=value,...], e.g. laplace or mahalanobis:lambda=0.5.")

@@ -72,25 +72,34 @@ public final class Commands {
     }
   }
 
-  /** Finds the subcommand and its --config file in the arguments and installs it as defaults. */
+  /**
+   * Installs the {@code --config} file of the command that runs as that command's defaults, checked against
+   * its options; before the arguments are parsed, so that picocli falls back on the file's values for the
+   * options not given (the command line wins) and counts a required option the file gives as given. The
+   * command is found as picocli will: the leading arguments that name a command, then a subcommand
+   * ({@code evaluate utility}). A command without the option (the {@link ConfigOptions} mixin) is left to
+   * picocli, which refuses {@code --config} as an unknown option.
+   */
   public static void applyConfigFile(CommandLine cli, String[] args) {
-    List<String> a = List.of(args);
-    if (a.isEmpty() || !cli.getSubcommands().containsKey(a.get(0))) {
+    CommandLine command = cli;
+    int i = 0;
+    while (i < args.length && command.getSubcommands().containsKey(args[i])) {
+      command = command.getSubcommands().get(args[i++]);
+    }
+    if (command == cli || command.getCommandSpec().findOption(ConfigOptions.LONG) == null) {
       return;
     }
-    CommandLine sub = cli.getSubcommands().get(a.get(0));
-    for (int i = 1; i < a.size(); i++) {
-      String arg = a.get(i);
+    for (; i < args.length; i++) {
       String value = null;
-      if ((arg.equals("-c") || arg.equals("--config")) && i + 1 < a.size()) {
-        value = a.get(i + 1);
-      } else if (arg.startsWith("--config=")) {
-        value = arg.substring("--config=".length());
+      if ((args[i].equals(ConfigOptions.SHORT) || args[i].equals(ConfigOptions.LONG)) && i + 1 < args.length) {
+        value = args[++i];
+      } else if (args[i].startsWith(ConfigOptions.LONG + "=")) {
+        value = args[i].substring(ConfigOptions.LONG.length() + 1);
       }
       if (value != null) {
         ConfigFile file = ConfigFile.load(Path.of(value));
-        file.validateAgainst(sub.getCommandSpec());
-        sub.setDefaultValueProvider(file);
+        file.validateAgainst(command.getCommandSpec());
+        command.setDefaultValueProvider(file);
       }
     }
   }

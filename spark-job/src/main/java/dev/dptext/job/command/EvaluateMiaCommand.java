@@ -47,6 +47,8 @@ import picocli.CommandLine.Spec;
 final class EvaluateMiaCommand implements Callable<Integer>, SettingOptions.Command, EvaluationGrid.Host {
   @Spec CommandSpec spec;
 
+  @Mixin ConfigOptions config;
+
   @Mixin LabelledTableOptions table;
 
   @Mixin EvaluationGrid grid;

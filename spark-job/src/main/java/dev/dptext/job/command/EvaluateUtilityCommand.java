@@ -42,6 +42,8 @@ import picocli.CommandLine.Spec;
 final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.Command, EvaluationGrid.Host {
   @Spec CommandSpec spec;
 
+  @Mixin ConfigOptions config;
+
   @Mixin LabelledTableOptions table;
 
   @Option(names = "--test-fraction", paramLabel = "F", defaultValue = "0.2",

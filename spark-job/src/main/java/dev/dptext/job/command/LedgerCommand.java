@@ -10,6 +10,7 @@ import dev.dptext.job.write.OutputFormat;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -20,6 +21,8 @@ import picocli.CommandLine.Option;
     description = "Show the privacy ledger: per source, the total ε per row (largest, distribution), what each "
         + "release added, and which releases share rows.")
 final class LedgerCommand implements Callable<Integer> {
+  @Mixin ConfigOptions config;
+
   @Option(names = "--ledger", required = true, paramLabel = "PATH|TABLE",
       description = "The ledger (as given to sanitize --ledger).")
   String ledger;

@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -34,9 +35,7 @@ import picocli.CommandLine.Spec;
 final class PrivacyStatsCommand implements Callable<Integer>, SettingOptions.Command {
   @Spec CommandSpec spec;
 
-  @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Properties file of option defaults.")
-  Path config;
-
+  @Mixin ConfigOptions config;
 
   @Option(names = "--mechanisms", paramLabel = "SPEC", split = " ", defaultValue = "laplace mahalanobis:lambda=0.5 mahalanobis:lambda=1 vickrey:t=0.5",
       description = "Space-separated mechanisms, name[:param=value,...]. Default: ${DEFAULT-VALUE}.")

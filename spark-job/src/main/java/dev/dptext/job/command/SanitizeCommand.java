@@ -6,7 +6,6 @@ import dev.dptext.job.sanitize.BatchSanitize;
 import dev.dptext.job.sanitize.SanitizeRequest;
 import dev.dptext.job.stream.SanitizeStream;
 import dev.dptext.settings.Settings;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
@@ -26,9 +25,7 @@ import picocli.CommandLine.Spec;
 final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command {
   @Spec CommandSpec spec;
 
-  @Option(names = {"-c", "--config"}, paramLabel = "FILE",
-      description = "Properties file of option defaults (keys = long option names); command-line options override it.")
-  Path config;
+  @Mixin ConfigOptions config;
 
   @Mixin InputOptions input;
 

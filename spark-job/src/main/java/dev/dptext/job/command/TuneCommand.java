@@ -30,6 +30,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -47,6 +48,8 @@ import picocli.CommandLine.Spec;
             + "their standard errors, draws, exact), PNG plots (E_M and L_M against ε, E_M against L_M) and index.html."})
 final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
   @Spec CommandSpec spec;
+
+  @Mixin ConfigOptions config;
 
   @Option(names = "--max-utility-loss", required = true, paramLabel = "C",
       description = "The budget C: the largest acceptable expected share of words whose label changes.")
