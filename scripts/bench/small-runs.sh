@@ -8,7 +8,8 @@
 #   DPTEXT_SKIP_BUILD=1 flock -x /tmp/dptext-cpu.lock scripts/bench/small-runs.sh [rounds=5] [input=data/sample/support-tickets.jsonl]
 #
 # Model: a prebuilt model file of the embedded default vocabulary (build-model --model default, built
-# once, not timed), so that the figure is the run's fixed cost, not the model's. Environment: DPTEXT_DATA
+# once, not timed), so that the figure is the run's fixed cost, not the model's. JOB_JAR: another build's
+# shaded job jar (e.g. an earlier commit's, for a before/after; the same Spark and Delta). Environment: DPTEXT_DATA
 # (default ~/.cache/dptext), SMALL_RUNS_WORK (default $DPTEXT_DATA/small-runs), DPTEXT_JAVA_OPTS.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -21,7 +22,7 @@ WORK="${SMALL_RUNS_WORK:-$CACHE/small-runs}"
 source scripts/bench/lib/bench-build.sh
 bench_build job
 JOB="$ROOT/spark-job/target"
-SHADED=$(ls "$JOB"/dptext-spark-job-*-shaded.jar | head -n 1)
+SHADED=${JOB_JAR:-$(ls "$JOB"/dptext-spark-job-*-shaded.jar | head -n 1)}
 BENCH_JAR=$(ls "$ROOT"/benchmarks/target/dptext-benchmarks-*.jar | head -n 1)
 mkdir -p "$WORK"
 KEY="$WORK/key"
@@ -32,7 +33,7 @@ if [[ ! -s "$MODEL" ]]; then
     || { cat "$WORK/build-model.out"; exit 1; }
 fi
 rm -rf "$WORK/runs"
-echo "== small-runs: $(wc -l < "$INPUT") rows; $(date -u +%FT%TZ); commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"
+echo "== small-runs: $(wc -l < "$INPUT") rows, job jar $SHADED; $(date -u +%FT%TZ); commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # shellcheck disable=SC2086
 java $MODULE_OPTIONS -Xlog:disable -Xlog:all=warning:stderr -Dlog4j2.configurationFile="$ROOT/conf/log4j2.properties" \

@@ -243,8 +243,10 @@ public final class ServerSanitizer implements java.io.Serializable {
     for (int i = 0; i < fields.length; i++) {
       sums[i] = functions.sum(functions.col(struct + "." + fields[i])).as(fields[i]);
     }
+    Column[] more = java.util.Arrays.copyOf(java.util.Arrays.copyOfRange(sums, 1, sums.length), sums.length);
+    more[sums.length - 1] = functions.count(functions.lit(1)).as(ROWS);
     return df.withColumn(struct, call(SqlFunctionNames.SANITIZE_COUNTED, inputColumn))
-        .observe(observation, sums[0], java.util.Arrays.copyOfRange(sums, 1, sums.length))
+        .observe(observation, sums[0], more)
         .withColumn(outputColumn, functions.col(struct + ".text"))
         .drop(struct);
   }
@@ -264,13 +266,35 @@ public final class ServerSanitizer implements java.io.Serializable {
         : functions.call_function(function, text, optionsMap());
   }
 
+  /** The observed metric of {@link #transformCounted}: the rows it sanitized. */
+  private static final String ROWS = "rows";
+
   private transient org.apache.spark.sql.Observation observation;
+  private transient Map<String, Object> observed;
 
   /**
    * The token counts of {@link #transformCounted}'s rows, once an action on them has run; empty when the
    * server did not send them within {@code wait} (a write whose observed metrics do not come back).
    */
   public Optional<TokenTotals> totals(java.time.Duration wait) {
+    return observed(wait).map(Observed::new);
+  }
+
+  /**
+   * How many rows {@link #transformCounted} sanitized, once an action on them has run; empty as for
+   * {@link #totals}. Counted where the rows are sanitized: in a write, the stage that writes, whose tasks'
+   * figures Spark merges once each (a re-run task is not counted twice).
+   */
+  public java.util.OptionalLong rowsSanitized(java.time.Duration wait) {
+    Optional<Map<String, Object>> m = observed(wait);
+    return m.isPresent() && m.get().get(ROWS) instanceof Number n ? java.util.OptionalLong.of(n.longValue())
+        : java.util.OptionalLong.empty();
+  }
+
+  private Optional<Map<String, Object>> observed(java.time.Duration wait) {
+    if (observed != null) {
+      return Optional.of(observed);
+    }
     if (observation == null) {
       return Optional.empty();
     }
@@ -290,7 +314,8 @@ public final class ServerSanitizer implements java.io.Serializable {
       if (m.isEmpty()) {
         return Optional.empty();
       }
-      return Optional.of(new Observed(m));
+      observed = m;
+      return Optional.of(m);
     } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
       t.interrupt();
       return Optional.empty();

@@ -19,6 +19,8 @@ import org.apache.spark.sql.types.DataTypes;
  * written. The failure carries a constant message (never a record's content); the run then counts the
  * input to report what was rejected, as the separate pass would have.
  *
+ * <p>On Spark Connect ({@link #onConnect}) the check is SQL's {@code raise_error} and the count the server's.
+ *
  * <p>The row count is exact although it is taken inside a transformation: it is kept per partition of
  * the map stage and a partition's count replaces, not adds to, the count of an earlier attempt, so a
  * map task re-run after a lost shuffle file (the same rows again) is not counted twice, and a failed
@@ -30,6 +32,20 @@ public final class InputGuard {
 
   private final RowCounter rows;
   private final UserDefinedFunction check;
+
+  private InputGuard() {
+    this.rows = null;
+    this.check = null;
+  }
+
+  /**
+   * A guard for a Spark Connect client, which has neither UDFs of its own classes nor accumulators: the check
+   * is SQL's {@code raise_error}, and the rows are counted by the server where they are sanitized
+   * ({@link dev.dptext.runtime.ServerSanitizer#rowsSanitized}), not here ({@link #rowsIn} is unsupported).
+   */
+  public static InputGuard onConnect() {
+    return new InputGuard();
+  }
 
   /** A guard for a classic session (its row count is an accumulator, which a Spark Connect client has not). */
   public InputGuard(org.apache.spark.sql.SparkSession spark) {
@@ -49,11 +65,19 @@ public final class InputGuard {
 
   /** The filter: true for a row to sanitize; fails the task for a rejected row. */
   Column passes(Column malformed, Column nullId) {
+    if (check == null) {
+      // A null flag passes, as in the classic check (Boolean.TRUE.equals).
+      return functions.when(malformed.or(nullId), functions.raise_error(functions.lit(REJECTED)))
+          .otherwise(functions.lit(true));
+    }
     return check.apply(malformed, nullId);
   }
 
-  /** The rows that passed, once the write has run. */
+  /** The rows that passed, once the write has run (a classic session's guard). */
   public long rowsIn() {
+    if (rows == null) {
+      throw new IllegalStateException("A Spark Connect guard does not count: the server counts the rows it sanitizes");
+    }
     return rows.rows();
   }
 

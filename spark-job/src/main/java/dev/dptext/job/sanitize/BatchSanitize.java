@@ -141,10 +141,10 @@ public final class BatchSanitize {
     // anything is written or, where a rejected record cannot leave anything written, the write's own
     // read of the input (InputGuard), which saves a whole pass over it.
     int spreadTo = Spread.target(r.partitions(), spark, input.accepted());
-    // On Spark Connect the count is a pass of its own (an exact aggregate): the guard's count is an
-    // accumulator, which a Connect client has not.
-    InputGuard guard = !connect && !r.ledger().active() && checkRidesTheWrite(spark, r, corruptPolicy, outputBefore, target, builder.options(),
-        spreadTo) ? new InputGuard(spark) : null;
+    // On Spark Connect the check is raise_error and the rows are counted by the server's sanitizer, in the
+    // write's own observed metrics.
+    InputGuard guard = !r.ledger().active() && checkRidesTheWrite(spark, connect, r, corruptPolicy, outputBefore,
+        target, builder.options(), spreadTo) ? (connect ? InputGuard.onConnect() : new InputGuard(spark)) : null;
     InputTable.Counts counts = null;
     long rejected = 0;
     Dataset<Row> accepted;
@@ -258,7 +258,20 @@ public final class BatchSanitize {
       ledgerEntry.committed(written.version(), LOG::warn);
       ledgerEntry.checkSnapshot(snapshot, LOG::warn);
     }
-    long rowsIn = guard != null ? guard.rowsIn() : counts.rows();
+    long rowsIn;
+    if (guard == null) {
+      rowsIn = counts.rows();
+    } else if (!connect) {
+      rowsIn = guard.rowsIn();
+    } else {
+      // Observed metrics come back with the write's own response: by now they are here, or never will be;
+      // then the input is counted after all (the pass the guard saved).
+      java.util.OptionalLong sanitized = server.rowsSanitized(java.time.Duration.ofSeconds(5));
+      if (sanitized.isEmpty()) {
+        LOG.warn("The server sent no count of the rows it sanitized; counting the input in a pass of its own");
+      }
+      rowsIn = sanitized.isPresent() ? sanitized.getAsLong() : input.count().rows();
+    }
     long rowsOut = written.rowsWritten();
     boolean intact = rowsOut + rejected == rowsIn;
     inPlaceRun.finish(intact); // a purge swaps the new table in only when every row is there
@@ -295,14 +308,16 @@ public final class BatchSanitize {
    * holding no data (a Parquet overwrite deletes the old files before its job runs, so it keeps the
    * pass); and nothing else needs the counts or reads the input first — rejects to write, corpus
    * frequencies, the partitioned path's rounds, an in-place swap, or MERGE (which reads its source
-   * twice).
+   * twice). On Spark Connect too ({@link InputGuard#onConnect}), whose spread is always a shuffle.
    */
-  private static boolean checkRidesTheWrite(SparkSession spark, SanitizeRequest r, InputTable.OnCorrupt policy,
-      OutputLocation outputBefore, TableWriter.Target target, DpTextOptions options, int spreadTo) {
+  private static boolean checkRidesTheWrite(SparkSession spark, boolean connect, SanitizeRequest r,
+      InputTable.OnCorrupt policy, OutputLocation outputBefore, TableWriter.Target target, DpTextOptions options,
+      int spreadTo) {
     if (spreadTo == 0 || policy != InputTable.OnCorrupt.FAIL || outputBefore == null // in place
         || target.mode() == WriteMode.MERGE
         || !r.publicFrequencies()
-        || dev.dptext.runtime.ModelLoader.partitioned(spark, options) != null) {
+        // A Connect client's run is one query on the server (its SQL function), never the partitioned rounds.
+        || (!connect && dev.dptext.runtime.ModelLoader.partitioned(spark, options) != null)) {
       return false;
     }
     return target.delta() || !outputBefore.holdsData();
