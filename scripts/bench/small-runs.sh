@@ -3,7 +3,9 @@
 # SparkSession built as the job builds its own, rounds of six appends of the same input in rotating order
 # (dptext sanitize to Delta, and with --txn-app-id/--txn-version as a nightly run gives them, dptext to Parquet,
 # a plain Spark job to Delta, with and without a transaction id, and to Parquet); the first round creates the tables and is not counted.
-# Each dptext run's Spark queries are listed with their durations (dev.dptext.bench.SmallRuns).
+# Each dptext run's Spark queries are listed with their durations (dev.dptext.bench.SmallRuns). STREAM=1: rounds
+# of one-row micro-batches instead (a new one-row file per round; dptext's sanitize --stream against a plain
+# Spark stream of the same files into Delta, both available-now, both keeping their checkpoint).
 #
 #   DPTEXT_SKIP_BUILD=1 flock -x /tmp/dptext-cpu.lock scripts/bench/small-runs.sh [rounds=5] [input=data/sample/support-tickets.jsonl]
 #
@@ -38,6 +40,6 @@ echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d
 # shellcheck disable=SC2086
 java $MODULE_OPTIONS -Xlog:disable -Xlog:all=warning:stderr -Dlog4j2.configurationFile="$ROOT/conf/log4j2.properties" \
   ${DPTEXT_JAVA_OPTS:--Xmx4g} -cp "$SHADED:$BENCH_JAR:$(cat "$JOB/classpath-provided.txt")" \
-  dev.dptext.bench.SmallRuns "$INPUT" "$WORK/runs" "$MODEL" "$KEY" "$ROUNDS" \
+  dev.dptext.bench.SmallRuns "$INPUT" "$WORK/runs" "$MODEL" "$KEY" "$ROUNDS" ${STREAM:+stream} \
   2> >(grep --line-buffered -v '^WARNING: Using incubator modules' >&2)
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -25,6 +25,10 @@ import org.apache.spark.sql.util.QueryExecutionListener;
  * <p>The job is called through {@code dev.dptext.job.DpTextJob.execute(SparkSession, String...)}, found by
  * reflection: the benchmarks module does not depend on the job, and the job's shaded jar is on the classpath.
  *
+ * <p>With {@code stream}: rounds of one-row micro-batches instead, each a new file of the input's first row in a
+ * landing directory, taken by an available-now query — dptext's {@code sanitize --stream} against a plain Spark
+ * stream of the same files into Delta (both keep their checkpoint across rounds).
+ *
  * <p>Usage: {@code SmallRuns INPUT.jsonl WORK_DIR MODEL KEY_FILE ROUNDS [stream]}.
  */
 public final class SmallRuns {
@@ -59,7 +63,11 @@ public final class SmallRuns {
       }
     });
     Files.createDirectories(work);
-    String[] sides = {"dptext-delta", "dptext-delta-txn", "dptext-parquet", "plain-delta", "plain-delta-txn", "plain-parquet"};
+    boolean streams = args.length > 5 && args[5].equals("stream");
+    String[] sides = streams ? new String[] {"dptext-stream", "plain-stream"}
+        : new String[] {"dptext-delta", "dptext-delta-txn", "dptext-parquet", "plain-delta", "plain-delta-txn",
+          "plain-parquet"};
+    List<String> firstLine = Files.readAllLines(Path.of(input)).subList(0, 1);
     Map<String, List<Double>> times = new LinkedHashMap<>();
     for (String s : sides) {
       times.put(s, new ArrayList<>());
@@ -85,6 +93,22 @@ public final class SmallRuns {
               throw new IllegalStateException(side + " exited " + code);
             }
           }
+          case "dptext-stream" -> {
+            Path landing = newFile(work, side, round, firstLine);
+            int code = (int) execute.invoke(null, spark, new String[] {"sanitize", "--stream", "--checkpoint",
+                work.resolve(side + "-checkpoint").toString(), "--input", landing.toString(), "--input-format", "json",
+                "--input-schema", SCHEMA, "--id-column", "id", "--model", model, "--key-file", key, "--output",
+                out.toString(), "--progress-interval", "0"});
+            if (code != 0) {
+              throw new IllegalStateException(side + " exited " + code);
+            }
+          }
+          case "plain-stream" -> {
+            Path landing = newFile(work, side, round, firstLine);
+            spark.readStream().schema(SCHEMA).json(landing.toString()).writeStream().format("delta")
+                .option("checkpointLocation", work.resolve(side + "-checkpoint").toString())
+                .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow()).start(out.toString()).awaitTermination();
+          }
           case "plain-delta" -> spark.read().json(input).write().format("delta").mode("append").save(out.toString());
           case "plain-delta-txn" -> spark.read().json(input).write().format("delta").option("txnAppId", "small-runs")
               .option("txnVersion", round).mode("append").save(out.toString());
@@ -108,6 +132,12 @@ public final class SmallRuns {
     for (Map.Entry<String, List<Double>> e : times.entrySet()) {
       System.out.printf("median %-15s %7.3f s  (%s)%n", e.getKey(), median(e.getValue()), e.getValue());
     }
+    if (streams) {
+      System.out.printf("a one-row micro-batch into Delta: dptext - plain Spark %+.3f s%n",
+          median(times.get("dptext-stream")) - median(times.get("plain-stream")));
+      spark.stop();
+      return;
+    }
     double dt = median(times.get("dptext-delta-txn"));
     double dd = median(times.get("dptext-delta"));
     double dp = median(times.get("dptext-parquet"));
@@ -117,6 +147,16 @@ public final class SmallRuns {
     System.out.printf("Delta - Parquet: dptext %+.3f s, plain Spark %+.3f s; with a transaction id: dptext %+.3f s, "
         + "plain Spark %+.3f s%n", dd - dp, pd - pp, dt - dp, pt - pp);
     spark.stop();
+  }
+
+  /** The schema of the sample tickets, which a stream of JSON needs up front. */
+  private static final String SCHEMA = "id BIGINT, customer STRING, text STRING";
+
+  /** A new one-row file in {@code side}'s landing directory: the next micro-batch's input. */
+  private static Path newFile(Path work, String side, int round, List<String> row) throws java.io.IOException {
+    Path landing = Files.createDirectories(work.resolve(side + "-landing"));
+    Files.write(landing.resolve("part-" + round + ".json"), row);
+    return landing;
   }
 
   private static String firstLine(String s) {
