@@ -32,13 +32,7 @@ BENCH_JAR=$(ls "$ROOT"/benchmarks/target/dptext-benchmarks-*.jar | head -n 1)
 IDENTITY_CP="$BENCH_JAR:$(cat "$JOB/classpath-provided.txt")"
 JAVA_OPTS=${DPTEXT_JAVA_OPTS:--Xmx4g}
 mkdir -p "$WORK"
-KEY="$WORK/key"
-[[ -s "$KEY" ]] || (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > "$KEY")
-MODEL="$WORK/default.dptext"
-if [[ ! -s "$MODEL" ]]; then
-  scripts/dptext build-model --model default --output "$MODEL" > "$WORK/build-model.out" 2>&1 \
-    || { cat "$WORK/build-model.out"; exit 1; }
-fi
+bench_key_and_model "$WORK"
 rm -rf "$WORK/runs"
 mkdir -p "$WORK/runs"
 read -r -a SIDES <<< "${SIDES:-dptext-delta dptext-delta-txn dptext-parquet plain-delta plain-delta-txn plain-parquet}"

@@ -27,13 +27,7 @@ JOB="$ROOT/spark-job/target"
 SHADED=${JOB_JAR:-$(ls "$JOB"/dptext-spark-job-*-shaded.jar | head -n 1)}
 BENCH_JAR=$(ls "$ROOT"/benchmarks/target/dptext-benchmarks-*.jar | head -n 1)
 mkdir -p "$WORK"
-KEY="$WORK/key"
-[[ -s "$KEY" ]] || (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > "$KEY")
-MODEL="$WORK/default.dptext"
-if [[ ! -s "$MODEL" ]]; then
-  scripts/dptext build-model --model default --output "$MODEL" > "$WORK/build-model.out" 2>&1 \
-    || { cat "$WORK/build-model.out"; exit 1; }
-fi
+bench_key_and_model "$WORK"
 rm -rf "$WORK/runs"
 echo "== small-runs: $(wc -l < "$INPUT") rows, job jar $SHADED; $(date -u +%FT%TZ); commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load before: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -14,6 +14,10 @@
 #                       DPTEXT_MVN_ARGS adds Maven arguments (e.g. -o -Dmaven.repo.local=...).
 #   bench_classpath     prints the classpath of the benchmarks' own JVMs (benchmarks and udfs classes,
 #                       then their dependencies, Spark included), after bench_build
+#   bench_key_and_model WORK
+#                       sets KEY (a key file, made once, 0600) and MODEL (a build-model file of the embedded
+#                       default vocabulary, built once, not timed) in WORK, for the scripts that time runs
+#                       of the job given a prebuilt model
 #
 # and sets MODULE_OPTIONS: Spark's JVM flags (--add-opens..., --add-modules=jdk.incubator.vector), read
 # from the parent pom's spark.module.options as scripts/dptext reads them. The callers cd to the root of
@@ -46,6 +50,17 @@ bench_build() {
 
 bench_classpath() {
   echo "benchmarks/target/classes:udfs/target/classes:$(cat benchmarks/target/bench.cp)"
+}
+
+bench_key_and_model() {
+  local work=$1
+  KEY="$work/key"
+  [[ -s "$KEY" ]] || (umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > "$KEY")
+  MODEL="$work/default.dptext"
+  if [[ ! -s "$MODEL" ]]; then
+    "$BENCH_ROOT/scripts/dptext" build-model --model default --output "$MODEL" > "$work/build-model.out" 2>&1 \
+      || { cat "$work/build-model.out" >&2; return 1; }
+  fi
 }
 
 # shellcheck disable=SC2034 # used by the scripts that source this file

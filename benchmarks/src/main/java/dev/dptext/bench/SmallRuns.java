@@ -67,7 +67,7 @@ public final class SmallRuns {
     String[] sides = streams ? new String[] {"dptext-stream", "plain-stream"}
         : new String[] {"dptext-delta", "dptext-delta-txn", "dptext-parquet", "plain-delta", "plain-delta-txn",
           "plain-parquet"};
-    List<String> firstLine = Files.readAllLines(Path.of(input)).subList(0, 1);
+    List<String> oneRow = Files.readAllLines(Path.of(input)).subList(0, 1);
     Map<String, List<Double>> times = new LinkedHashMap<>();
     for (String s : sides) {
       times.put(s, new ArrayList<>());
@@ -94,7 +94,7 @@ public final class SmallRuns {
             }
           }
           case "dptext-stream" -> {
-            Path landing = newFile(work, side, round, firstLine);
+            Path landing = newFile(work, side, round, oneRow);
             int code = (int) execute.invoke(null, spark, new String[] {"sanitize", "--stream", "--checkpoint",
                 work.resolve(side + "-checkpoint").toString(), "--input", landing.toString(), "--input-format", "json",
                 "--input-schema", SCHEMA, "--id-column", "id", "--model", model, "--key-file", key, "--output",
@@ -104,7 +104,7 @@ public final class SmallRuns {
             }
           }
           case "plain-stream" -> {
-            Path landing = newFile(work, side, round, firstLine);
+            Path landing = newFile(work, side, round, oneRow);
             spark.readStream().schema(SCHEMA).json(landing.toString()).writeStream().format("delta")
                 .option("checkpointLocation", work.resolve(side + "-checkpoint").toString())
                 .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow()).start(out.toString()).awaitTermination();

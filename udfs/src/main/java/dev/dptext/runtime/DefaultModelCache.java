@@ -28,7 +28,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
@@ -183,7 +182,7 @@ public final class DefaultModelCache {
 
   /** {@code default-k<K>-<hash>.dptext-model}: see the class comment for what the hash covers. */
   static String fileName(Embedded embedded, int neighbours) throws IOException {
-    MessageDigest embeddedSha = sha256();
+    MessageDigest embeddedSha = ModelLoader.sha256();
     try (InputStream in = new DigestInputStream(embedded.bytes().open(), embeddedSha)) {
       in.transferTo(OutputStream.nullOutputStream());
     }
@@ -197,7 +196,7 @@ public final class DefaultModelCache {
         "tables 0, santext+ w=" + SanTextPlus.W.defaultValue().orElseThrow(),
         "covariance none",
         "kernel " + NeighbourSearch.kernel());
-    String hash = HexFormat.of().formatHex(sha256().digest(identity.getBytes(StandardCharsets.UTF_8)));
+    String hash = HexFormat.of().formatHex(ModelLoader.sha256().digest(identity.getBytes(StandardCharsets.UTF_8)));
     return PREFIX + "k" + neighbours + "-" + hash.substring(0, 32) + SUFFIX;
   }
 
@@ -375,13 +374,5 @@ public final class DefaultModelCache {
 
   private static String seconds(long t0) {
     return String.format(java.util.Locale.ROOT, "%.1f", (System.nanoTime() - t0) / 1e9);
-  }
-
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

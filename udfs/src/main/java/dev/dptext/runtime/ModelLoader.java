@@ -132,7 +132,7 @@ public final class ModelLoader {
     return loadVerified(conf, source, vocabularySize, neighbours, expectedSha256);
   }
 
-  private static MessageDigest sha256() {
+  static MessageDigest sha256() {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {

@@ -239,14 +239,13 @@ public final class ServerSanitizer implements java.io.Serializable {
     observation = new org.apache.spark.sql.Observation("dptext_tokens_" + java.util.UUID.randomUUID().toString()
         .replace("-", ""));
     String[] fields = {"tokens", "changed", "outOfVocabulary", "searchQueries", "searchWanted", "searchFound"};
+    // The rows' count, then the token sums: observe takes its first metric apart from the rest.
     Column[] sums = new Column[fields.length];
     for (int i = 0; i < fields.length; i++) {
       sums[i] = functions.sum(functions.col(struct + "." + fields[i])).as(fields[i]);
     }
-    Column[] more = java.util.Arrays.copyOf(java.util.Arrays.copyOfRange(sums, 1, sums.length), sums.length);
-    more[sums.length - 1] = functions.count(functions.lit(1)).as(ROWS);
     return df.withColumn(struct, call(SqlFunctionNames.SANITIZE_COUNTED, inputColumn))
-        .observe(observation, sums[0], more)
+        .observe(observation, functions.count(functions.lit(1)).as(ROWS), sums)
         .withColumn(outputColumn, functions.col(struct + ".text"))
         .drop(struct);
   }
