@@ -73,10 +73,15 @@ public final class SanitizeStream {
     // What is at the output (a file, a non-Delta directory) is refused as in a batch run; whether an
     // existing table may take this stream's rows is the checkpoint's question.
     TableWriter.Target target = new TableWriter.Target(r.output(), "delta", mode, null, List.of(), null, null);
-    OutputLocation.inspect(spark, r.output()).checkWritable(new TableWriter.Target(r.output(), "delta",
-        WriteMode.APPEND, null, List.of(), null, null));
+    OutputLocation outputAt = OutputLocation.inspect(spark, r.output());
+    outputAt.checkWritable(new TableWriter.Target(r.output(), "delta", WriteMode.APPEND, null, List.of(), null,
+        null));
+    // One read of the output's history answers the checkpoint's check, the first micro-batch's replay
+    // check and (on Connect) the version this run starts from.
+    DeltaTables.Transactions history = outputAt.kind == OutputLocation.Kind.DELTA_TABLE
+        ? DeltaTables.transactions(spark, r.output()) : DeltaTables.Transactions.NONE;
     StreamCheckpoint checkpoint = StreamCheckpoint.check(spark, stream.checkpoint(), r.input(), r.output());
-    checkpoint.checkOutput(r.output(), mode == WriteMode.ERROR_IF_EXISTS);
+    checkpoint.checkOutput(r.output(), outputAt, history, mode == WriteMode.ERROR_IF_EXISTS);
     if (r.rejects() != null) {
       RunPaths.checkRejects(spark, r.rejects(), r.input(), r.output(), r.outputFormat());
     }
@@ -147,10 +152,11 @@ public final class SanitizeStream {
             OutputLocation.qualified(spark, r.output()));
     StreamBatchWriter writer = new StreamBatchWriter(input.rules(), sanitize, text, out, r.output(), r.rejects(),
         counts -> InputTable.failure(counts, inputPath, format, readOptions), audit, counters,
-        batch -> Spread.spread(partitions, batch.sparkSession(), batch), queryId, ledgerPlan);
+        batch -> Spread.spread(partitions, batch.sparkSession(), batch), queryId, ledgerPlan, history);
     checkpoint.bind();
-    long outputVersion = versionOf(spark, r.output());
-    long rejectsVersion = r.rejects() == null ? -1 : versionOf(spark, r.rejects());
+    // A Connect client reads what the run committed from the history afterwards, after these versions.
+    long outputVersion = history.latestVersion();
+    long rejectsVersion = connect && r.rejects() != null ? versionOf(spark, r.rejects()) : -1;
     StreamingQuery query;
     long workStart = System.nanoTime();
     try {
@@ -279,8 +285,9 @@ public final class SanitizeStream {
   /** A stream that writes into its own input would read its own rows again: refused. */
   private static void refuseInPlace(SparkSession spark, String input, String output) {
     boolean same = OutputLocation.qualified(spark, input).equals(OutputLocation.qualified(spark, output));
-    java.util.Optional<String> outId = OutputLocation.deltaTableId(spark, output);
-    if (same || (outId.isPresent() && outId.equals(OutputLocation.deltaTableId(spark, input)))) {
+    // The input's id first: an input that is no Delta table (the usual files) needs no look at the output's.
+    java.util.Optional<String> inId = same ? java.util.Optional.empty() : OutputLocation.deltaTableId(spark, input);
+    if (same || (inId.isPresent() && inId.equals(OutputLocation.deltaTableId(spark, output)))) {
       throw new JobException(ExitCode.USAGE, "--output " + output + " is the input: a stream never sanitizes in "
           + "place (it would read its own output as new input, and the raw rows would stay). Write to another "
           + "--output");

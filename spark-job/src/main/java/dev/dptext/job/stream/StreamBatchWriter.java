@@ -5,6 +5,7 @@ import dev.dptext.job.JobException;
 import dev.dptext.job.read.InputTable;
 import dev.dptext.job.sanitize.Sanitizers;
 import dev.dptext.job.sanitize.Spread;
+import dev.dptext.job.write.DeltaTables;
 import dev.dptext.job.write.TableWriter;
 import dev.dptext.job.write.WriteMode;
 import dev.dptext.spark.TokenAccumulators;
@@ -94,6 +95,14 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
   /** The privacy ledger's plan of this stream's releases (one per micro-batch), null without a ledger. */
   private final dev.dptext.job.ledger.ReleasePlan ledger;
 
+  /**
+   * The output's transactions when the query started ({@link DeltaTables.Transactions#NONE} for a new
+   * table): the first micro-batch's replay check reads them instead of the history. Exact for that
+   * question: only a micro-batch of this query can be a replay, and another run of the same query at
+   * the same time is refused by the checkpoint's log (and Delta skips its commit in any case).
+   */
+  private final DeltaTables.Transactions atStart;
+
   private boolean checkedReplay;
 
   /** What this run (this process) committed, for the end-of-run summary. */
@@ -105,7 +114,8 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
 
   StreamBatchWriter(InputTable.Rules input, Sanitize sanitizer, String textColumn, String outputColumn,
       String output, String rejects, Failure failure, Map<String, String> audit, TokenAccumulators counters,
-      Spread spread, CompletableFuture<String> queryId, dev.dptext.job.ledger.ReleasePlan ledger) {
+      Spread spread, CompletableFuture<String> queryId, dev.dptext.job.ledger.ReleasePlan ledger,
+      DeltaTables.Transactions atStart) {
     this.input = input;
     this.sanitizer = sanitizer;
     this.textColumn = textColumn;
@@ -118,6 +128,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
     this.spread = spread;
     this.queryId = queryId;
     this.ledger = ledger;
+    this.atStart = atStart;
   }
 
   @Override
@@ -140,7 +151,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
     // commit itself checks the transaction again in any case.
     boolean mayBeReplay = !checkedReplay;
     checkedReplay = true;
-    Optional<String> done = mayBeReplay ? TableWriter.alreadyCommitted(batch.sparkSession(), target) : Optional.empty();
+    Optional<String> done = mayBeReplay ? TableWriter.alreadyCommitted(target, atStart.of(appId)) : Optional.empty();
     if (done.isPresent()) {
       LOG.info("stream: micro-batch {} is already in the output (committed before a restart): skipped, nothing "
           + "read or written", batchId);

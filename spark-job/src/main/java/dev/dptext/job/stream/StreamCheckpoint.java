@@ -136,11 +136,17 @@ final class StreamCheckpoint {
   /**
    * Checks the output against this checkpoint; call before the query starts.
    *
+   * @param output the output as given
+   * @param at what is at the output
+   * @param history the output's transactions ({@link DeltaTables.Transactions#NONE} unless a Delta table)
    * @param errorIfExists {@code --mode errorifexists}: the table must be new, or this stream's own
    */
-  void checkOutput(String output, boolean errorIfExists) {
+  void checkOutput(String output, OutputLocation at, DeltaTables.Transactions history, boolean errorIfExists) {
     Optional<String> id = queryId();
-    Set<String> streams = streamsIn(output);
+    Set<String> streams = new TreeSet<>();
+    for (String app : history.apps(APP_ID_PREFIX)) {
+      streams.add(app.substring(APP_ID_PREFIX.length()));
+    }
     boolean fedByThis = id.isPresent() && streams.contains(id.get());
     if (id.isPresent() && finishedBatches() > 0 && !fedByThis) {
       throw new JobException(ExitCode.USAGE, "--checkpoint " + path + " records " + finishedBatches() + " finished "
@@ -148,25 +154,12 @@ final class StreamCheckpoint {
           + "table was deleted or replaced, or the checkpoint belongs to another output. Point --output at that "
           + "stream's table, or start over with a new, empty --checkpoint (which sanitizes the whole input again)");
     }
-    if (errorIfExists && !fedByThis && OutputLocation.inspect(spark, output).holdsData()) {
-      throw new JobException(ExitCode.USAGE, "--output " + output + " already exists" + (streams.isEmpty() ? ""
-          : " and is fed by another stream (query " + String.join(", ", streams) + ")") + ", and --checkpoint " + path
-          + " is not its stream's: a new query reads its whole input again, so its rows would be written twice. "
+    if (errorIfExists && !fedByThis && at.holdsData()) {
+      throw new JobException(ExitCode.USAGE, "--output " + output + " already exists" + (streams.isEmpty() ? "" : " and is fed by another stream (query " + String.join(", ", streams) + ")") + ", and --checkpoint "
+          + path + " is not its stream's: a new query reads its whole input again, so its rows would be written twice. "
           + "Restart the stream with its own --checkpoint, choose a new --output, or add this stream's rows to the "
           + "table on purpose with --mode append");
     }
-  }
-
-  /** The query ids of the dptext streams whose micro-batches the Delta table at {@code output} holds. */
-  private Set<String> streamsIn(String output) {
-    Set<String> ids = new TreeSet<>();
-    if (OutputLocation.inspect(spark, output).kind != OutputLocation.Kind.DELTA_TABLE) {
-      return ids;
-    }
-    for (String app : DeltaTables.transactionApps(spark, output, APP_ID_PREFIX)) {
-      ids.add(app.substring(APP_ID_PREFIX.length()));
-    }
-    return ids;
   }
 
   /**

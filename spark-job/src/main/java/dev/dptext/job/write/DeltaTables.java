@@ -156,16 +156,59 @@ public final class DeltaTables {
     return new AppCommits(commits, rows, last);
   }
 
-  /** The transaction app ids starting with {@code prefix} that the history records. */
-  public static Set<String> transactionApps(SparkSession spark, String path, String prefix) {
-    Set<String> apps = new TreeSet<>();
-    for (Map<String, String> m : dptextCommits(spark, path, prefix)) {
-      String app = m.get(TXN_APP_ID);
-      if (app != null && app.startsWith(prefix)) {
-        apps.add(app);
+  /**
+   * What one read of a table's history says about the transactions dptext committed to it: the latest
+   * version, and per transaction app id the highest {@code txnVersion} (Delta commits an app's
+   * transactions with rising versions). A stream's start has three questions — the version it starts
+   * from, which streams fed the table, whether its first micro-batch is a replay — and each was a history
+   * read of its own; this answers all three from one, read on the server side so that only one row per
+   * app id comes back, not every commit's audit.
+   *
+   * @param latestVersion the newest commit's version, -1 when there is no Delta table
+   */
+  public record Transactions(long latestVersion, Map<String, Long> highest) implements java.io.Serializable {
+    /** No table: no version, no transactions. */
+    public static final Transactions NONE = new Transactions(-1, Map.of());
+
+    public Transactions {
+      highest = Map.copyOf(highest);
+    }
+
+    /** The highest version committed with {@code appId}, if any. */
+    public OptionalLong of(String appId) {
+      Long v = highest.get(appId);
+      return v == null ? OptionalLong.empty() : OptionalLong.of(v);
+    }
+
+    /** The app ids starting with {@code prefix}. */
+    public Set<String> apps(String prefix) {
+      Set<String> apps = new TreeSet<>();
+      for (String app : highest.keySet()) {
+        if (app.startsWith(prefix)) {
+          apps.add(app);
+        }
+      }
+      return apps;
+    }
+  }
+
+  /** {@link Transactions} of the Delta table at {@code path}, in one read of its whole history. */
+  public static Transactions transactions(SparkSession spark, String path) {
+    // Bracket paths: the keys hold dots. get_json_object yields null for another writer's free-form
+    // userMetadata, as metadata() ignores it.
+    org.apache.spark.sql.Column app = functions.get_json_object(functions.col("userMetadata"), "$['" + TXN_APP_ID + "']");
+    org.apache.spark.sql.Column txn = functions.get_json_object(functions.col("userMetadata"), "$['" + TXN_VERSION + "']")
+        .cast("long");
+    long latest = -1;
+    Map<String, Long> highest = new LinkedHashMap<>();
+    for (Row r : history(spark, path).groupBy(app.as("app")).agg(functions.max("version"), functions.max(txn))
+        .collectAsList()) {
+      latest = Math.max(latest, r.isNullAt(1) ? -1 : r.getLong(1));
+      if (!r.isNullAt(0) && !r.isNullAt(2)) {
+        highest.put(r.getString(0), r.getLong(2));
       }
     }
-    return apps;
+    return new Transactions(latest, highest);
   }
 
   /** userMetadata maps of the commits whose userMetadata mentions {@code text}. */

@@ -156,7 +156,14 @@ public final class TableWriter {
     if (t.txnAppId() == null || OutputLocation.inspect(spark, t.path()).kind != OutputLocation.Kind.DELTA_TABLE) {
       return Optional.empty();
     }
-    java.util.OptionalLong recorded = DeltaTables.transactionVersion(spark, t.path(), t.txnAppId());
+    return alreadyCommitted(t, DeltaTables.transactionVersion(spark, t.path(), t.txnAppId()));
+  }
+
+  /**
+   * {@link #alreadyCommitted(SparkSession, Target)} given the highest version the table records for
+   * {@code t}'s app id (read earlier, e.g. with a stream's {@link DeltaTables.Transactions} at its start).
+   */
+  public static Optional<String> alreadyCommitted(Target t, java.util.OptionalLong recorded) {
     if (recorded.isEmpty()) {
       return Optional.empty();
     }
