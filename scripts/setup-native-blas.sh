@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs Debian's OpenBLAS, which dev.ludovic.netlib (Spark's BLAS) loads as libblas.so.3: the
-# embedding-noise mechanisms' nearest-word search and build-model's neighbour search then run on
-# native SGEMM instead of the pure-Java fallback (about 3x faster here, see docs/benchmarks-history.md,
-# issue 3).
+# Installs Debian's OpenBLAS, which dev.ludovic.netlib (Spark's BLAS) loads as libblas.so.3. dptext's
+# nearest-word search and build-model's neighbour search run on its own Vector API kernels, faster than
+# OpenBLAS on AVX2 and AVX-512 CPUs (BENCHMARKS.md, "Embedding-noise mechanisms"; "Model build"); only a
+# JVM without the Vector API (no --add-modules=jdk.incubator.vector), or -Ddptext.knn.backend=native,
+# uses BLAS, and then native SGEMM is ~3x the pure-Java fallback (docs/mechanisms.md, "Nearest-word search").
+# The covariance of the Mahalanobis mechanism also goes through Spark's BLAS/LAPACK.
 # Best effort: without root or apt it says so and leaves the Java path in place.
 set -uo pipefail
 if ldconfig -p 2>/dev/null | grep -q 'libblas.so.3'; then
