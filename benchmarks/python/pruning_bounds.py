@@ -1,11 +1,11 @@
-"""How much could exact pruning save in the Laplace mechanism's nearest-word search? (issue 19, goal 1)
+"""How much could exact pruning save in the Laplace mechanism's nearest-word search?
 
 An exact pruned search computes a cheap lower bound LB(y) of ‖q − φ(y)‖² for every word and the full
 distance only for words whose bound does not already exceed the k-th nearest distance τ. This script
 measures, for real queries (IMDb tokens' GloVe vectors plus multivariate Laplace noise, as the
 mechanism draws them), the share of the vocabulary whose bound stays ≤ τ — the words any such search
 must still compute in full — with τ the exact k-th distance, i.e. the best case of a search that knew
-τ before it started. Two families of bounds, the ones the issue names:
+τ before it started. Two families of bounds, the two worth trying:
 
 * principal directions: the first p coordinates in the PCA basis exactly, the rest by the reverse
   triangle inequality on their norms, LB = ‖q_h − y_h‖² + (‖q_t‖ − ‖y_t‖)²;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Approximate nearest-word search (nearestSearch=hnsw) against exact search (issue 16), on one machine:
+# Approximate nearest-word search (nearestSearch=hnsw) against exact search, on one machine:
 #  1. the search alone, one thread (AnnBenchmark): HNSW build time, queries/s and recall@1 per efSearch,
 #     GloVe 6B 100-d top V words, Laplace-shaped noise at ε;
 #  2. the job, Laplace ε, over the first N IMDb reviews, exact then hnsw (model built once to

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Throughput on a Spark standalone cluster (scripts/cluster/): the same sanitize on 1 worker
 # (1 core) and on 2 workers (1 core each), driver in client mode, alternating in one run.
-# Results go to BENCHMARKS.md by hand ("Standalone cluster (issue 5)").
+# Results go to BENCHMARKS.md by hand ("Standalone cluster").
 #
 #   ./mvnw -B -ntp -DskipTests package        # once, outside the lock
 #   flock -x /tmp/dptext-cpu.lock scripts/bench/cluster.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The default model cached per machine (issue 40): a cold 16-row run with --model default, its model read from
+# The default model cached per machine: a cold 16-row run with --model default, its model read from
 # the machine's cache (runtime.DefaultModelCache), against the same run given a prebuilt model file
 # (build-model --model default), each a cold JVM launched by scripts/dptext, in ALTERNATING pairs (the cached
 # side first in odd pairs, the prebuilt side first in even ones); then one run with the cache off

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fixed cost of a small run (issue 19, goal 3; results in BENCHMARKS.md, "Fixed cost of a run"):
+# Fixed cost of a small run (results in BENCHMARKS.md, "Fixed cost of a run"):
 # dptext sanitize against a plain Spark job that reads the same JSON and writes it as Parquet, each a
 # cold JVM, in ALTERNATING pairs (dptext first in odd pairs, the identity job first in even ones), so
 # that both sides of a pair share the machine's state of the moment.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Local evaluations and Spark's shuffle partitions (issue 40): with a local master the job now shuffles into
+# Local evaluations and Spark's shuffle partitions: with a local master the job now shuffles into
 # a few partitions per core (JobSession.localSizing) instead of Spark's 200. "before" runs the same build
 # with -Dspark.sql.shuffle.partitions=200 (a value the user sets wins, so this is the old default exactly);
 # "after" leaves it to the job. Alternating before/after:

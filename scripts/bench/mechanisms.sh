@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every mechanism side by side in one JVM at matched privacy (issue 30): each at the ε that gives it the
+# Every mechanism side by side in one JVM at matched privacy: each at the ε that gives it the
 # multivariate Laplace mechanism's privacy ratio at ε_ref (BRR §5, from 200,000 sampled word pairs), on
 # GloVe 6B 100-d words and IMDb reviews, one thread, batched per review as the job batches them. Prints
 # per mechanism the sampler's build, tokens/s and N_w (tokens kept). Results go to BENCHMARKS.md by hand.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The model build's neighbour search (issue 16/19): the SanText table (targets = the whole vocabulary,
+# The model build's neighbour search: the SanText table (targets = the whole vocabulary,
 # the build's tiered rows of K = 64) over the first V GloVe 100-d words, timed in NeighbourSearch.compute
 # alone (ModelBuildBenchmark), for this build — the score kernel of NearestWords, the fused Vector API
 # kernel wherever it runs — and for an earlier build whose search scored with BLAS SGEMM (default: commit

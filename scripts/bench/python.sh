@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python overhead against the Java API on the same data, in one session (issue 15; BENCHMARKS.md).
+# Python overhead against the Java API on the same data, in one session (BENCHMARKS.md).
 # Needs the IMDb reviews (scripts/data/fetch-data.sh) and the Python build's venv with the package installed:
 # ./mvnw -B -ntp test (or test -pl python -am) creates python/target/venv.
 #   scripts/bench/python.sh [--rows 20000] [--rounds 3]

@@ -1,4 +1,4 @@
-"""Python overhead against the Java API, same data, same session, alternating (issue 15).
+"""Python overhead against the Java API, same data, same session, alternating.
 
 Sanitizes N IMDb reviews (cached in memory first) through
   java     the Java DataFrame API, DpText.sanitizer(spark)...transform(...), driven through py4j, the

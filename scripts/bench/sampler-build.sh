@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The SanText+ sampler's table build at model load, Vector API against scalar distances (issue 19,
-# goal 3; BENCHMARKS.md "Fixed cost of a run"): SamplerBuildBenchmark in alternating fresh JVMs, with
+# The SanText+ sampler's table build at model load, Vector API against scalar distances
+# (BENCHMARKS.md "Fixed cost of a run"): SamplerBuildBenchmark in alternating fresh JVMs, with
 # and without --add-modules=jdk.incubator.vector (without it the distances take the scalar path; the
 # tables are the same either way), each printing its cold build and warm rebuilds.
 #

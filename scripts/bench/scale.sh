@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale benchmark of the partitioned path (issue 16); results go to BENCHMARKS.md by hand.
+# Scale benchmark of the partitioned path; results go to BENCHMARKS.md by hand.
 #   1. build-model --model-layout partitioned on real GloVe 6B 100-d, V = the first 25,000 / 100,000 /
 #      341,479 words (tables for SanText and SanText+ w=0.9): wall time and peak memory.
 #   2. sanitize the first $REVIEWS IMDb reviews with SanText+ (ε=3, w=0.9, p=0.3) and Laplace (ε=10) on

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fault injection for the write path (issue 18): runs `sanitize` as a real process, kill -9s it by PID
+# Fault injection for the write path: runs `sanitize` as a real process, kill -9s it by PID
 # at a named point, re-runs the SAME command, and checks that the final table is row for row the table
 # of an undisturbed run, that rows in = rows out (the run summary), and that no version, file or log
 # entry of it holds raw text.

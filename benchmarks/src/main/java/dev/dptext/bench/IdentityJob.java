@@ -8,8 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The plain Spark job that dptext's fixed cost is measured against (issue 19, goal 3;
- * {@code scripts/bench/fixed-cost.sh}): reads JSON (schema inferred, as {@code spark.read().json} does)
+ * The plain Spark job that dptext's fixed cost is measured against ({@code scripts/bench/fixed-cost.sh}): reads JSON (schema inferred, as {@code spark.read().json} does)
  * and writes it unchanged as Parquet, in a SparkSession built the way dptext's job builds its own
  * ({@code local[*]} unless a master is given), and exits through {@code System.exit} as dptext's job
  * does. Its DEBUG lines mark the same phases as dptext's, for the benchmark's breakdown run.

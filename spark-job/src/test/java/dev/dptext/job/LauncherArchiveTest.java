@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * scripts/dptext's class-data archive (issue 28): saved only from a {@code sanitize} run that sanitized.
+ * scripts/dptext's class-data archive: saved only from a {@code sanitize} run that sanitized.
  * {@code sanitize --help} used to save an archive of help's classes that every later run then mapped.
  * A stand-in {@code java} plays the JVM: it writes the archive it is asked to dump and, like the job
  * after its summary ({@link dev.dptext.job.run.RunSummary#markSanitized}), the marker file when it "sanitizes".

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * scripts/dptext as a user runs it, with a stand-in {@code java} that writes what a JVM started with
  * {@code --add-modules=jdk.incubator.vector} writes first: every command printed the incubator-module
- * warning (issue 28). The launcher drops that line and nothing else, and keeps the exit code.
+ * warning. The launcher drops that line and nothing else, and keeps the exit code.
  */
 class LauncherStderrTest {
   @TempDir Path root;

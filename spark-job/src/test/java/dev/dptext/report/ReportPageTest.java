@@ -53,7 +53,7 @@ class ReportPageTest {
   }
 
   /**
-   * Issue 28: the ε axis lacked a tick at 16 (a log axis labels 1–9 × 10^n), and with one ε the raw-text
+   * A regression: the ε axis lacked a tick at 16 (a log axis labels 1–9 × 10^n), and with one ε the raw-text
    * line, though in the legend, had no length.
    */
   @Test
@@ -78,7 +78,7 @@ class ReportPageTest {
     assertTrue(log.baselineRange()[1] > log.baselineRange()[0]);
   }
 
-  /** Issue 28: the page's "produced by" dropped the quotes, so the command could not be pasted back. */
+  /** A regression: the page's "produced by" dropped the quotes, so the command could not be pasted back. */
   @Test
   void theProducedByCommandKeepsItsQuoting() throws Exception {
     String line = ReportPage.shellCommand(List.of("dptext", "evaluate", "utility", "--epsilons",
@@ -93,7 +93,7 @@ class ReportPageTest {
         new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines().toList());
   }
 
-  /** Issue 28: the intervals of accuracy and AUC ran past [0, 1] (Laplace [.37, 1.17]). */
+  /** A regression: the intervals of accuracy and AUC ran past [0, 1] (Laplace [.37, 1.17]). */
   @Test
   void scoreIntervalsStayInsideZeroAndOne() throws Exception {
     List<dev.dptext.evaluation.DownstreamUtility.Result> results = new java.util.ArrayList<>();

@@ -39,7 +39,7 @@ import org.apache.spark.sql.functions;
  *       each document's vector scaled to unit length, and
  *       L2-regularised logistic regression on the features as they are (λ = 1/n for n training rows,
  *       ≤ 50 iterations, threshold 0.5). That is the plain TF-IDF + logistic-regression baseline
- *       (scikit-learn's TfidfVectorizer + LogisticRegression defaults). Until issue 28 it ran with MLlib's
+ *       (scikit-learn's TfidfVectorizer + LogisticRegression defaults). It used to run with MLlib's
  *       defaults instead: per-feature standardization, which weakens the penalty on rare words (and
  *       sanitized text is full of rare words: the model fit noise), no length normalization (a model
  *       trained on sanitized text saw clean test documents at another scale, a shifted threshold), and a

@@ -84,7 +84,7 @@ public final class NearestCodes implements Serializable {
     /**
      * The kernel of this JVM: the one named by {@value #KERNEL_PROPERTY} if set, else the vector kernel
      * where it runs on 512-bit vectors (AVX-512, and the width not forced down to 256), else the scalar
-     * one. Measured (docs/benchmarks-history.md, BRR issue 19, Intel Xeon): the kernel on 512-bit vectors, adding half
+     * one. Measured (docs/benchmarks-history.md, BRR, Intel Xeon): the kernel on 512-bit vectors, adding half
      * the planes, runs the full scan ~6× as fast as the scalar one (~2.5× before the halving); on 256-bit
      * vectors, on the same CPU restricted to AVX2 ({@code -XX:UseAVX=2}: no {@code vpternlogq}), it was
      * only ~1.1× before the halving — not enough to choose it unmeasured on AVX2-only CPUs (AMD EPYC,

@@ -62,7 +62,7 @@ public final class NearestWords implements Serializable {
      * The backend of this JVM: the one named by {@value #BACKEND_PROPERTY} if set, else the fastest
      * measured, which is the fused Vector API kernel wherever the Vector API runs: on an AVX2 CPU (AMD
      * EPYC, 256-bit vectors) it beat OpenBLAS 0.3.21 by 1.13× and on an AVX-512 CPU (Intel Xeon,
-     * 512-bit vectors) by 4× (docs/benchmarks-history.md, issues 3 and 19): it never packs the vocabulary per call
+     * 512-bit vectors) by 4× (docs/benchmarks-history.md, "Exact nearest words on 512-bit vectors"): it never packs the vocabulary per call
      * and never writes the score matrix. Native BLAS is next, netlib's Java SGEMM the last resort.
      */
     static Backend best() {

@@ -111,7 +111,7 @@ class DownstreamUtilityTest {
   }
 
   /**
-   * Issue 28: the classifier is the plain TF-IDF + logistic-regression baseline: documents at unit length (a
+   * The classifier is the plain TF-IDF + logistic-regression baseline: documents at unit length (a
    * document and the same document twice score alike, so a model trained on sanitized text does not see
    * clean test text at another scale), no per-feature standardization, λ = 1/n.
    */

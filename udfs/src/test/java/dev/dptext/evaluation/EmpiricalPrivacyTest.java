@@ -115,7 +115,7 @@ class EmpiricalPrivacyTest {
   }
 
   /**
-   * Issue 28: at 100 draws per word the estimate of E_M was biased low by a third or more when the outputs
+   * A regression: at 100 draws per word the estimate of E_M was biased low by a third or more when the outputs
    * spread over many words (each rarely drawn output counted as if only its input produced it, and the
    * estimate was the mean of five batches of 20 draws). 120 words in the plane, SanText at a small ε (the
    * outputs spread) sampled by Monte Carlo against its exact value: the estimate from 100 draws agrees

@@ -33,7 +33,7 @@ class MembershipInferenceTest {
   void aModelThatMemorisesItsRowsLeaksMembershipAndTheAttackIsReproducible() {
     double auc = MembershipInference.attackAuc(memorisable(), COLUMNS, 1, 3, d -> d, (s, d) -> d);
     // Well above chance (0.5; the other test is the reference). The bar was 0.8 with MLlib's default
-    // classifier; the utility baseline of issue 28 (unit-length documents, λ = 1/n, no standardization)
+    // classifier; the utility baseline (unit-length documents, λ = 1/n, no standardization)
     // memorises less: 0.76 at this seed.
     assertTrue(auc > 0.7, "attack AUC " + auc);
     assertEquals(auc, MembershipInference.attackAuc(memorisable(), COLUMNS, 1, 3, d -> d, (s, d) -> d), 1e-12);

@@ -63,7 +63,7 @@ class HnswNearestWordsTest {
 
   /**
    * Floor 0.95 for recall@1 and @2 on the 2,000-word fixture at ε = 10 and 30 (measured 0.972 / 0.971 at ε = 10,
-   * 0.997 / 0.998 at ε = 30, when written; the 100,000-word figures are in BENCHMARKS.md, issue 16). Small ε puts
+   * 0.997 / 0.998 at ε = 30, when written; the 100,000-word figures are in BENCHMARKS.md, "Approximate nearest words"). Small ε puts
    * the noisy vector far from every word, where the graph's greedy descent misses most.
    */
   @Test

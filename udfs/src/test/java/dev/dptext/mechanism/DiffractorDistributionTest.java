@@ -374,25 +374,4 @@ class DiffractorDistributionTest {
     WordMetric metric = Diffractor.DEFINITION.metric(tem, model);
     assertEquals(7.0, metric.maximumUpperBound());
   }
-
-  /** Per-token cost, logged (no assertion: the machine is shared). */
-  @Test
-  void perTokenCost() {
-    for (String noise : new String[] {"geometric", "tem"}) {
-      Diffractor m = mechanism(noise, 1, 5, 3);
-      RandomStream r = RandomStream.fromSeed(7);
-      long sink = 0;
-      int tokens = 2_000_000;
-      for (int i = 0; i < tokens; i++) {
-        sink += m.sanitize(i % emb.size(), r);
-      }
-      long t0 = System.nanoTime();
-      for (int i = 0; i < tokens; i++) {
-        sink += m.sanitize(i % emb.size(), r);
-      }
-      long t1 = System.nanoTime();
-      log(String.format(Locale.ROOT, "1-diffractor %s per token: %.1f ns (%d)", noise, (t1 - t0) / (double) tokens,
-          sink % 7));
-    }
-  }
 }

@@ -78,7 +78,7 @@ class EvaluationCommandsTest {
   }
 
   /**
-   * Issue 28: string labels (ham/spam) ended in a raw CAST_INVALID_INPUT trace; --trials 1 was refused; one
+   * Regressions: string labels (ham/spam) ended in a raw CAST_INVALID_INPUT trace; --trials 1 was refused; one
    * ε grid for all mechanisms took two runs to compare SanText ε 3 with Laplace ε 2000.
    */
   @Test

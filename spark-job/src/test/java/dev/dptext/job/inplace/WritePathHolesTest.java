@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The write path's holes an adversarial operator found (issue 27, item 5), each tried through the CLI:
+ * The write path's holes an adversarial operator found, each tried through the CLI:
  * a purge through a symbolic link, other spellings of the input's path, an output nested in the input
  * (or the reverse), and rejected raw records inside the output or the input.
  */
