@@ -143,10 +143,10 @@ def test(python: Path, target: Path, test_jars: str) -> None:
     # The classic and the Connect suite run at once, each in its own scratch folder: each spends much of
     # its time waiting on a JVM (its session's, the Connect server's), so on a 2-core machine together
     # they take little more than the longer one alone. Each one's output is printed when it ends.
-    # Each process also runs a lighter folder: the Python engine's unit tests (no Spark) beside the classic
-    # suite, the serverless proof (a server without dptext, a client venv with only the wheel) after Connect's.
+    # Each process also runs lighter folders: the Python engine's unit tests (no Spark) and the package's
+    # import graph beside the classic suite, the serverless proof (a server without dptext, a client venv with only the wheel) after Connect's.
     suites = {}
-    for suite, more in (("classic", "engine"), ("connect", "serverless")):
+    for suite, more in (("classic", ["engine", "layout"]), ("connect", ["serverless"])):
         tmp = target / "pytest" / suite
         log = target / "pytest-reports" / (suite + ".log")
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -158,7 +158,7 @@ def test(python: Path, target: Path, test_jars: str) -> None:
             "-p",
             "no:cacheprovider",
             f"tests/{suite}",
-            f"tests/{more}",
+            *[f"tests/{m}" for m in more],
             f"--junitxml={target / 'pytest-reports' / (suite + '.xml')}",
         ]
         print("+", " ".join(str(c) for c in cmd), f"> {log}", flush=True)

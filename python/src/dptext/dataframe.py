@@ -82,21 +82,9 @@ def _sanitize_connect(
 ) -> DataFrame:
     from dptext.functions import dp_sanitize
 
-    conf = engine_conf(df.sparkSession, settings, id_col, id_mode)
+    conf = session.engine_conf(df.sparkSession, settings, id_col, id_mode)
     text = dp_sanitize(input_col, id_col, options=conf) if id_col is not None else dp_sanitize(input_col, options=conf)
     return df.withColumn(output_col or input_col, text)
-
-
-def snapshot(spark: Any) -> dict[str, str]:
-    """The session's dptext settings now, by name: each asked for by its key, never the key itself (a
-    Connect server answers a request for every conf in clear, its start-up secretKey included)."""
-    named = [s for s in options._registry.settings() if not s.secret]
-    client = spark.client if session.is_connect(spark) else None
-    if client is not None and hasattr(client, "get_config_with_defaults"):
-        values = client.get_config_with_defaults(*[(s.conf_key, None) for s in named])  # one round trip
-    else:
-        values = tuple(spark.conf.get(s.conf_key, None) for s in named)
-    return {s.name: v for s, v in zip(named, values, strict=True) if v is not None}
 
 
 def _require_columns(df: DataFrame, input_col: str, id_col: str | None) -> None:
@@ -121,26 +109,6 @@ def _sanitize_python(
 
     from dptext.engine import spark as engine
 
-    conf = engine_conf(df.sparkSession, settings, id_col, id_mode)
+    conf = session.engine_conf(df.sparkSession, settings, id_col, id_mode)
     column = engine.column(F.col(input_col), None if id_col is None else F.col(id_col), conf)
     return df.withColumn(output_col or input_col, column)
-
-
-def engine_conf(spark: Any, settings: dict[str, Any], id_col: str | None, id_mode: str | None) -> dict[str, str]:
-    """The settings by JVM name, as the Connect path's options map and the Python engine take them: the
-    session's ``spark.dptext.*`` now, overridden by ``settings`` (``None``: the default) and the id mode."""
-    mode = (id_mode or "").strip().lower()
-    if id_col is not None and mode not in ("", "column"):
-        raise DpTextError(f"id_col={id_col!r} was given with id_mode={id_mode!r}; the id column needs id_mode column")
-    conf = snapshot(spark)
-    for key, value in settings.items():
-        s = options.setting(key)
-        if value is None:  # the setting's default, whatever the session says
-            conf.pop(s.name, None)
-        else:
-            conf[s.name] = options.checked_text(s, value)
-    if id_col is not None:
-        conf["idMode"] = "column"
-    elif mode:
-        conf["idMode"] = options.checked_text(options.setting("idMode"), id_mode)
-    return conf

@@ -28,7 +28,7 @@ def dp_sanitize(
 ) -> Column:
     spark = _active_session()
     if spark is not None and choice.choose(spark, engine) == "python":
-        from dptext.dataframe import engine_conf
+        from dptext.session import engine_conf
         from dptext.engine import spark as python_engine
 
         conf = engine_conf(spark, dict(options or {}), None, None)

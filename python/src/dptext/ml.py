@@ -126,7 +126,8 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
     def _transform_python(self, dataset: Any) -> Any:
         from pyspark.sql import functions as F
 
-        from dptext.dataframe import _require_columns, snapshot
+        from dptext.dataframe import _require_columns
+        from dptext.session import snapshot
         from dptext.engine import spark as engine
 
         conf = {

@@ -50,6 +50,14 @@ def delta_jars() -> list[str]:
     return sorted(str(p) for p in folder.iterdir() if p.name.endswith(".jar"))
 
 
+def job_jars() -> list[str]:
+    """The job's jar and its command-line library, bundled by the build (``[]`` when absent)."""
+    folder = resources.files("dptext").joinpath("jars", "job")
+    if not folder.is_dir():
+        return []
+    return sorted(str(p) for p in folder.iterdir() if p.name.endswith(".jar"))
+
+
 def _has_delta(current: dict[str, str]) -> bool:
     packages = current.get("spark.jars.packages", "")
     jars = current.get("spark.jars", "")
@@ -87,8 +95,6 @@ def configure(
     current: dict[str, str] = getattr(builder, "_options", {})
     conf = options.to_conf(settings)  # checked before the builder is touched
     jars = _append(current.get("spark.jars"), jar or jar_path())
-    from dptext.streaming import job_jars
-
     for j in job_jars():  # dptext.stream runs the job in this JVM
         jars = _append(jars, j)
     if delta and not _has_delta(current):
@@ -149,3 +155,35 @@ def register(spark: SparkSession) -> None:
             f"with spark.sql.extensions={EXTENSION} and the dptext jar (docs/python-and-connect.md, 'Spark Connect')"
         )
     spark._jvm.dev.dptext.spark.DpText.register(spark._jsparkSession)
+
+
+def snapshot(spark: Any) -> dict[str, str]:
+    """The session's dptext settings now, by name: each asked for by its key, never the key itself (a
+    Connect server answers a request for every conf in clear, its start-up secretKey included)."""
+    named = [s for s in options._registry.settings() if not s.secret]
+    client = spark.client if is_connect(spark) else None
+    if client is not None and hasattr(client, "get_config_with_defaults"):
+        values = client.get_config_with_defaults(*[(s.conf_key, None) for s in named])  # one round trip
+    else:
+        values = tuple(spark.conf.get(s.conf_key, None) for s in named)
+    return {s.name: v for s, v in zip(named, values, strict=True) if v is not None}
+
+
+def engine_conf(spark: Any, settings: dict[str, Any], id_col: str | None, id_mode: str | None) -> dict[str, str]:
+    """The settings by JVM name, as the Connect path's options map and the Python engine take them: the
+    session's ``spark.dptext.*`` now, overridden by ``settings`` (``None``: the default) and the id mode."""
+    mode = (id_mode or "").strip().lower()
+    if id_col is not None and mode not in ("", "column"):
+        raise DpTextError(f"id_col={id_col!r} was given with id_mode={id_mode!r}; the id column needs id_mode column")
+    conf = snapshot(spark)
+    for key, value in settings.items():
+        s = options.setting(key)
+        if value is None:  # the setting's default, whatever the session says
+            conf.pop(s.name, None)
+        else:
+            conf[s.name] = options.checked_text(s, value)
+    if id_col is not None:
+        conf["idMode"] = "column"
+    elif mode:
+        conf["idMode"] = options.checked_text(options.setting("idMode"), id_mode)
+    return conf

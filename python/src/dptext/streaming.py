@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import shlex
 import sys
-from importlib import resources
 from typing import Any
 
 from dptext import options, session
@@ -21,7 +20,7 @@ from dptext.errors import DpTextError
 
 JOB_CLASS = "dev.dptext.job.DpTextJob"
 
-# The job's exit codes (dev.dptext.job.ExitCode).
+# The job's exit codes (dev.dptext.job.base.ExitCode).
 EXIT_CODES = {
     1: "unexpected failure: retrying may help",
     2: "usage or configuration error: fix the configuration; retrying will not help",
@@ -30,14 +29,6 @@ EXIT_CODES = {
     5: "conflict with a concurrent writer, nothing of this run committed: retry",
     6: "privacy budget exceeded, nothing written: raise the budget or release other rows",
 }
-
-
-def job_jars() -> list[str]:
-    """The job's jar and its command-line library, bundled by the build (``[]`` when absent)."""
-    folder = resources.files("dptext").joinpath("jars", "job")
-    if not folder.is_dir():
-        return []
-    return sorted(str(p) for p in folder.iterdir() if p.name.endswith(".jar"))
 
 
 def arguments(
@@ -137,13 +128,12 @@ def stream(spark: Any, engine: str | None = None, **kwargs: Any) -> None:
     streaming sink commits it exactly once under ``checkpoint`` (an ``available-now`` trigger, as serverless
     allows). The job's ledger, budget, rejects and corrupt-record handling are the JVM's and are refused there.
     """
-    from dptext.dataframe import snapshot
     from dptext.engine import choice
 
     if choice.choose(spark, engine) == "python":
         return _stream_python(spark, kwargs)
 
-    settings = {name: v for name, v in snapshot(spark).items()}
+    settings = {name: v for name, v in session.snapshot(spark).items()}
     for name in list(kwargs):
         if name not in _JOB_OPTIONS and kwargs[name] is not None:
             settings.pop(options.setting(name).name, None)  # the keyword wins over the session
@@ -203,7 +193,7 @@ def require_job(spark: Any) -> Any:
         raise DpTextError(
             f"The dptext job ({JOB_CLASS}) is not on this session's classpath: start the session with "
             "dptext.configure(builder), which adds the job's jars bundled in the wheel"
-            + ("" if job_jars() else f" (this package has none: install the wheel of '{session.WHEEL_COMMAND}')")
+            + ("" if session.job_jars() else f" (this package has none: install the wheel of '{session.WHEEL_COMMAND}')")
         ) from e
     return jvm
 

@@ -61,7 +61,7 @@ def cli_command(reviews: Path, key: Path, out: Path, settings: dict) -> list[str
     """The JVM command line (the job's main class, as scripts/dptext and spark-submit run it) for one run."""
     from dptext import options, session, streaming
 
-    jars = [session.jar_path(), *streaming.job_jars(), str(connect_server.spark_home() / "jars" / "*")]
+    jars = [session.jar_path(), *session.job_jars(), str(connect_server.spark_home() / "jars" / "*")]
     java_options = os.environ.get("DPTEXT_JAVA_OPTIONS", "--add-modules jdk.incubator.vector").split()
     cmd = ["java", *java_options, "-Xmx2g", "-cp", os.pathsep.join(jars), streaming.JOB_CLASS, "sanitize"]
     cmd += ["--input", str(reviews), "--input-format", "json", "--input-schema", "id BIGINT, text STRING"]

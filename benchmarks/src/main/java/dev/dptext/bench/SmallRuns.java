@@ -49,7 +49,7 @@ public final class SmallRuns {
     int rounds = Integer.parseInt(args[4]);
     Class<?> job = Class.forName("dev.dptext.job.DpTextJob");
     Method execute = job.getMethod("execute", SparkSession.class, String[].class);
-    SparkSession spark = (SparkSession) Class.forName("dev.dptext.job.JobSession").getMethod("get").invoke(null);
+    SparkSession spark = (SparkSession) Class.forName("dev.dptext.job.base.JobSession").getMethod("get").invoke(null);
     ConcurrentLinkedQueue<Query> queries = new ConcurrentLinkedQueue<>();
     spark.listenerManager().register(new QueryExecutionListener() {
       @Override

@@ -1,5 +1,7 @@
 package dev.dptext.job;
 
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobSession;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.Writer;

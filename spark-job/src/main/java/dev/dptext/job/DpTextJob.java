@@ -1,30 +1,19 @@
 package dev.dptext.job;
 
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.JobSession;
 import dev.dptext.job.command.Commands;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
- * The dptext job: {@code sanitize}, {@code build-model}, {@code privacy-stats}, {@code calibrate},
- * {@code evaluate} and {@code tune}. Run it with spark-submit (the shaded jar)
- * or locally with {@code scripts/dptext}. Exit codes: see {@link ExitCode}. The commands, and how the
- * command line is built: {@link Commands}.
+ * The dptext job's {@code main}: {@code sanitize}, {@code build-model}, {@code privacy-stats},
+ * {@code calibrate}, {@code evaluate}, {@code tune} and {@code ledger}. Run it with spark-submit (the
+ * shaded jar) or locally with {@code scripts/dptext}. Exit codes: see {@link ExitCode}. The commands, and
+ * how the command line is built: {@link Commands}.
  */
-@Command(name = "dptext", mixinStandardHelpOptions = true, versionProvider = Version.class,
-    description = "Differentially private text sanitization on Spark.")
-public final class DpTextJob implements Runnable {
-
-  /** The command line this object was run by, with its subcommands (a new CommandLine of it would have none). */
-  @Spec
-  CommandSpec spec;
-
-  @Override
-  public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "Name a command: "
-        + String.join(", ", spec.subcommands().keySet()));
-  }
+public final class DpTextJob {
+  private DpTextJob() {}
 
   public static void main(String[] args) {
     int code = execute(args);

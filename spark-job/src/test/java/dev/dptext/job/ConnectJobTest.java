@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobSession;
 import dev.dptext.job.testing.ConnectServer;
-import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.SharedSpark;
 import dev.dptext.job.write.OutputLocation;
 import java.nio.file.Files;

@@ -9,9 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.command.ConfigFile;
-import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Output;
+import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.SharedSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;

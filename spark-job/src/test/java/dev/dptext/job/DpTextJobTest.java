@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.Launcher;
 import dev.dptext.job.testing.SharedSpark;
 import java.nio.file.Files;

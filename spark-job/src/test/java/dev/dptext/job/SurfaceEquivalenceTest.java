@@ -4,14 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.dptext.config.Setting;
-import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.SharedSpark;
 import dev.dptext.mechanism.MechanismDefinition;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.mechanism.Mechanisms;
-import dev.dptext.spark.DpText;
 import dev.dptext.settings.Settings;
+import dev.dptext.spark.DpText;
 import dev.dptext.spark.ml.DpTextSanitizer;
 import java.nio.file.Path;
 import java.util.ArrayList;

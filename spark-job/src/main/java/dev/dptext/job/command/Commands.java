@@ -1,6 +1,5 @@
 package dev.dptext.job.command;
 
-import dev.dptext.job.DpTextJob;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +39,7 @@ public final class Commands {
    * and the error that names the commands).
    */
   public static CommandLine commandLine(String... args) {
-    CommandLine cli = new CommandLine(new DpTextJob());
+    CommandLine cli = new CommandLine(new RootCommand());
     String first = args.length > 0 ? args[0] : null;
     boolean named = ALL.stream().anyMatch(c -> name(c).equals(first));
     for (Class<?> c : ALL) {

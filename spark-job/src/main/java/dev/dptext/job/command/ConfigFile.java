@@ -1,7 +1,7 @@
 package dev.dptext.job.command;
 
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;

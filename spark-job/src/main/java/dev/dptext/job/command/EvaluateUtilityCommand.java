@@ -2,9 +2,9 @@ package dev.dptext.job.command;
 
 import dev.dptext.config.Setting;
 import dev.dptext.evaluation.DownstreamUtility;
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
-import dev.dptext.job.JobSession;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.JobSession;
 import dev.dptext.job.evaluate.EpsilonGrid;
 import dev.dptext.job.evaluate.EvaluationModels;
 import dev.dptext.job.evaluate.LabelledTable;

@@ -1,8 +1,8 @@
 package dev.dptext.job.command;
 
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
-import dev.dptext.job.JobSession;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.JobSession;
 import dev.dptext.job.evaluate.EvaluationModels;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;

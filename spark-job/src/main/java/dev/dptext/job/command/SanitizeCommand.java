@@ -1,7 +1,7 @@
 package dev.dptext.job.command;
 
 import dev.dptext.config.Setting;
-import dev.dptext.job.JobSession;
+import dev.dptext.job.base.JobSession;
 import dev.dptext.job.sanitize.BatchSanitize;
 import dev.dptext.job.sanitize.SanitizeRequest;
 import dev.dptext.job.stream.SanitizeStream;

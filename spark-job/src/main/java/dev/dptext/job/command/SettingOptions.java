@@ -2,8 +2,8 @@ package dev.dptext.job.command;
 
 import dev.dptext.config.Setting;
 import dev.dptext.config.ValueType;
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import dev.dptext.mechanism.MechanismDefinition;
 import dev.dptext.mechanism.Mechanisms;
 import dev.dptext.settings.DpTextOptions;

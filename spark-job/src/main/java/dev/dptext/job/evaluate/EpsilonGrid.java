@@ -2,8 +2,8 @@ package dev.dptext.job.evaluate;
 
 import dev.dptext.evaluation.DownstreamUtility;
 import dev.dptext.evaluation.PrivacyMatching;
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.mechanism.Mechanisms;
 import dev.dptext.model.DpTextModel;

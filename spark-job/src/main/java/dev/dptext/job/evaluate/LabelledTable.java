@@ -1,8 +1,8 @@
 package dev.dptext.job.evaluate;
 
 import dev.dptext.evaluation.DownstreamUtility;
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import dev.dptext.job.read.DataFormat;
 import java.util.List;
 import org.apache.spark.sql.Dataset;

@@ -1,7 +1,7 @@
 package dev.dptext.job.inplace;
 
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;

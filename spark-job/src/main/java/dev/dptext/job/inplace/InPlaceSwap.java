@@ -1,7 +1,7 @@
 package dev.dptext.job.inplace;
 
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import dev.dptext.job.write.DeltaTables;
 import dev.dptext.job.write.OutputFormat;
 import dev.dptext.job.write.OutputLocation;

@@ -66,7 +66,7 @@ final class FileDigests {
       // A Spark Connect client without Hadoop reading, through its server, files of another scheme: what they
       // hold is not known here, so the release counts and never repeats (an over-count, never an under-count).
       LOG.warn("ledger: the input's files cannot be read from this program ({}); the release is recorded with an "
-          + "unknown snapshot", dev.dptext.job.JobException.firstLine(e.getMessage()));
+          + "unknown snapshot", dev.dptext.job.base.JobException.firstLine(e.getMessage()));
       return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

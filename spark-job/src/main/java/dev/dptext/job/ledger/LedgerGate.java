@@ -1,7 +1,7 @@
 package dev.dptext.job.ledger;
 
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -31,12 +31,12 @@ public final class LedgerReport {
   /**
    * The report of the ledger at {@code location} as JSON (what Python's {@code dptext.ledger} returns).
    *
-   * @throws dev.dptext.job.JobException (usage) when there is no ledger there
+   * @throws dev.dptext.job.base.JobException (usage) when there is no ledger there
    */
   public static String json(org.apache.spark.sql.SparkSession spark, String location, String filter) {
     LedgerTable table = new LedgerTable(spark, location);
     if (!table.exists()) {
-      throw new dev.dptext.job.JobException(dev.dptext.job.ExitCode.USAGE, "No ledger at " + location + ": it is "
+      throw new dev.dptext.job.base.JobException(dev.dptext.job.base.ExitCode.USAGE, "No ledger at " + location + ": it is "
           + "created by the first run with --ledger " + location);
     }
     return dev.dptext.job.write.OutputFormat.toJson(of(table.read(), filter).toMap());

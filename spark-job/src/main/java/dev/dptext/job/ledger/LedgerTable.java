@@ -1,8 +1,8 @@
 package dev.dptext.job.ledger;
 
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
-import dev.dptext.job.TableName;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.TableName;
 import dev.dptext.job.write.OutputLocation;
 import java.util.ArrayList;
 import java.util.HashSet;

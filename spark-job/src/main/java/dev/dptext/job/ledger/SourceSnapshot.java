@@ -1,6 +1,6 @@
 package dev.dptext.job.ledger;
 
-import dev.dptext.job.TableName;
+import dev.dptext.job.base.TableName;
 import dev.dptext.job.read.DataFormat;
 import dev.dptext.job.write.DeltaTables;
 import dev.dptext.job.write.OutputLocation;

@@ -1,8 +1,8 @@
 package dev.dptext.job.model;
 
 import dev.dptext.embedding.EmbeddingFormatException;
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.settings.DpTextOptions;
 import dev.dptext.runtime.ModelLoader;

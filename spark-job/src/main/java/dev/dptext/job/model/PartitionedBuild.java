@@ -1,8 +1,8 @@
 package dev.dptext.job.model;
 
 import dev.dptext.embedding.EmbeddingFormatException;
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import dev.dptext.knn.RowLengths;
 import dev.dptext.mechanism.SanTextPlus;
 import dev.dptext.model.EmbeddedDefault;

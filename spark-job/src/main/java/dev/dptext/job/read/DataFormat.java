@@ -1,7 +1,7 @@
 package dev.dptext.job.read;
 
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import java.util.Locale;
 
 /** Input and output formats the job reads and writes. */

@@ -6,9 +6,9 @@ import static org.apache.spark.sql.functions.not;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.when;
 
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
-import dev.dptext.job.TableName;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.TableName;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.dptext.job.run;
 
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import dev.dptext.spark.TokenAccumulators;
 import java.util.Locale;
 import java.util.concurrent.Executors;

@@ -1,6 +1,6 @@
 package dev.dptext.job.run;
 
-import dev.dptext.job.Version;
+import dev.dptext.job.base.Version;
 import dev.dptext.job.write.TableWriter;
 import dev.dptext.knn.HnswNearestWords;
 import dev.dptext.knn.NearestSearch;

@@ -2,9 +2,9 @@ package dev.dptext.job.sanitize;
 
 import dev.dptext.classic.Classic;
 import dev.dptext.classic.CorpusFrequencies;
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
-import dev.dptext.job.TableName;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.TableName;
 import dev.dptext.job.inplace.InPlace;
 import dev.dptext.job.inplace.InPlacePolicy;
 import dev.dptext.job.ledger.LedgerGate;

@@ -1,7 +1,7 @@
 package dev.dptext.job.sanitize;
 
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import dev.dptext.job.write.OutputLocation;
 import dev.dptext.job.write.TableWriter;
 import dev.dptext.job.write.WriteMode;

@@ -1,10 +1,10 @@
 package dev.dptext.job.sanitize;
 
 import dev.dptext.classic.Classic;
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
-import dev.dptext.job.JobSession;
-import dev.dptext.job.TableName;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.JobSession;
+import dev.dptext.job.base.TableName;
 import dev.dptext.job.read.DataFormat;
 import dev.dptext.job.read.InputTable;
 import dev.dptext.job.write.OutputFormat;

@@ -1,8 +1,8 @@
 package dev.dptext.job.sanitize;
 
 import dev.dptext.config.ValueType;
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import dev.dptext.spark.DpText;
 import dev.dptext.settings.DpTextOptions;
 import dev.dptext.settings.IdMode;

@@ -2,8 +2,8 @@ package dev.dptext.job.sanitize;
 
 import dev.dptext.classic.Classic;
 import dev.dptext.classic.ClassicContext;
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;

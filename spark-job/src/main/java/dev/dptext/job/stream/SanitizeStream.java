@@ -1,8 +1,8 @@
 package dev.dptext.job.stream;
 
 import dev.dptext.classic.Classic;
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import dev.dptext.job.model.ModelOptions;
 import dev.dptext.job.read.DataFormat;
 import dev.dptext.job.read.InputTable;

@@ -1,7 +1,7 @@
 package dev.dptext.job.stream;
 
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import dev.dptext.job.read.InputTable;
 import dev.dptext.job.sanitize.Sanitizers;
 import dev.dptext.job.sanitize.Spread;

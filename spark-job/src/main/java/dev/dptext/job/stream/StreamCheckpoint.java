@@ -2,9 +2,9 @@ package dev.dptext.job.stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
-import dev.dptext.job.TableName;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.TableName;
 import dev.dptext.job.write.DeltaTables;
 import dev.dptext.job.write.OutputFormat;
 import dev.dptext.job.write.OutputLocation;

@@ -2,7 +2,7 @@ package dev.dptext.job.write;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.dptext.job.TableName;
+import dev.dptext.job.base.TableName;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

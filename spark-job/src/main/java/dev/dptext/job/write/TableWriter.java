@@ -1,8 +1,8 @@
 package dev.dptext.job.write;
 
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
-import dev.dptext.job.TableName;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.TableName;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

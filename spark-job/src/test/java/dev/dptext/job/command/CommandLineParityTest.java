@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.config.Setting;
-import dev.dptext.job.Version;
+import dev.dptext.job.base.Version;
 import dev.dptext.job.run.RunSummary;
 import dev.dptext.settings.Settings;
 import java.util.List;

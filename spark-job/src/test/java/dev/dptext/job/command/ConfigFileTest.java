@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.JobException;
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
 import dev.dptext.job.testing.SharedSpark;

@@ -174,8 +174,8 @@ class LedgerTest {
         try {
           LedgerGate.before(spark, plan, "v1", rows, false, line -> { });
           return "recorded";
-        } catch (dev.dptext.job.JobException e) {
-          assertEquals(dev.dptext.job.ExitCode.BUDGET, e.exitCode, e.getMessage());
+        } catch (dev.dptext.job.base.JobException e) {
+          assertEquals(dev.dptext.job.base.ExitCode.BUDGET, e.exitCode, e.getMessage());
           return "refused";
         }
       }));

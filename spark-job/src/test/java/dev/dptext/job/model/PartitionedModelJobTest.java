@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dptext.job.ExitCode;
+import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
 import dev.dptext.job.testing.SharedSpark;

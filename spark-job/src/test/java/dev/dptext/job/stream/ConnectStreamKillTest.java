@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dptext.job.JobSession;
+import dev.dptext.job.base.JobSession;
 import dev.dptext.job.testing.ConnectServer;
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;

@@ -1,6 +1,6 @@
 package dev.dptext.job.testing;
 
-import dev.dptext.job.JobSession;
+import dev.dptext.job.base.JobSession;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

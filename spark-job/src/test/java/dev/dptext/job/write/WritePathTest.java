@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dptext.job.ExitCode;
-import dev.dptext.job.JobException;
+import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobException;
 import dev.dptext.job.read.InputTable;
 import dev.dptext.job.testing.CanaryTickets;
 import dev.dptext.job.testing.JobFixtures.Run;

@@ -1,4 +1,4 @@
-package dev.dptext.job;
+package dev.dptext.job.base;
 
 /** A failure the job reports as one line and an {@link ExitCode}; never carries row content. */
 public final class JobException extends RuntimeException {

@@ -1,4 +1,5 @@
-package dev.dptext.job;
+package dev.dptext.job.base;
+
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package dev.dptext.job;
+package dev.dptext.job.base;
 
 import java.io.IOException;
 import java.util.regex.Pattern;

@@ -1,4 +1,4 @@
-package dev.dptext.job;
+package dev.dptext.job.base;
 
 /**
  * Process exit codes a scheduler can act on.
@@ -28,7 +28,7 @@ public enum ExitCode {
   BUDGET(6, "privacy budget exceeded, nothing written: raise the budget or release other rows");
 
   public final int code;
-  final String meaning;
+  public final String meaning;
 
   ExitCode(int code, String meaning) {
     this.code = code;
@@ -36,7 +36,7 @@ public enum ExitCode {
   }
 
   /** The exit code with this number; codes outside the list are unexpected failures. */
-  static ExitCode of(int code) {
+  public static ExitCode of(int code) {
     for (ExitCode c : values()) {
       if (c.code == code) {
         return c;

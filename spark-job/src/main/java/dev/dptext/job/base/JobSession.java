@@ -1,4 +1,4 @@
-package dev.dptext.job;
+package dev.dptext.job.base;
 
 import java.util.Locale;
 import java.util.Map;
@@ -63,7 +63,7 @@ public final class JobSession {
    * Runs {@code job} with {@code spark} as the job's session on this thread (commands ask
    * {@link #get}); the previous one, if any, is restored after.
    */
-  static <T> T using(SparkSession spark, Supplier<T> job) {
+  public static <T> T using(SparkSession spark, Supplier<T> job) {
     SparkSession before = GIVEN.get();
     GIVEN.set(spark);
     try {
@@ -81,7 +81,7 @@ public final class JobSession {
    * Whether these launch settings ask for a Spark Connect client: {@code spark.api.mode=connect}, or a
    * remote address ({@code spark.remote}, {@code SPARK_REMOTE}) without {@code spark.api.mode=classic}.
    */
-  static boolean connect(Properties props, Map<String, String> env) {
+  public static boolean connect(Properties props, Map<String, String> env) {
     String mode = props.getProperty(API_MODE, "").strip().toLowerCase(Locale.ROOT);
     if (!mode.isEmpty()) {
       return mode.equals("connect");
@@ -95,7 +95,7 @@ public final class JobSession {
    * @param localDefaults whether to start {@code local[*]} when no master is set (the job does; a
    *     Databricks task, which must run in the cluster's session, does not)
    */
-  static SparkSession.Builder builder(Properties props, Map<String, String> env, boolean localDefaults) {
+  public static SparkSession.Builder builder(Properties props, Map<String, String> env, boolean localDefaults) {
     if (connect(props, env)) {
       // The builder's own spark.api.mode switch picks the Connect client (Spark's default is classic
       // whenever spark-sql is on the classpath, as it is under spark-submit); the client reads the
