@@ -97,6 +97,10 @@ class ConnectJobTest {
   @Test
   void parquetOutputHasTheClassicRunsRows() throws Exception {
     sameRows("parquet", "parquet", "--output-format", "parquet", "--mechanism", "santext", "--epsilon", "2");
+    // The run's jobs on the server carry its tags (a Connect client describes no job; the Spark UI shows tags).
+    String events = ConnectServer.eventLog();
+    assertTrue(events.contains("dptext-phase-sanitize-and-write") && events.contains("dptext-sanitize"),
+        "the server's jobs carry no dptext tag");
     String summary = Files.readString(tmp.resolve("parquet-connect").resolve(OutputLocation.SUMMARY_FILE));
     assertTrue(summary.contains("\"rowsIn\":16") && summary.contains("\"rowsOut\":16")
         && summary.matches("(?s).*\"tokens\":[1-9].*") && !summary.contains("tokensCounted"), summary);

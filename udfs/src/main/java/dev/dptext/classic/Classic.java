@@ -45,6 +45,16 @@ public final class Classic {
   }
 
   /**
+   * Sets the description the Spark UI gives the jobs this thread starts from now on, and returns the one
+   * it replaces (null: none). On a Spark Connect session it does nothing and returns null: the client
+   * has no {@code SparkContext}, and the server describes each job by its plan (the session's tags,
+   * {@link SparkSession#addTag}, name them there).
+   */
+  public static String describeJobs(SparkSession spark, String description) {
+    return is(spark) ? ClassicContext.describeJobs(spark, description) : null;
+  }
+
+  /**
    * The value {@code key} had in the application's start-up conf ({@code SparkConf}), if any; empty on
    * a Spark Connect session, whose start-up conf is the server's and is never asked for here.
    */

@@ -23,6 +23,14 @@ public final class ClassicContext {
     return spark.sparkContext();
   }
 
+  /** {@link Classic#describeJobs}: the thread's {@code spark.job.description}, replaced. */
+  static String describeJobs(SparkSession spark, String description) {
+    SparkContext sc = spark.sparkContext();
+    String before = sc.getLocalProperty("spark.job.description"); // the property setJobDescription sets
+    sc.setJobDescription(description);
+    return before;
+  }
+
   /** The application's Hadoop configuration (with its {@code spark.hadoop.*} settings); classic only. */
   public static org.apache.hadoop.conf.Configuration hadoopConfiguration(SparkSession spark) {
     return context(spark, "the application's Hadoop configuration", "Use the session's spark.hadoop.* settings")

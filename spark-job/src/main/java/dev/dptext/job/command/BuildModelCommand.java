@@ -3,6 +3,7 @@ package dev.dptext.job.command;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.JobSession;
+import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.model.ModelOptions;
 import dev.dptext.job.model.PartitionedBuild;
 import dev.dptext.mechanism.SanTextPlus;
@@ -55,36 +56,38 @@ final class BuildModelCommand implements Callable<Integer>, SettingOptions.Comma
   public Integer call() {
     long t0 = System.nanoTime();
     SparkSession spark = JobSession.get();
-    DpTextOptions options = SettingOptions.read(spec, settings());
-    boolean onDemand = switch (neighbourTables) {
-      case "stored" -> false;
-      case "on-demand" -> true;
-      default -> throw new JobException(ExitCode.USAGE, "--neighbour-tables is stored or on-demand, not '"
-          + neighbourTables + "'");
-    };
-    if (PartitionedBuild.chosen(spark, options)) {
-      return PartitionedBuild.run(spark, options, output, sensitiveFractions, onDemand, t0);
-    }
-    if (onDemand) {
-      throw new JobException(ExitCode.USAGE, "--neighbour-tables on-demand is for partitioned models (--model-layout "
-          + "partitioned); a one-file model is for vocabularies small enough to store its tables");
-    }
-    DpTextModel model = ModelOptions.load(spark, options);
-    int n = model.embeddings().size();
-    model.neighbours(0);
-    for (double w : sensitiveFractions) {
-      try {
-        model.neighbours(SanTextPlus.sensitiveStart(n, w));
-      } catch (IllegalArgumentException e) {
-        throw new JobException(ExitCode.USAGE, e.getMessage());
+    try (RunPhases.Scope named = RunPhases.begin(spark, "build-model", output)) {
+      DpTextOptions options = SettingOptions.read(spec, settings());
+      boolean onDemand = switch (neighbourTables) {
+        case "stored" -> false;
+        case "on-demand" -> true;
+        default -> throw new JobException(ExitCode.USAGE, "--neighbour-tables is stored or on-demand, not '"
+            + neighbourTables + "'");
+      };
+      if (PartitionedBuild.chosen(spark, options)) {
+        return PartitionedBuild.run(spark, options, output, sensitiveFractions, onDemand, t0);
       }
+      if (onDemand) {
+        throw new JobException(ExitCode.USAGE, "--neighbour-tables on-demand is for partitioned models (--model-layout "
+            + "partitioned); a one-file model is for vocabularies small enough to store its tables");
+      }
+      DpTextModel model = ModelOptions.load(spark, options);
+      int n = model.embeddings().size();
+      model.neighbours(0);
+      for (double w : sensitiveFractions) {
+        try {
+          model.neighbours(SanTextPlus.sensitiveStart(n, w));
+        } catch (IllegalArgumentException e) {
+          throw new JobException(ExitCode.USAGE, e.getMessage());
+        }
+      }
+      model.covariance(); // for the Mahalanobis mechanism; m×m, stored in the artifact
+      ModelLoader.save(spark, model, output);
+      System.out.printf(Locale.ROOT,
+          "dptext model written to %s: %,d words × %d dims, K=%d, %d neighbour table(s), sha256 %s, %.1f s%n",
+          output, n, model.embeddings().dim(), model.neighbourCount(), model.tables().size(), model.hash(),
+          (System.nanoTime() - t0) / 1e9);
+      return 0;
     }
-    model.covariance(); // for the Mahalanobis mechanism; m×m, stored in the artifact
-    ModelLoader.save(spark, model, output);
-    System.out.printf(Locale.ROOT,
-        "dptext model written to %s: %,d words × %d dims, K=%d, %d neighbour table(s), sha256 %s, %.1f s%n",
-        output, n, model.embeddings().dim(), model.neighbourCount(), model.tables().size(), model.hash(),
-        (System.nanoTime() - t0) / 1e9);
-    return 0;
   }
 }

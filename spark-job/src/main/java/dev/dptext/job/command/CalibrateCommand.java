@@ -3,6 +3,7 @@ package dev.dptext.job.command;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.JobSession;
+import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.evaluate.EvaluationModels;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.config.Setting;
@@ -90,24 +91,26 @@ final class CalibrateCommand implements Callable<Integer>, SettingOptions.Comman
           + "bounds P_d^max from below); omit --sample-pairs to compute it exactly, or use --aggregate avg");
     }
     SparkSession spark = JobSession.get();
-    DpTextOptions options = SettingOptions.read(spec, settings());
-    EvaluationModel model = EvaluationModels.load(spark, options);
-    modelName = options.get(Settings.MODEL);
-    if (samplePairs > 0) {
-      return sampled(spark, model, a, b);
+    try (RunPhases.Scope named = RunPhases.begin(spark, "calibrate", null)) {
+      DpTextOptions options = SettingOptions.read(spec, settings());
+      EvaluationModel model = EvaluationModels.load(spark, options);
+      modelName = options.get(Settings.MODEL);
+      if (samplePairs > 0) {
+        return sampled(spark, model, a, b);
+      }
+      PrivacyRatio.Aggregate pa = PrivacyRatio.of(spark, model, a);
+      PrivacyRatio.Aggregate pb = PrivacyRatio.of(spark, model, b);
+      double pdA = average ? pa.average() : pa.maximum();
+      double pdB = average ? pb.average() : pb.maximum();
+      double epsilonB = PrivacyRatio.matchingEpsilon(epsilonA, pdA, pdB);
+      String agg = average ? "avg" : "max";
+      System.out.printf(Locale.ROOT, "vocabulary: %,d words (%s)%n", model.model().embeddings().size(), modelName);
+      System.out.printf(Locale.ROOT, "A: %s — %s metric, P_d^avg = %.6g, P_d^max = %.6g%n", a.describe(), pa.metric(), pa.average(), pa.maximum());
+      System.out.printf(Locale.ROOT, "B: %s — %s metric, P_d^avg = %.6g, P_d^max = %.6g%n", b.name(), pb.metric(), pb.average(), pb.maximum());
+      System.out.printf(Locale.ROOT, "privacy ratio R = P_dA/P_dB (%s) = %.6g%n", agg, pdA / pdB);
+      System.out.printf(Locale.ROOT, "ε_B = ε_A·R = %.6g (so that ε_B·P_dB = ε_A·P_dA = %.6g)%n", epsilonB, epsilonA * pdA);
+      return 0;
     }
-    PrivacyRatio.Aggregate pa = PrivacyRatio.of(spark, model, a);
-    PrivacyRatio.Aggregate pb = PrivacyRatio.of(spark, model, b);
-    double pdA = average ? pa.average() : pa.maximum();
-    double pdB = average ? pb.average() : pb.maximum();
-    double epsilonB = PrivacyRatio.matchingEpsilon(epsilonA, pdA, pdB);
-    String agg = average ? "avg" : "max";
-    System.out.printf(Locale.ROOT, "vocabulary: %,d words (%s)%n", model.model().embeddings().size(), modelName);
-    System.out.printf(Locale.ROOT, "A: %s — %s metric, P_d^avg = %.6g, P_d^max = %.6g%n", a.describe(), pa.metric(), pa.average(), pa.maximum());
-    System.out.printf(Locale.ROOT, "B: %s — %s metric, P_d^avg = %.6g, P_d^max = %.6g%n", b.name(), pb.metric(), pb.average(), pb.maximum());
-    System.out.printf(Locale.ROOT, "privacy ratio R = P_dA/P_dB (%s) = %.6g%n", agg, pdA / pdB);
-    System.out.printf(Locale.ROOT, "ε_B = ε_A·R = %.6g (so that ε_B·P_dB = ε_A·P_dA = %.6g)%n", epsilonB, epsilonA * pdA);
-    return 0;
   }
 
   private int sampled(SparkSession spark, EvaluationModel model, MechanismSpec a, MechanismSpec b) {

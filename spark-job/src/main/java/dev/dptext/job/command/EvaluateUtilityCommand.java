@@ -5,6 +5,7 @@ import dev.dptext.evaluation.DownstreamUtility;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.JobSession;
+import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.evaluate.EpsilonGrid;
 import dev.dptext.job.evaluate.EvaluationModels;
 import dev.dptext.job.evaluate.LabelledTable;
@@ -86,42 +87,44 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
     EpsilonGrid epsilons = grid.grid();
     long start = System.nanoTime();
     SparkSession spark = JobSession.get();
-    EvaluationModels.requireClassicForUtility(spark);
-    DpTextOptions options = SettingOptions.read(spec, settings());
-    DpTextModel model = ModelOptions.load(spark, options);
-    List<MechanismSpec> specs = grid.mechanisms(epsilons);
-    LabelledTable input = table.table();
-    Dataset<Row> data = input.read(spark, seed);
-    DownstreamUtility.Columns columns = input.columns();
-    DownstreamUtility.Split split = DownstreamUtility.split(data, columns, testFraction, seed);
-    split = new DownstreamUtility.Split(split.train().cache(), split.test().cache());
-    long trainRows = split.train().count();
-    long testRows = split.test().count();
-    log(String.format(Locale.ROOT, "utility: %,d training and %,d test rows; model %s (%,d words)", trainRows,
-        testRows, options.get(Settings.MODEL), model.embeddings().size()));
-    List<DownstreamUtility.MatchedSpec> matched = epsilons.match(spark, model, specs, samplePairs, seed);
-    DownstreamUtility.Score baseline = DownstreamUtility.baseline(split, columns);
-    log(String.format(Locale.ROOT, "utility: raw-text baseline accuracy %.4f, AUC %.4f", baseline.accuracy(),
-        baseline.auc()));
-    List<DownstreamUtility.Result> results = DownstreamUtility.sweep(split, columns,
-        options.with(Settings.ID_MODE, "column"), model, matched, trials, seed, EvaluateUtilityCommand::log);
-    double seconds = (System.nanoTime() - start) / 1e9;
-    ReportPage page = new ReportPage("dptext evaluation");
-    List<String> context = List.of(
-        String.format(Locale.ROOT, "Data: %s, %,d training and %,d test rows (stratified split, seed %d); "
-            + "text column %s, label column %s.", input.input(), trainRows, testRows, seed, input.textColumn(),
-            input.labelColumn()),
-        String.format(Locale.ROOT, "Model: %s, %,d words × %d dimensions. %d trials per cell (evaluation keys "
-            + "from seed %d). Wall time of the sweep: %.0f s.", options.get(Settings.MODEL), model.embeddings().size(),
-            model.embeddings().dim(), trials, seed, seconds),
-        String.format(Locale.ROOT, "Classifier: MLlib regex tokenizer, " + DownstreamUtility.HASHING + ", IDF, unit "
-            + "length per document, logistic regression without feature standardization (λ = 1/n = %.2g, "
-            + "threshold 0.5): the plain TF-IDF + logistic-regression baseline.", DownstreamUtility.regParam(trainRows)));
-    UtilityReport.write(output, page, results, baseline, context, epsilons.axisLabel(), Commands.asTyped(spec));
-    page.write(output.resolve("index.html"));
-    System.out.printf(Locale.ROOT, "dptext evaluate utility: %d cells × %d trials in %.0f s; report %s%n",
-        matched.size(), trials, seconds, output.resolve("index.html"));
-    return 0;
+    try (RunPhases.Scope named = RunPhases.begin(spark, "evaluate utility", String.valueOf(output))) {
+      EvaluationModels.requireClassicForUtility(spark);
+      DpTextOptions options = SettingOptions.read(spec, settings());
+      DpTextModel model = ModelOptions.load(spark, options);
+      List<MechanismSpec> specs = grid.mechanisms(epsilons);
+      LabelledTable input = table.table();
+      Dataset<Row> data = input.read(spark, seed);
+      DownstreamUtility.Columns columns = input.columns();
+      DownstreamUtility.Split split = DownstreamUtility.split(data, columns, testFraction, seed);
+      split = new DownstreamUtility.Split(split.train().cache(), split.test().cache());
+      long trainRows = split.train().count();
+      long testRows = split.test().count();
+      log(String.format(Locale.ROOT, "utility: %,d training and %,d test rows; model %s (%,d words)", trainRows,
+          testRows, options.get(Settings.MODEL), model.embeddings().size()));
+      List<DownstreamUtility.MatchedSpec> matched = epsilons.match(spark, model, specs, samplePairs, seed);
+      DownstreamUtility.Score baseline = DownstreamUtility.baseline(split, columns);
+      log(String.format(Locale.ROOT, "utility: raw-text baseline accuracy %.4f, AUC %.4f", baseline.accuracy(),
+          baseline.auc()));
+      List<DownstreamUtility.Result> results = DownstreamUtility.sweep(split, columns,
+          options.with(Settings.ID_MODE, "column"), model, matched, trials, seed, EvaluateUtilityCommand::log);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      ReportPage page = new ReportPage("dptext evaluation");
+      List<String> context = List.of(
+          String.format(Locale.ROOT, "Data: %s, %,d training and %,d test rows (stratified split, seed %d); "
+              + "text column %s, label column %s.", input.input(), trainRows, testRows, seed, input.textColumn(),
+              input.labelColumn()),
+          String.format(Locale.ROOT, "Model: %s, %,d words × %d dimensions. %d trials per cell (evaluation keys "
+              + "from seed %d). Wall time of the sweep: %.0f s.", options.get(Settings.MODEL), model.embeddings().size(),
+              model.embeddings().dim(), trials, seed, seconds),
+          String.format(Locale.ROOT, "Classifier: MLlib regex tokenizer, " + DownstreamUtility.HASHING + ", IDF, unit "
+              + "length per document, logistic regression without feature standardization (λ = 1/n = %.2g, "
+              + "threshold 0.5): the plain TF-IDF + logistic-regression baseline.", DownstreamUtility.regParam(trainRows)));
+      UtilityReport.write(output, page, results, baseline, context, epsilons.axisLabel(), Commands.asTyped(spec));
+      page.write(output.resolve("index.html"));
+      System.out.printf(Locale.ROOT, "dptext evaluate utility: %d cells × %d trials in %.0f s; report %s%n",
+          matched.size(), trials, seconds, output.resolve("index.html"));
+      return 0;
+    }
   }
 
   private static void log(String line) {

@@ -3,6 +3,7 @@ package dev.dptext.job.command;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.JobSession;
+import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.ledger.LedgerReport;
 import dev.dptext.job.ledger.LedgerSql;
 import dev.dptext.job.ledger.LedgerTable;
@@ -41,20 +42,22 @@ final class LedgerCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     SparkSession spark = JobSession.get();
-    if (sql) {
-      System.out.println(LedgerSql.segments(LedgerSql.reference(spark, ledger)));
+    try (RunPhases.Scope named = RunPhases.begin(spark, "ledger", ledger)) {
+      if (sql) {
+        System.out.println(LedgerSql.segments(LedgerSql.reference(spark, ledger)));
+        return 0;
+      }
+      LedgerTable table = new LedgerTable(spark, ledger);
+      if (!table.exists()) {
+        throw new JobException(ExitCode.USAGE, "No ledger at " + ledger + ": it is created by the first "
+            + "sanitize --ledger " + ledger + " run");
+      }
+      LedgerReport report = LedgerReport.of(table.read(), source);
+      System.out.print(report.render());
+      if (json != null) {
+        OutputFormat.writeText(spark, json, OutputFormat.toJson(report.toMap()) + "\n");
+      }
       return 0;
     }
-    LedgerTable table = new LedgerTable(spark, ledger);
-    if (!table.exists()) {
-      throw new JobException(ExitCode.USAGE, "No ledger at " + ledger + ": it is created by the first "
-          + "sanitize --ledger " + ledger + " run");
-    }
-    LedgerReport report = LedgerReport.of(table.read(), source);
-    System.out.print(report.render());
-    if (json != null) {
-      OutputFormat.writeText(spark, json, OutputFormat.toJson(report.toMap()) + "\n");
-    }
-    return 0;
   }
 }

@@ -3,6 +3,7 @@ package dev.dptext.job.command;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.JobSession;
+import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.evaluate.EvaluationModels;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
@@ -65,33 +66,35 @@ final class PrivacyStatsCommand implements Callable<Integer>, SettingOptions.Com
   @Override
   public Integer call() throws Exception {
     SparkSession spark = JobSession.get();
-    DpTextOptions options = SettingOptions.read(spec, settings());
-    EvaluationModel evaluationModel = EvaluationModels.load(spark, options);
-    DpTextModel model = evaluationModel.model();
-    List<MechanismSpec> specs = new ArrayList<>();
-    for (double eps : epsilons) {
-      for (String m : mechanisms) {
-        specs.add(parse(m, eps));
+    try (RunPhases.Scope named = RunPhases.begin(spark, "privacy-stats", output == null ? null : output.toString())) {
+      DpTextOptions options = SettingOptions.read(spec, settings());
+      EvaluationModel evaluationModel = EvaluationModels.load(spark, options);
+      DpTextModel model = evaluationModel.model();
+      List<MechanismSpec> specs = new ArrayList<>();
+      for (double eps : epsilons) {
+        for (String m : mechanisms) {
+          specs.add(parse(m, eps));
+        }
       }
+      StringBuilder table = new StringBuilder();
+      table.append(String.format(Locale.ROOT, "Model %s: %,d words × %d; %d words sampled evenly by rank, %d runs each, seed %d.%n%n",
+          options.get(Settings.MODEL), model.embeddings().size(), model.embeddings().dim(), words, runs, seed));
+      table.append("| mechanism | N_w: % kept, mean ± sd (p5 / p50 / p95) | S_w: distinct outputs, mean ± sd (p5 / p50 / p95) "
+          + "| S*_y: distinct inputs per output, mean ± sd (p5 / p50 / p95) |\n");
+      table.append("|---|---|---|---|\n");
+      System.out.print(table);
+      for (MechanismSpec spec : specs) {
+        PrivacyStatistics.Result r = PrivacyStatistics.compute(spark, evaluationModel, spec, words, runs, seed);
+        String row = String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", spec.describe(), r.keptPercent().render(),
+            r.distinctOutputs().render(), r.distinctInputs().render());
+        System.out.print(row);
+        table.append(row);
+      }
+      if (output != null) {
+        Files.writeString(output, table.toString());
+      }
+      return 0;
     }
-    StringBuilder table = new StringBuilder();
-    table.append(String.format(Locale.ROOT, "Model %s: %,d words × %d; %d words sampled evenly by rank, %d runs each, seed %d.%n%n",
-        options.get(Settings.MODEL), model.embeddings().size(), model.embeddings().dim(), words, runs, seed));
-    table.append("| mechanism | N_w: % kept, mean ± sd (p5 / p50 / p95) | S_w: distinct outputs, mean ± sd (p5 / p50 / p95) "
-        + "| S*_y: distinct inputs per output, mean ± sd (p5 / p50 / p95) |\n");
-    table.append("|---|---|---|---|\n");
-    System.out.print(table);
-    for (MechanismSpec spec : specs) {
-      PrivacyStatistics.Result r = PrivacyStatistics.compute(spark, evaluationModel, spec, words, runs, seed);
-      String row = String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", spec.describe(), r.keptPercent().render(),
-          r.distinctOutputs().render(), r.distinctInputs().render());
-      System.out.print(row);
-      table.append(row);
-    }
-    if (output != null) {
-      Files.writeString(output, table.toString());
-    }
-    return 0;
   }
 
   /** A mechanism of {@code --mechanisms} ({@code name[:param=value,...]}) at {@code epsilon} unless it gives one. */

@@ -2,6 +2,7 @@ package dev.dptext.job.command;
 
 import dev.dptext.config.Setting;
 import dev.dptext.job.base.JobSession;
+import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.sanitize.BatchSanitize;
 import dev.dptext.job.sanitize.SanitizeRequest;
 import dev.dptext.job.stream.SanitizeStream;
@@ -75,7 +76,8 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
     stream.check();
     SparkSession spark = JobSession.get();
     SanitizeRequest run = request().in(spark);
-    try {
+    try (RunPhases.Scope named = RunPhases.begin(spark, stream.enabled ? "sanitize --stream" : "sanitize",
+        run.output())) {
       return stream.enabled ? SanitizeStream.run(run, stream.settings(), spark, start)
           : BatchSanitize.run(run, spark, start);
     } finally {

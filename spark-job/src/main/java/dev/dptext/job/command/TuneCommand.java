@@ -8,6 +8,7 @@ import dev.dptext.evaluation.Tuner;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.JobSession;
+import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.evaluate.EvaluationModels;
 import dev.dptext.job.read.DataFormat;
 import dev.dptext.mechanism.MechanismSpec;
@@ -138,67 +139,69 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
     }
     long start = System.nanoTime();
     SparkSession spark = JobSession.get();
-    DpTextOptions options = SettingOptions.read(spec, settings());
-    EvaluationModel evaluationModel = EvaluationModels.load(spark, options);
-    DpTextModel model = evaluationModel.model();
-    Lexicon lex = readLexicon();
-    int[] labels = lex.labels(model.embeddings());
-    List<Integer> chosen = new ArrayList<>();
-    for (int rank = 0; rank < labels.length && chosen.size() < words; rank++) {
-      if (labels[rank] >= 0) {
-        chosen.add(rank);
+    try (RunPhases.Scope named = RunPhases.begin(spark, "tune", output == null ? null : output.toString())) {
+      DpTextOptions options = SettingOptions.read(spec, settings());
+      EvaluationModel evaluationModel = EvaluationModels.load(spark, options);
+      DpTextModel model = evaluationModel.model();
+      Lexicon lex = readLexicon();
+      int[] labels = lex.labels(model.embeddings());
+      List<Integer> chosen = new ArrayList<>();
+      for (int rank = 0; rank < labels.length && chosen.size() < words; rank++) {
+        if (labels[rank] >= 0) {
+          chosen.add(rank);
+        }
       }
-    }
-    if (chosen.size() < 2) {
-      throw new JobException(ExitCode.INPUT, "Fewer than two lexicon words are in the model's vocabulary; check "
-          + "--lexicon and --model");
-    }
-    int[] evaluation = chosen.stream().mapToInt(Integer::intValue).toArray();
-    double[] prior = prior(spark, model, evaluation);
-    List<Tuner.Outcome> outcomes = new ArrayList<>();
-    List<String> imprecise = new ArrayList<>();
-    List<String> specs = mechanisms != null ? mechanisms : EvaluationGrid.defaultMechanisms();
-    for (String text : specs) {
-      MechanismSpec base;
-      try {
-        base = MechanismSpec.parse(text);
-      } catch (IllegalArgumentException e) {
-        throw new JobException(ExitCode.USAGE, e.getMessage());
+      if (chosen.size() < 2) {
+        throw new JobException(ExitCode.INPUT, "Fewer than two lexicon words are in the model's vocabulary; check "
+            + "--lexicon and --model");
       }
-      outcomes.add(Tuner.tune(base, s -> evaluate(spark, evaluationModel, s, evaluation, prior, labels, imprecise),
-          budget, epsilonStart, epsilonMax, tGrid, refine, System.err::println));
-    }
-    double seconds = (System.nanoTime() - start) / 1e9;
-    StringBuilder out = new StringBuilder();
-    out.append(String.format(Locale.ROOT, "Evaluation vocabulary: %d lexicon words of %s (%,d words); prior: %s; "
-        + "budget L_M < %s; where not exact, %d to %d Monte Carlo draws per word, until the standard errors are at "
-        + "most %s; seed %d; %.0f s.%n", evaluation.length,
-        options.get(Settings.MODEL), model.embeddings().size(), uniformPrior ? "uniform" : "word counts in " + priorCorpus,
-        budget, draws, maxDraws, maxStandardError, seed, seconds));
-    imprecise.forEach(p -> out.append("warning: ").append(p).append('\n'));
-    for (Tuner.Outcome o : outcomes) {
-      if (o.choice().isPresent()) {
-        EmpiricalPrivacy.Result r = o.choice().get();
-        out.append(String.format(Locale.ROOT, "%-13s %s: E_M %.4f ± %.4f, Bayes error %.4f, L_M %.4f ± %.4f%n",
-            o.mechanism(), r.spec().describe(), r.inferenceError(), r.inferenceErrorSe(), r.bayesError(),
-            r.utilityLoss(), r.utilityLossSe()));
-      } else {
-        out.append(String.format(Locale.ROOT, "%-13s no setting within the budget%n", o.mechanism()));
+      int[] evaluation = chosen.stream().mapToInt(Integer::intValue).toArray();
+      double[] prior = prior(spark, model, evaluation);
+      List<Tuner.Outcome> outcomes = new ArrayList<>();
+      List<String> imprecise = new ArrayList<>();
+      List<String> specs = mechanisms != null ? mechanisms : EvaluationGrid.defaultMechanisms();
+      for (String text : specs) {
+        MechanismSpec base;
+        try {
+          base = MechanismSpec.parse(text);
+        } catch (IllegalArgumentException e) {
+          throw new JobException(ExitCode.USAGE, e.getMessage());
+        }
+        outcomes.add(Tuner.tune(base, s -> evaluate(spark, evaluationModel, s, evaluation, prior, labels, imprecise),
+            budget, epsilonStart, epsilonMax, tGrid, refine, System.err::println));
       }
-      o.warnings().forEach(w -> out.append("              warning: ").append(w).append('\n'));
+      double seconds = (System.nanoTime() - start) / 1e9;
+      StringBuilder out = new StringBuilder();
+      out.append(String.format(Locale.ROOT, "Evaluation vocabulary: %d lexicon words of %s (%,d words); prior: %s; "
+          + "budget L_M < %s; where not exact, %d to %d Monte Carlo draws per word, until the standard errors are at "
+          + "most %s; seed %d; %.0f s.%n", evaluation.length,
+          options.get(Settings.MODEL), model.embeddings().size(), uniformPrior ? "uniform" : "word counts in " + priorCorpus,
+          budget, draws, maxDraws, maxStandardError, seed, seconds));
+      imprecise.forEach(p -> out.append("warning: ").append(p).append('\n'));
+      for (Tuner.Outcome o : outcomes) {
+        if (o.choice().isPresent()) {
+          EmpiricalPrivacy.Result r = o.choice().get();
+          out.append(String.format(Locale.ROOT, "%-13s %s: E_M %.4f ± %.4f, Bayes error %.4f, L_M %.4f ± %.4f%n",
+              o.mechanism(), r.spec().describe(), r.inferenceError(), r.inferenceErrorSe(), r.bayesError(),
+              r.utilityLoss(), r.utilityLossSe()));
+        } else {
+          out.append(String.format(Locale.ROOT, "%-13s no setting within the budget%n", o.mechanism()));
+        }
+        o.warnings().forEach(w -> out.append("              warning: ").append(w).append('\n'));
+      }
+      Tuner.recommend(outcomes).ifPresentOrElse(r -> out.append(String.format(Locale.ROOT,
+          "Recommended: %s (E_M %.4f, L_M %.4f)%nGuarantee: %s%n", r.spec().toSpecString(), r.inferenceError(),
+          r.utilityLoss(), r.spec().guarantee())), () -> out.append("No mechanism meets the budget; raise C.\n"));
+      System.out.print(out);
+      if (output != null) {
+        Files.createDirectories(output);
+        ReportPage page = new ReportPage("dptext tune");
+        EmpiricalPrivacyReport.write(output, page, outcomes, out.toString(),
+            Commands.asTyped(spec));
+        page.write(output.resolve("index.html"));
+      }
+      return 0;
     }
-    Tuner.recommend(outcomes).ifPresentOrElse(r -> out.append(String.format(Locale.ROOT,
-        "Recommended: %s (E_M %.4f, L_M %.4f)%nGuarantee: %s%n", r.spec().toSpecString(), r.inferenceError(),
-        r.utilityLoss(), r.spec().guarantee())), () -> out.append("No mechanism meets the budget; raise C.\n"));
-    System.out.print(out);
-    if (output != null) {
-      Files.createDirectories(output);
-      ReportPage page = new ReportPage("dptext tune");
-      EmpiricalPrivacyReport.write(output, page, outcomes, out.toString(),
-          Commands.asTyped(spec));
-      page.write(output.resolve("index.html"));
-    }
-    return 0;
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.dptext.classic.Classic;
 import dev.dptext.classic.CorpusFrequencies;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.base.TableName;
 import dev.dptext.job.inplace.InPlace;
 import dev.dptext.job.inplace.InPlacePolicy;
@@ -63,6 +64,7 @@ public final class BatchSanitize {
     TableWriter.Target target = r.target();
     // What is at the output is checked first: no model is built and no row is read for a run that
     // must not write there.
+    RunPhases.enter(spark, "check the output");
     InPlace inPlaceRun = InPlace.check(spark, r.input(), target, InPlacePolicy.parse(r.inPlace()));
     if (inPlaceRun.finished().isPresent()) {
       System.out.println("dptext: " + inPlaceRun.finished().get());
@@ -121,6 +123,7 @@ public final class BatchSanitize {
       readOptions.putAll(snapshot.readOptions());
     }
     String text = r.textColumn();
+    RunPhases.enter(spark, "read the input");
     InputTable input = InputTable.read(spark, r.input(), format, readOptions, r.inputSchema(), r.where(),
         ids == IdMode.COLUMN ? r.idColumn() : null, text);
     if (format == DataFormat.TEXT && text.equals("text") && !hasColumn(input.all(), "text")) {
@@ -152,6 +155,7 @@ public final class BatchSanitize {
       accepted = input.acceptedCheckedBy(guard);
       LOG.debug("phase: input to be checked as the write reads it");
     } else {
+      RunPhases.enter(spark, "check and count the input");
       counts = input.count();
       LOG.debug("phase: input counted");
       if (counts.rejected() > 0 && corruptPolicy == InputTable.OnCorrupt.FAIL) {
@@ -168,6 +172,7 @@ public final class BatchSanitize {
     }
     LedgerGate.Entry ledgerEntry = null;
     if (snapshot != null) {
+      RunPhases.enter(spark, "record the release in the ledger");
       ledgerEntry = LedgerGate.Entry.of(spark, r.ledger(), snapshot, accepted, ids == IdMode.COLUMN ? r.idColumn() : null,
           ReleasePlan.of(r.ledger().ledger(), r.ledger().budget(), snapshot.source(),
               ids == IdMode.COLUMN ? r.idColumn() : null, builder.options(), ids,
@@ -220,6 +225,7 @@ public final class BatchSanitize {
     } else {
       LOG.info("phase: writing (the input is checked and counted as it is read)");
     }
+    RunPhases.enter(spark, "sanitize and write");
     try (ProgressReporter progress = ProgressReporter.start(spark, counters, r.progressInterval())) {
       TableWriter.Commit commit = inPlaceRun.commit(audit);
       if (ledgerEntry != null) {
@@ -254,6 +260,7 @@ public final class BatchSanitize {
       throw e;
     }
     LOG.info("phase: committed table version {}", written.version());
+    RunPhases.enter(spark, "finish");
     if (ledgerEntry != null) {
       ledgerEntry.committed(written.version(), LOG::warn);
       ledgerEntry.checkSnapshot(snapshot, LOG::warn);

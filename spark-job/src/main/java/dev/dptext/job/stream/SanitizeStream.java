@@ -3,6 +3,7 @@ package dev.dptext.job.stream;
 import dev.dptext.classic.Classic;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.model.ModelOptions;
 import dev.dptext.job.read.DataFormat;
 import dev.dptext.job.read.InputTable;
@@ -66,6 +67,7 @@ public final class SanitizeStream {
    */
   public static int run(SanitizeRequest r, StreamSettings stream, SparkSession spark, long start) {
     WriteMode mode = WriteMode.parse(r.mode());
+    RunPhases.enter(spark, "check the output and the checkpoint");
     refuseUnsupported(r, mode);
     refuseInPlace(spark, r.input(), r.output());
     // An output inside the input (or the reverse) is refused before the query starts.
@@ -158,6 +160,7 @@ public final class SanitizeStream {
     long outputVersion = history.latestVersion();
     long rejectsVersion = connect && r.rejects() != null ? versionOf(spark, r.rejects()) : -1;
     StreamingQuery query;
+    RunPhases.enter(spark, "stream");
     long workStart = System.nanoTime();
     try {
       query = in.observed(OBSERVED).writeStream()

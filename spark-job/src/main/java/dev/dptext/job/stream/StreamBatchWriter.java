@@ -2,6 +2,7 @@ package dev.dptext.job.stream;
 
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.read.InputTable;
 import dev.dptext.job.sanitize.Sanitizers;
 import dev.dptext.job.sanitize.Spread;
@@ -133,7 +134,8 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
 
   @Override
   public void call(Dataset<Row> batch, Long batchId) {
-    try {
+    // The micro-batch's jobs run on the stream's thread (on Spark Connect, on the server's): named here.
+    try (RunPhases.Scope named = RunPhases.begin(batch.sparkSession(), "sanitize --stream", output)) {
       write(batch, batchId);
     } catch (JobException e) {
       // On a Spark Connect server (no query id handed over) only the message reaches the client: carry the code in it.
@@ -163,6 +165,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
     Dataset<Row> cached = batch.persist(StorageLevel.MEMORY_AND_DISK());
     try {
       InputTable rows = input.over(cached);
+      RunPhases.enter(batch.sparkSession(), "micro-batch " + batchId + ": check and count");
       InputTable.Counts counts = rows.count();
       long rejected = counts.rejected();
       if (rejected > 0 && rejects == null) {
@@ -187,6 +190,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
           .withCommitOnly(dev.dptext.job.ledger.LedgerGate.RELEASE_PROPERTY, release.releaseId());
       TableWriter.Result written;
       try {
+        RunPhases.enter(batch.sparkSession(), "micro-batch " + batchId + ": sanitize and write");
         written = TableWriter.write(clean, target, commit);
       } catch (TableWriter.AlreadyCommitted e) {
         if (release != null) {

@@ -2,6 +2,7 @@ package dev.dptext.job.write;
 
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.base.TableName;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -249,6 +250,7 @@ public final class TableWriter {
     } catch (RuntimeException e) {
       throw failure(spark, t, e);
     }
+    RunPhases.enter(spark, "find the commit");
     Optional<Row> ours = DeltaTables.commitOfRun(spark, t.path(), runId);
     if (ours.isEmpty() && t.txnAppId() == null) {
       throw new IllegalStateException("The write to " + t.path() + " ended without error but its commit (run "
@@ -264,6 +266,7 @@ public final class TableWriter {
     if (commit.readVersion() != null) {
       checkNothingCommittedBetween(spark, t, commit.readVersion(), version);
     }
+    RunPhases.enter(spark, "check the table properties");
     DeltaTables.setPropertiesIfChanged(spark, t.path(), existed ? Map.of() : commit.inherited(), commit.audit());
     return new Result(rowsOf(spark, t, ours.get(), version), version);
   }

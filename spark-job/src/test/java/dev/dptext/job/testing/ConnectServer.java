@@ -30,6 +30,8 @@ public final class ConnectServer {
   private static final Path ROOT = Path.of("target", "connect-server").toAbsolutePath();
   /** The server's log: what it printed, for a test that fails on the server side. */
   public static final Path LOG = ROOT.resolve("server.log");
+  /** The server's Spark event log directory: each job's start, with its description and tags. */
+  private static final Path EVENTS = ROOT.resolve("events");
   private static final long START_TIMEOUT_MS = 180_000;
 
   private static Process process;
@@ -39,6 +41,20 @@ public final class ConnectServer {
   public static double startSeconds;
 
   private ConnectServer() {}
+
+  /**
+   * The server's Spark event log so far (JSON lines: Spark flushes each job's start as it happens), for a
+   * test that checks what the Spark UI would show of the server's jobs.
+   */
+  public static String eventLog() throws java.io.IOException {
+    StringBuilder all = new StringBuilder();
+    try (java.util.stream.Stream<Path> files = Files.walk(EVENTS)) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        all.append(Files.readString(f));
+      }
+    }
+    return all.toString();
+  }
 
   /** The Connect client session of this JVM's server (starting the server first if needed). */
   public static synchronized SparkSession session() {
@@ -155,6 +171,11 @@ public final class ConnectServer {
       cmd.add("-Dspark.connect.grpc.binding.address=127.0.0.1");
       cmd.add("-Dspark.driver.host=127.0.0.1");
       cmd.add("-Dspark.ui.enabled=false");
+      // The event log: what the Spark UI (and the history server) would show of each job, its tags included.
+      cmd.add("-Dspark.eventLog.enabled=true");
+      cmd.add("-Dspark.eventLog.compress=false");
+      cmd.add("-Dspark.eventLog.rolling.enabled=false");
+      cmd.add("-Dspark.eventLog.dir=" + Files.createDirectories(EVENTS).toUri());
       cmd.add("-Dspark.sql.shuffle.partitions=4");
       cmd.add("-Dspark.databricks.delta.snapshotPartitions=2");
       cmd.add("-Dspark.sql.extensions=" + extensions);
