@@ -67,6 +67,11 @@ public final class Embeddings implements Vocabulary, Serializable {
     return vocabulary.indexOf(word);
   }
 
+  @Override
+  public int indexOf(String text, int from, int to, boolean asciiLowerCase) {
+    return vocabulary.indexOf(text, from, to, asciiLowerCase);
+  }
+
   /** The words alone, for the paths that do not need the vectors. */
   public WordList vocabulary() {
     return vocabulary;

@@ -15,4 +15,18 @@ public interface Vocabulary {
 
   /** The rank of {@code word}, or -1 if it is not in the vocabulary. */
   int indexOf(String word);
+
+  /**
+   * The rank of the word {@code text[from, to)}, with A–Z read as a–z when {@code asciiLowerCase}, or
+   * -1: {@link #indexOf(String)} of that piece of the text. For the tokenizer's plain words, looked up
+   * on every row: an index can find them in place, without a string cut out (and lower-cased) for each.
+   */
+  default int indexOf(String text, int from, int to, boolean asciiLowerCase) {
+    char[] word = new char[to - from];
+    for (int k = 0; k < word.length; k++) {
+      char c = text.charAt(from + k);
+      word[k] = asciiLowerCase && c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
+    }
+    return indexOf(new String(word));
+  }
 }

@@ -84,4 +84,48 @@ public final class WordList implements Vocabulary, Serializable {
       }
     }
   }
+
+  /**
+   * The same probe for a piece of a text: its {@link String#hashCode} (31·h + c over its characters, as
+   * the string's would be) is computed in place, and a candidate word is compared with the text's
+   * characters.
+   */
+  @Override
+  public int indexOf(String text, int from, int to, boolean asciiLowerCase) {
+    int h = 0;
+    for (int k = from; k < to; k++) {
+      h = 31 * h + read(text.charAt(k), asciiLowerCase);
+    }
+    int mask = slots.length - 1;
+    for (int i = spread(h) & mask; ; i = (i + 1) & mask) {
+      int slot = slots[i];
+      if (slot == 0) {
+        return -1;
+      }
+      if (hashes[i] == h && spells(words[slot - 1], text, from, to, asciiLowerCase)) {
+        return slot - 1;
+      }
+    }
+  }
+
+  private static char read(char c, boolean asciiLowerCase) {
+    return asciiLowerCase && c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
+  }
+
+  /** Whether {@code word} is {@code text[from, to)}, read as {@link #read} reads it. */
+  private static boolean spells(String word, String text, int from, int to, boolean asciiLowerCase) {
+    int length = to - from;
+    if (word.length() != length) {
+      return false;
+    }
+    if (!asciiLowerCase) {
+      return word.regionMatches(0, text, from, length);
+    }
+    for (int k = 0; k < length; k++) {
+      if (word.charAt(k) != read(text.charAt(from + k), true)) {
+        return false;
+      }
+    }
+    return true;
+  }
 }

@@ -5,9 +5,7 @@ import dev.dptext.embedding.Vocabulary;
 import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.random.RandomStream;
 import java.io.Serializable;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 
 /**
@@ -91,7 +89,7 @@ public final class TextSanitizer implements Serializable {
   private Tokenizer tokenizer() {
     Tokenizer t = tokenizer;
     if (t == null) {
-      t = new Tokenizer(embeddings::indexOf);
+      t = new Tokenizer(embeddings);
       tokenizer = t;
     }
     return t;
@@ -120,14 +118,27 @@ public final class TextSanitizer implements Serializable {
   /**
    * A text split into whitespace and tokens, with its vocabulary tokens' ranks in order: what the
    * mechanism works on. Draws nothing.
+   *
+   * <p>Tokens are held as offsets into the text, not as strings: the tokens of a run cover it without
+   * gap or overlap, so everything between one token's end and the next one's start is whitespace,
+   * copied verbatim by {@link #assemble}. A token's surface is cut from the text only when needed
+   * (case restoring, a fused pair): most rows never allocate one.
    */
   public static final class Tokenized {
-    private final List<Object> pieces; // String (whitespace, verbatim) or List<Token> (one run)
+    private final String text;
+    private final int[] starts;
+    private final int[] ends;
+    private final int[] tokenRanks; // per token, -1 when out of vocabulary
+    private final int tokens;
     private final int[] ranks;
     private final int count;
 
-    private Tokenized(List<Object> pieces, int[] ranks, int count) {
-      this.pieces = pieces;
+    private Tokenized(String text, int[] starts, int[] ends, int[] tokenRanks, int tokens, int[] ranks, int count) {
+      this.text = text;
+      this.starts = starts;
+      this.ends = ends;
+      this.tokenRanks = tokenRanks;
+      this.tokens = tokens;
       this.ranks = ranks;
       this.count = count;
     }
@@ -141,42 +152,119 @@ public final class TextSanitizer implements Serializable {
     public int count() {
       return count;
     }
+
+    private String surface(int k) {
+      return text.substring(starts[k], ends[k]);
+    }
   }
 
-  /** Pass 1: splits into whitespace and tokens and collects the vocabulary tokens' ranks. */
+  /** Collects the tokens of one text, growing its arrays as needed. */
+  private static final class TokenBuffer implements Tokenizer.TokenSink {
+    int[] starts;
+    int[] ends;
+    int[] tokenRanks;
+    int tokens;
+    int[] ranks;
+    int count;
+
+    TokenBuffer(int textLength) {
+      int capacity = Math.max(16, textLength / 4); // about one token per 4–5 characters of English prose
+      starts = new int[capacity];
+      ends = new int[capacity];
+      tokenRanks = new int[capacity];
+      ranks = new int[capacity];
+    }
+
+    @Override
+    public void token(int start, int end, int rank) {
+      if (tokens == starts.length) {
+        int capacity = tokens * 2;
+        starts = Arrays.copyOf(starts, capacity);
+        ends = Arrays.copyOf(ends, capacity);
+        tokenRanks = Arrays.copyOf(tokenRanks, capacity);
+        ranks = Arrays.copyOf(ranks, capacity);
+      }
+      starts[tokens] = start;
+      ends[tokens] = end;
+      tokenRanks[tokens++] = rank;
+      if (rank >= 0) {
+        ranks[count++] = rank; // count ≤ tokens: ranks has room
+      }
+    }
+  }
+
+  /**
+   * Pass 1: splits into whitespace and tokens and collects the vocabulary tokens' ranks.
+   *
+   * <p>The split walks the text once, by code point as {@link Tokenizer#isSpace} reads it, with ASCII
+   * characters taken as they are. Most runs are ASCII with at most one word in them ({@code movie},
+   * {@code film.}): the tokenizer splits those in place, without strings or lists
+   * ({@link Tokenizer#tokenizeInPlace}); any other run takes its general rules.
+   */
   public Tokenized tokenize(String text) {
     Tokenizer tk = tokenizer();
-    List<Object> pieces = new ArrayList<>();
-    int[] ranks = new int[16];
-    int inVocabulary = 0;
     int n = text.length();
+    TokenBuffer buffer = new TokenBuffer(n);
     int i = 0;
     while (i < n) {
-      int j = i;
-      if (Tokenizer.isSpace(text.codePointAt(i))) {
-        while (j < n && Tokenizer.isSpace(text.codePointAt(j))) {
-          j += Character.charCount(text.codePointAt(j));
-        }
-        // (One space, the usual separator, without a new string each time.)
-        pieces.add(j == i + 1 && text.charAt(i) == ' ' ? " " : text.substring(i, j));
-      } else {
-        while (j < n && !Tokenizer.isSpace(text.codePointAt(j))) {
-          j += Character.charCount(text.codePointAt(j));
-        }
-        List<Tokenizer.Token> run = tk.tokenize(text.substring(i, j));
-        for (Tokenizer.Token token : run) {
-          if (token.rank() >= 0) {
-            if (inVocabulary == ranks.length) {
-              ranks = Arrays.copyOf(ranks, ranks.length * 2);
-            }
-            ranks[inVocabulary++] = token.rank();
+      // Whitespace: skipped here, copied verbatim from the text by assemble.
+      while (i < n) {
+        char c = text.charAt(i);
+        if (c < 0x80) {
+          if (!Tokenizer.isSpace(c)) {
+            break;
           }
+          i++;
+        } else {
+          int cp = text.codePointAt(i);
+          if (!Tokenizer.isSpace(cp)) {
+            break;
+          }
+          i += Character.charCount(cp);
         }
-        pieces.add(run);
       }
-      i = j;
+      int start = i;
+      boolean ascii = true;
+      int wordAtoms = 0; // of an ASCII run: its runs of letters and digits
+      boolean inWord = false;
+      while (i < n) {
+        char c = text.charAt(i);
+        if (c < 0x80) {
+          if (Tokenizer.isSpace(c)) {
+            break;
+          }
+          boolean wordChar = Tokenizer.isAsciiLetterOrDigit(c);
+          wordAtoms += wordChar && !inWord ? 1 : 0;
+          inWord = wordChar;
+          i++;
+        } else {
+          int cp = text.codePointAt(i);
+          if (Tokenizer.isSpace(cp)) {
+            break;
+          }
+          ascii = false;
+          i += Character.charCount(cp);
+        }
+      }
+      if (i == start) {
+        continue; // the text ended in whitespace
+      }
+      if (ascii && wordAtoms <= 1) {
+        tk.tokenizeInPlace(text, start, i, buffer);
+      } else {
+        int at = start;
+        for (Tokenizer.Token token : tk.tokenize(text.substring(start, i))) {
+          int end = at + token.surface().length();
+          buffer.token(at, end, token.rank());
+          at = end;
+        }
+        if (at != i) {
+          throw new IllegalStateException("the tokens of a run do not cover it"); // a broken tokenizer rule
+        }
+      }
     }
-    return new Tokenized(pieces, ranks, inVocabulary);
+    return new Tokenized(text, buffer.starts, buffer.ends, buffer.tokenRanks, buffer.tokens, buffer.ranks,
+        buffer.count);
   }
 
   /**
@@ -185,30 +273,40 @@ public final class TextSanitizer implements Serializable {
    * must be positioned just after the mechanism's draws for this row.
    */
   public String assemble(Tokenized tokenized, int[] outputs, RandomStream random, TokenCounts counts) {
-    StringBuilder out = new StringBuilder(64);
+    String text = tokenized.text;
+    int[] starts = tokenized.starts;
+    int[] ends = tokenized.ends;
+    // Sized for an output about as long as the input, so that the builder rarely grows.
+    StringBuilder out = new StringBuilder(text.length() + 16);
     int next = 0;
-    for (Object piece : tokenized.pieces) {
-      if (piece instanceof String whitespace) {
-        out.append(whitespace);
-        continue;
-      }
-      @SuppressWarnings("unchecked")
-      List<Tokenizer.Token> tokens = (List<Tokenizer.Token>) piece;
-      for (int t = 0; t < tokens.size(); t++) {
-        int before = out.length();
-        Tokenizer.Token token = tokens.get(t);
-        int output = token.rank() >= 0 ? outputs[next++] : -1;
-        appendSanitized(out, token, output, random, counts);
-        // Two outputs that would fuse into one word ("late" + "." → "late" + "stadium") get a space
-        // between them; tokens that were already word-to-word in the input ("do" + "n't") stay joined.
-        if (t > 0 && out.length() > before
-            && Tokenizer.isWordChar(Character.codePointBefore(out, before))
-            && Tokenizer.isWordChar(out.codePointAt(before))
-            && !(endsWithWordChar(tokens.get(t - 1).surface())
-                && Tokenizer.isWordChar(token.surface().codePointAt(0)))) {
-          out.insert(before, ' ');
+    int copied = 0; // the text up to here is written (or replaced)
+    for (int k = 0; k < tokenized.tokens; k++) {
+      int start = starts[k];
+      if (start > copied) { // the whitespace before this token
+        if (start - copied == 1) {
+          out.append(text.charAt(copied));
+        } else {
+          out.append(text, copied, start);
         }
       }
+      int before = out.length();
+      int rank = tokenized.tokenRanks[k];
+      int output = rank >= 0 ? outputs[next++] : -1;
+      appendSanitized(out, tokenized, k, rank, output, random, counts);
+      // Two outputs that would fuse into one word ("late" + "." → "late" + "stadium") get a space
+      // between them; tokens that were already word-to-word in the input ("do" + "n't") stay joined.
+      // (A token continues the previous one's run when no whitespace lies between them.)
+      if (k > 0 && start == ends[k - 1] && out.length() > before
+          && Tokenizer.isWordChar(Character.codePointBefore(out, before))
+          && Tokenizer.isWordChar(out.codePointAt(before))
+          && !(endsWithWordChar(tokenized.surface(k - 1))
+              && Tokenizer.isWordChar(tokenized.surface(k).codePointAt(0)))) {
+        out.insert(before, ' ');
+      }
+      copied = ends[k];
+    }
+    if (copied < text.length()) {
+      out.append(text, copied, text.length());
     }
     return out.toString();
   }
@@ -217,9 +315,12 @@ public final class TextSanitizer implements Serializable {
     return !s.isEmpty() && Tokenizer.isWordChar(s.codePointBefore(s.length()));
   }
 
-  /** Appends one token's output: the mechanism's draw {@code y} for a vocabulary token, else the OOV policy. */
-  private void appendSanitized(StringBuilder out, Tokenizer.Token token, int y, RandomStream random, TokenCounts counts) {
-    int rank = token.rank();
+  /**
+   * Appends token {@code k}'s output: the mechanism's draw {@code y} for a vocabulary token (rank ≥ 0),
+   * else the OOV policy.
+   */
+  private void appendSanitized(StringBuilder out, Tokenized tokenized, int k, int rank, int y, RandomStream random,
+      TokenCounts counts) {
     String word;
     if (rank >= 0) {
       if (counts != null) {
@@ -247,13 +348,13 @@ public final class TextSanitizer implements Serializable {
           return;
         }
         case KEEP -> {
-          out.append(token.surface());
+          out.append(tokenized.text, tokenized.starts[k], tokenized.ends[k]);
           return;
         }
         default -> throw new IllegalStateException(oovPolicy.name());
       }
     }
-    out.append(casePolicy == CasePolicy.RESTORE ? restoreCase(token.surface(), word) : word);
+    out.append(casePolicy == CasePolicy.RESTORE ? restoreCase(tokenized.surface(k), word) : word);
   }
 
   private static String restoreCase(String surface, String word) {

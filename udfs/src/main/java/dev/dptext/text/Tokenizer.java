@@ -1,5 +1,6 @@
 package dev.dptext.text;
 
+import dev.dptext.embedding.Vocabulary;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToIntFunction;
@@ -28,10 +29,19 @@ public final class Tokenizer {
   private static final String CONNECTORS = "'’-.,/:";
 
   private final ToIntFunction<String> vocabulary;
+  /** The vocabulary itself when given, for looking ASCII atoms up in place; else null. */
+  private final Vocabulary words;
 
   /** @param vocabulary maps a word to its rank, or -1 when it is not in the vocabulary */
   public Tokenizer(ToIntFunction<String> vocabulary) {
     this.vocabulary = vocabulary;
+    this.words = null;
+  }
+
+  /** Over a vocabulary, which looks ASCII atoms up where they stand in the text ({@link #tokenizeInPlace}). */
+  public Tokenizer(Vocabulary vocabulary) {
+    this.vocabulary = vocabulary::indexOf;
+    this.words = vocabulary;
   }
 
   /** One token: its surface text as it appears in the input and its rank (-1 if OOV). */
@@ -46,6 +56,55 @@ public final class Tokenizer {
       if (!lower.equals(s)) {
         r = vocabulary.applyAsInt(lower);
       }
+    }
+    return r;
+  }
+
+  /** Receives the tokens of a run as offsets into its text. */
+  interface TokenSink {
+    void token(int start, int end, int rank);
+  }
+
+  /**
+   * Tokenizes the run {@code text[from, to)} of ASCII characters with at most one word atom (a run of
+   * letters and digits), such as {@code movie}, {@code film.} or {@code <br}: what {@link #tokenize}
+   * gives for it, without cutting strings out of the text when the tokenizer has the vocabulary. Its
+   * tokens are its atoms, since a merge and a clitic each join two word atoms (the caller has counted
+   * the run's word atoms).
+   */
+  void tokenizeInPlace(String text, int from, int to, TokenSink sink) {
+    int i = from;
+    while (i < to) {
+      char c = text.charAt(i);
+      int j = i + 1;
+      boolean upper = c >= 'A' && c <= 'Z';
+      if (isAsciiLetterOrDigit(c)) {
+        while (j < to && isAsciiLetterOrDigit(text.charAt(j))) {
+          char d = text.charAt(j++);
+          upper |= d >= 'A' && d <= 'Z';
+        }
+      } else {
+        while (j < to && text.charAt(j) == c) {
+          j++;
+        }
+      }
+      sink.token(i, j, rankInPlace(text, i, j, upper));
+      i = j;
+    }
+  }
+
+  /**
+   * {@link #rank} of the ASCII atom {@code text[from, to)}. The rule is rank's: ASCII has no ’ to read
+   * as ', and an atom's lower case differs from it exactly when it has a letter A–Z, the only letters
+   * lower-casing changes.
+   */
+  private int rankInPlace(String text, int from, int to, boolean hasUpperCase) {
+    if (words == null) {
+      return rank(text.substring(from, to));
+    }
+    int r = words.indexOf(text, from, to, false);
+    if (r < 0 && hasUpperCase) {
+      r = words.indexOf(text, from, to, true);
     }
     return r;
   }
@@ -136,12 +195,19 @@ public final class Tokenizer {
   private static boolean isAsciiLettersAndDigits(String run) {
     int n = run.length();
     for (int i = 0; i < n; i++) {
-      char c = run.charAt(i);
-      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) {
+      if (!isAsciiLetterOrDigit(run.charAt(i))) {
         return false;
       }
     }
     return n > 0;
+  }
+
+  /**
+   * A word character of ASCII: a run made only of these is one token, {@code rank(run)} (the short path
+   * of {@link #tokenize}); {@link TextSanitizer} counts the word atoms of ASCII runs with it.
+   */
+  static boolean isAsciiLetterOrDigit(int c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
   }
 
   private static List<String> atoms(String run) {
@@ -171,10 +237,18 @@ public final class Tokenizer {
    * which separate words just as well and must not become tokens.
    */
   public static boolean isSpace(int cp) {
+    if (cp < 0x80) {
+      // What the two calls below answer for ASCII (tab to carriage return, the four separators 0x1C–0x1F,
+      // space), without their table lookups: nearly every character of a text is ASCII.
+      return cp == ' ' || (cp >= '\t' && cp <= '\r') || (cp >= 0x1C && cp <= 0x1F);
+    }
     return Character.isWhitespace(cp) || Character.isSpaceChar(cp);
   }
 
   static boolean isWordChar(int cp) {
+    if (cp < 0x80) {
+      return isAsciiLetterOrDigit(cp); // no ASCII character is a combining mark
+    }
     if (Character.isLetterOrDigit(cp)) {
       return true;
     }

@@ -55,6 +55,50 @@ class WordListTest {
   }
 
   @Test
+  void aPieceOfATextIsFoundAsItsSubstringWouldBe() {
+    String[] words = vocabulary(3_000, 11);
+    WordList list = new WordList(words);
+    Vocabulary plain = new Vocabulary() { // the interface's own reading: cut out, lower-case A–Z, look up
+      @Override
+      public int size() {
+        return list.size();
+      }
+
+      @Override
+      public String word(int rank) {
+        return list.word(rank);
+      }
+
+      @Override
+      public int indexOf(String word) {
+        return list.indexOf(word);
+      }
+    };
+    Random random = new Random(5);
+    for (int k = 0; k < 20_000; k++) {
+      String word = random.nextInt(3) == 0 ? Integer.toString(random.nextInt(), 36) : words[random.nextInt(words.length)];
+      word = random.nextBoolean() ? word.toUpperCase(java.util.Locale.ROOT) : word;
+      String text = "x Ab" + word + ".é";
+      int from = 4;
+      int to = from + word.length();
+      for (boolean lower : new boolean[] {false, true}) {
+        StringBuilder piece = new StringBuilder(word); // only A–Z are read as lower case (É stays É)
+        for (int c = 0; lower && c < piece.length(); c++) {
+          char ch = piece.charAt(c);
+          piece.setCharAt(c, ch >= 'A' && ch <= 'Z' ? Character.toLowerCase(ch) : ch);
+        }
+        assertEquals(list.indexOf(piece.toString()), list.indexOf(text, from, to, lower), piece + " " + lower);
+        assertEquals(list.indexOf(piece.toString()), plain.indexOf(text, from, to, lower), piece + " " + lower);
+      }
+    }
+    assertEquals(list.indexOf("Aa"), list.indexOf("xAa", 1, 3, false)); // "Aa" and "BB" share a hash
+    assertEquals(list.indexOf("BB"), list.indexOf("xBB", 1, 3, false));
+    assertEquals(list.indexOf("aa"), list.indexOf("AA", 0, 2, true));
+    assertEquals(list.indexOf("é"), list.indexOf("é", 0, 1, true));
+    assertEquals(-1, list.indexOf("É", 0, 1, true));
+  }
+
+  @Test
   void aDuplicateWordIsRefusedWithBothRanks() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> new WordList(new String[] {"a", "Aa", "b", "Aa"}));

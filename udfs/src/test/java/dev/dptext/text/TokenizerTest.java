@@ -251,4 +251,32 @@ class TokenizerTest {
     }
     assertEquals(r("apple"), tokenizer.tokenize("APPLE").get(0).rank(), "lower case is looked up on the short path too");
   }
+
+  @Test
+  void asciiRunsWithOneWordAtMostAreSplitInPlaceAsTheGeneralRulesSplitThem() {
+    Tokenizer overWords = new Tokenizer(new dev.dptext.embedding.WordList(VOCAB));
+    Random random = new Random(23);
+    String alphabet = "theHELOwnkd2357.,'-!?<>/\"(";
+    List<String> runs = new ArrayList<>(List.of("hello", "Hello.", "...", "!!", "!!!", "<br", "/><br", "(the", "APPLE,",
+        "\"Apple\"", "2", "-", "'", "3"));
+    while (runs.size() < 5000) {
+      StringBuilder b = new StringBuilder();
+      for (int k = 1 + random.nextInt(10); k > 0; k--) {
+        b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+      String run = b.toString();
+      if (java.util.regex.Pattern.compile("[A-Za-z0-9]+").matcher(run).results().count() <= 1) { // one word atom at most
+        runs.add(run);
+      }
+    }
+    for (Tokenizer tk : List.of(tokenizer, overWords)) {
+      for (String run : runs) {
+        String text = " x" + run + "y ";
+        List<Tokenizer.Token> inPlace = new ArrayList<>();
+        tk.tokenizeInPlace(text, 2, 2 + run.length(),
+            (start, end, rank) -> inPlace.add(new Tokenizer.Token(text.substring(start, end), rank)));
+        assertEquals(tk.tokenizeAtoms(run), inPlace, run);
+      }
+    }
+  }
 }
