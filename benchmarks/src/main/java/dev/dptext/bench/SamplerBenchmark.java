@@ -111,7 +111,7 @@ public final class SamplerBenchmark {
         : String.format(Locale.ROOT, "santext ε=%s", s.epsilon());
   }
 
-  private static int[] tokenRanks(Embeddings emb, Path reviews, int maxTokens) throws Exception {
+  static int[] tokenRanks(Embeddings emb, Path reviews, int maxTokens) throws Exception {
     Tokenizer tk = new Tokenizer(emb::indexOf);
     int[] out = new int[maxTokens];
     int n = 0;

@@ -164,7 +164,9 @@ public final class Embeddings implements Vocabulary, Serializable {
   /**
    * {@link #squaredDistanceBelow(int, int, double)} for two vectors held anywhere (the partitioned
    * path holds the input word's and the proposal's vectors outside any {@link Embeddings}): the same
-   * arithmetic in the same order, so the same comparisons with {@code limit}.
+   * arithmetic in the same order, so the same comparisons with {@code limit}. The reference for
+   * {@code dev.dptext.knn.RowDistances.squaredDistanceBelow}, which the samplers call: the same values,
+   * bit for bit, on the Vector API.
    */
   public static double squaredDistanceBelow(float[] a, int ao, float[] b, int bo, int dim, double limit) {
     double s0 = 0;

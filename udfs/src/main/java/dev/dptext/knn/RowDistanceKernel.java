@@ -21,7 +21,12 @@ import jdk.incubator.vector.VectorSpecies;
  * a fresh JVM, 8.9 M random 100-d distances took 0.55–0.74 s this way against 0.68–0.90 s with the
  * loop inline). That warm-up is most of what the kernel costs in a small run: warm, the table build
  * is about twice as fast as on the scalar path, cold the gain is smaller (BENCHMARKS.md, "Fixed cost
- * of a run"; scripts/bench/sampler-build.sh).
+ * of a run"; scripts/bench/sampler-build.sh). That cold phase is where a profile of a whole run finds the
+ * Vector API's Java fallback (frames such as {@code DoubleVector.bOpTemplate}, {@code FloatVector.ldOp},
+ * {@code AbstractVector.defaultCast}): every operation here is intrinsified once C2 has compiled it.
+ *
+ * <p>The same arithmetic, one pair of words at a time, serves the sampler's proposal test
+ * ({@link #squaredDistanceBelow}).
  */
 final class RowDistanceKernel {
   private RowDistanceKernel() {}
@@ -77,6 +82,62 @@ final class RowDistanceKernel {
     s1.intoArray(lanes, 4);
     s2.intoArray(lanes, 8);
     s3.intoArray(lanes, 12);
+  }
+
+  /**
+   * {@link Embeddings#squaredDistanceBelow(float[], int, float[], int, int, double)} with its four
+   * accumulators s0..s3 as the four lanes of one double vector: lane j adds ((double) a[k+j] −
+   * b[k+j])² for k = 0, 4, 8, …, multiplied then added (two roundings, never fused), exactly as
+   * {@code s_j += d_j * d_j}. At each checkpoint (every 24 coordinates, and after the last group of
+   * four) the partial sum is formed as {@code (s0 + s1) + (s2 + s3)} from the lanes, the scalar code's
+   * order, and compared with {@code limit} as it does; the tail coordinates go to s0. So every value
+   * computed, the returned one included, is the scalar routine's, bit for bit, early stop or not.
+   *
+   * <p>Why: the sampler's uniform branch computes one such distance per proposal, to a random word
+   * (not four at a time as {@link #group} can), and the scalar loop spends its time widening and
+   * loading coordinates one by one; here a 128-bit load and one widening conversion serve four.
+   */
+  static double squaredDistanceBelow(float[] a, int ao, float[] b, int bo, int dim, double limit) {
+    int body = dim - dim % 4; // the scalar code's groups of four cover the coordinates [0, body)
+    DoubleVector s = DoubleVector.zero(D4);
+    int k = 0;
+    // The scalar code's checkpoints: after every 24 coordinates, then after the last group of four. The
+    // loops follow one another, never nest: on JDK 17, C2 keeps a vector that is carried around two
+    // nested loops in a heap box, allocated at every step (1.6 kB per call at 100 dimensions, measured),
+    // which made the kernel slower than the scalar one.
+    for (; k + 24 <= body; k += 24) {
+      s = step(a, ao + k, b, bo + k, s);
+      s = step(a, ao + k + 4, b, bo + k + 4, s);
+      s = step(a, ao + k + 8, b, bo + k + 8, s);
+      s = step(a, ao + k + 12, b, bo + k + 12, s);
+      s = step(a, ao + k + 16, b, bo + k + 16, s);
+      s = step(a, ao + k + 20, b, bo + k + 20, s);
+      double partial = (s.lane(0) + s.lane(1)) + (s.lane(2) + s.lane(3));
+      if (partial >= limit) {
+        return partial;
+      }
+    }
+    if (k < body) {
+      for (; k < body; k += 4) {
+        s = step(a, ao + k, b, bo + k, s);
+      }
+      double partial = (s.lane(0) + s.lane(1)) + (s.lane(2) + s.lane(3));
+      if (partial >= limit) {
+        return partial;
+      }
+    }
+    double s0 = s.lane(0);
+    for (; k < dim; k++) {
+      double d = (double) a[ao + k] - b[bo + k];
+      s0 += d * d;
+    }
+    return (s0 + s.lane(1)) + (s.lane(2) + s.lane(3));
+  }
+
+  /** s + d·d for the four coordinates from {@code ao} and {@code bo}, d = a − b in double: mul then add. */
+  private static DoubleVector step(float[] a, int ao, float[] b, int bo, DoubleVector s) {
+    DoubleVector d = widen(a, ao).sub(widen(b, bo));
+    return s.add(d.mul(d));
   }
 
   private static DoubleVector widen(float[] v, int offset) {

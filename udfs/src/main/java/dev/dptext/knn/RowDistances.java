@@ -47,6 +47,31 @@ public final class RowDistances {
     distances(embeddings, x, ys, yOffset, count, out, outOffset, NearestWords.vectorApi());
   }
 
+  /**
+   * Whether {@link #squaredDistanceBelow} runs on the Vector API: read once, into a constant, because it
+   * is asked once per proposal of the sampler (C2 then compiles the call as a direct jump to one kernel).
+   */
+  private static final boolean VECTOR_BELOW = NearestWords.vectorApi();
+
+  /**
+   * {@link Embeddings#squaredDistanceBelow(float[], int, float[], int, int, double)}, the same value bit
+   * for bit (every intermediate partial sum included), on the Vector API when this JVM has it: the
+   * exponential sampler's proposal test.
+   */
+  public static double squaredDistanceBelow(float[] a, int ao, float[] b, int bo, int dim, double limit) {
+    return VECTOR_BELOW
+        ? RowDistanceKernel.squaredDistanceBelow(a, ao, b, bo, dim, limit)
+        : Embeddings.squaredDistanceBelow(a, ao, b, bo, dim, limit);
+  }
+
+  /** {@link #squaredDistanceBelow} on the path asked for (tests and benchmarks compare the two). */
+  public static double squaredDistanceBelow(float[] a, int ao, float[] b, int bo, int dim, double limit,
+      boolean useVectorApi) {
+    return useVectorApi
+        ? RowDistanceKernel.squaredDistanceBelow(a, ao, b, bo, dim, limit)
+        : Embeddings.squaredDistanceBelow(a, ao, b, bo, dim, limit);
+  }
+
   /** Which path {@link #distances(Embeddings, int, int[], int, int, double[], int)} takes in this JVM (for benchmarks' labels). */
   public static String path() {
     return NearestWords.vectorApi() ? "Vector API, 4 words × 4 lanes" : "scalar (no jdk.incubator.vector)";

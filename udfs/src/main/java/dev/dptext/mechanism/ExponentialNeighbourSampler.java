@@ -188,9 +188,13 @@ final class ExponentialNeighbourSampler implements Serializable {
 
   /** Draws y ∈ T with P(y | x) ∝ exp(−ε·min(d(x,y), γ)/2). */
   int sample(int x, RandomStream random) {
+    float[] v = embeddings.rawVectors();
+    int dim = embeddings.dim();
+    int xo = x * dim;
+    // Embeddings.squaredDistanceBelow's value, bit for bit, on the Vector API when present.
     return sample(uniformBranch[x], Math.min(table.outsideBound(x), cap), cumulativeExcess, table.rawNeighbours(),
         table.rowOffset(x), table.rowLength(x), random,
-        (y, limit) -> embeddings.squaredDistanceBelow(x, y, limit) < limit);
+        (y, limit) -> RowDistances.squaredDistanceBelow(v, xo, v, y * dim, dim, limit) < limit);
   }
 
   /** Draws from the envelope of an input word whose candidate row came from elsewhere. */

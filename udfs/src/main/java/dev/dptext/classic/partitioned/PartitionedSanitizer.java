@@ -2,8 +2,8 @@ package dev.dptext.classic.partitioned;
 
 import dev.dptext.classic.BroadcastValue;
 import dev.dptext.classic.JavaSerialized;
-import dev.dptext.embedding.Embeddings;
 import dev.dptext.embedding.WordList;
+import dev.dptext.knn.RowDistances;
 import dev.dptext.mechanism.CandidateEnvelope;
 import dev.dptext.mechanism.ExponentialMechanism;
 import dev.dptext.mechanism.MechanismSpec;
@@ -450,7 +450,7 @@ public final class PartitionedSanitizer {
           unknown[0] = true;
           return limit > expected; // provisional: confirmed or corrected next round
         }
-        return Embeddings.squaredDistanceBelow(vx, 0, vy, 0, dim, limit) < limit;
+        return RowDistances.squaredDistanceBelow(vx, 0, vy, 0, dim, limit) < limit;
       }, stream);
       if (unknown[0] && firstUnknownToken < 0) {
         firstUnknownToken = t;
