@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ConnectServer}); the model is a file, so the server's tasks load and verify it themselves, and the models
  * only in memory travel in the plan. (It lives in this module, not udfs, to share that one server.)
  */
+@Tag("integration")
 class ConnectEvaluationTest {
   @TempDir static Path dir;
   private static LinkedHashMap<String, Serializable> onConnect;

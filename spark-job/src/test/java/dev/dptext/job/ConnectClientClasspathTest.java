@@ -21,6 +21,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * malformed record, an in-place run into Delta, a stream into Delta with a ledger; the rows equal the classic
  * job's. Three job JVMs, each shipping its jar: the heaviest end-to-end test of the suite, kept to that.
  */
+@Tag("integration")
 class ConnectClientClasspathTest {
   @TempDir static Path tmp;
   static ConnectServer.Bare server;

@@ -19,6 +19,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the classic session's rows, the model and key staying on the server; what only this program could hold
  * (the key itself, a model in memory) is refused with the way out.
  */
+@Tag("integration")
 class ConnectDataFrameApiTest {
   static final String KEY = "00ffeeddccbbaa99887766554433221100ffeeddccbbaa998877665544332211";
 

@@ -21,6 +21,7 @@ import java.util.stream.Collectors;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * run of the same input, key and settings: the same rows. The server builds the model and resolves the
  * key from the settings the job names; the key itself never leaves the test's key file.
  */
+@Tag("integration")
 class ConnectJobTest {
   static final String KEY = "8899aabbccddeeff00112233445566778899aabbccddeeff0011223344556677";
 

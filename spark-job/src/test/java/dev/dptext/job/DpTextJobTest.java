@@ -17,6 +17,7 @@ import java.util.stream.Collectors;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -172,6 +173,7 @@ class DpTextJobTest {
    * session), against sanitize in this JVM building the model on the fly: the same text.
    */
   @Test
+  @Tag("integration")
   void builtModelArtifactGivesTheSameOutputAsBuildingOnTheFly() {
     String model = tmp.resolve("model.dptext").toString();
     Run b = Launcher.run("build-model", "--model", embeddings.toString(), "--neighbours", "32", "--output", model);

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A stand-in {@code java} plays the JVM: it writes the archive it is asked to dump and, like the job
  * after its summary ({@link dev.dptext.job.run.RunSummary#markSanitized}), the marker file when it "sanitizes".
  */
+@Tag("integration")
 class LauncherArchiveTest {
   @TempDir Path root;
 

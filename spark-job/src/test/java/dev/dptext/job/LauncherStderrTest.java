@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dptext.job.testing.LauncherSandbox;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code --add-modules=jdk.incubator.vector} writes first: every command printed the incubator-module
  * warning. The launcher drops that line and nothing else, and keeps the exit code.
  */
+@Tag("integration")
 class LauncherStderrTest {
   @TempDir Path root;
 

@@ -23,6 +23,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code databricks-runtime-stand-ins.scala}). Every notebook must end with the Delta table
  * {@value #SANITIZED_TABLE} holding one sanitized row per row of the view {@value #SAMPLE_VIEW}.
  */
+@Tag("integration")
 class NotebooksTest {
   static final Path NOTEBOOKS = Path.of("../notebooks");
   static final String SAMPLE_VIEW = "support_tickets";

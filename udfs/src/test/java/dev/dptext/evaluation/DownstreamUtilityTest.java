@@ -19,9 +19,11 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The utility evaluation's parts on cases whose answers are known. */
+@Tag("integration")
 class DownstreamUtilityTest {
   static final DownstreamUtility.Columns COLUMNS = new DownstreamUtility.Columns("text", "label", "id");
 

@@ -12,9 +12,11 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The shadow-model attack on the two cases whose answer is known. */
+@Tag("integration")
 class MembershipInferenceTest {
   static final DownstreamUtility.Columns COLUMNS = new DownstreamUtility.Columns("text", "label", "id");
 

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * AVX2 CPUs run; on an AVX2 CPU the test JVM already runs the 256-bit kernels and there is no other width
  * to try.
  */
+@Tag("integration")
 class VectorWidthTest {
 
   @Test

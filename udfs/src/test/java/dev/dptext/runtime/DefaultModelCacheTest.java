@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * embeddings file in place of the embedded 25,000 (K = 8), so that each build takes well under a second; the
  * code path is the default model's.
  */
+@Tag("integration")
 class DefaultModelCacheTest {
   static final Path FIXTURE = Path.of("src/test/resources/fixtures/glove-top2000.txt.gz");
   static final Embedded SMALL = new Embedded(() -> Files.newInputStream(FIXTURE), "test:glove-top2000");

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@link ConnectServer}) print the classic runs' figures, character for character (same seeds; both
  * sides local[2]); evaluate utility and evaluate mia refuse a Connect session before reading anything.
  */
+@Tag("integration")
 class ConnectEvaluationCommandsTest {
   @TempDir static Path tmp;
   static SparkSession connect;

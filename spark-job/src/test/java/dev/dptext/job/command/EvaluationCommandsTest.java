@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * commands run, their CSV holds every cell, the plots are readable PNGs, the page names the command,
  * and the figures are the ones the toy set dictates.
  */
+@Tag("integration")
 class EvaluationCommandsTest {
   @TempDir static Path dir;
   static Path input;

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -96,6 +97,7 @@ class NoiseMechanismJobTest {
   }
 
   @Test
+  @Tag("integration")
   void privacyStatisticsTableShowsEveryMechanismAndEpsilon() throws Exception {
     Path table = tmp.resolve("stats.md");
     Run r = Launcher.run("privacy-stats", "--model", embeddings.toString(), "--words", "40", "--runs", "20",
@@ -111,6 +113,7 @@ class NoiseMechanismJobTest {
   }
 
   @Test
+  @Tag("integration")
   void calibratePrintsTheMatchingEpsilon() {
     Run r = Launcher.run("calibrate", "--model", embeddings.toString(), "--vocab-size", "500",
         "--mechanism-a", "laplace", "--epsilon-a", "10", "--mechanism-b", "brr:bits=64");

@@ -21,6 +21,7 @@ import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@link InPlaceSwap#afterStep}) and started together with it: no writer's rows are lost, the table is
  * readable, and a purge that reports success leaves no raw text of the original table anywhere in it.
  */
+@Tag("integration")
 class InPlaceRaceTest {
   @TempDir static Path tmp;
   static CanaryTickets fx;

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (no raw text left in any version, file or log; a crash at each step finished or restarted by the
  * re-run) or kept on request, loudly.
  */
+@Tag("integration")
 class InPlaceTest {
   @TempDir static Path tmp;
   static CanaryTickets fx;

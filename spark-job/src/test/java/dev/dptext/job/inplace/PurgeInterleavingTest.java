@@ -30,6 +30,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  * leaves no byte of the raw canary anywhere in the table's folder (Parquet, {@code _delta_log} JSON
  * and {@code .crc} included), and one that does not leaves the raw table as it was.
  */
+@Tag("integration")
 class PurgeInterleavingTest {
   @TempDir static Path tmp;
   static CanaryTickets fx;

@@ -17,6 +17,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * a purge through a symbolic link, other spellings of the input's path, an output nested in the input
  * (or the reverse), and rejected raw records inside the output or the input.
  */
+@Tag("integration")
 class WritePathHolesTest {
   static final String CANARY = JobFixtures.CANARY;
 

@@ -26,6 +26,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * source's releases (no release counts twice); (3) a release the budget lets through takes no row past it.
  * Fixed seeds: a failure is reproducible, and the test has no false failures.
  */
+@Tag("integration")
 class LedgerPropertyTest {
   static final int SEEDS = 3;
   static final int STEPS = 16;

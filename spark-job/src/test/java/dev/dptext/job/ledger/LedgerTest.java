@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ranges, the budget and the dry run, releases without ids, a stream's micro-batches, and a run killed
  * between its record and its write.
  */
+@Tag("integration")
 class LedgerTest {
   @TempDir static Path tmp;
   static SparkSession spark;

@@ -19,6 +19,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * through {@code --epsilon-budget} or counted less than was emitted before the source was identified by its
  * data and the repeat key by what seeds a row.
  */
+@Tag("integration")
 class LedgerUnderCountTest {
   @TempDir static Path tmp;
   static SparkSession spark;

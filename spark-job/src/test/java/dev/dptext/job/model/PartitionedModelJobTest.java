@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * build-model --model-layout partitioned writes a partitioned model directory over Spark partitions;
  * sanitize reads it on either path, chosen by --model-layout, with the same output.
  */
+@Tag("integration")
 class PartitionedModelJobTest {
   @TempDir static Path tmp;
   static SparkSession spark;

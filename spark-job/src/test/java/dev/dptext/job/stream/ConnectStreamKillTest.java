@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * table must equal a batch run's row for row, each micro-batch in exactly one commit, and neither the
  * key nor raw text may be in the client's output, the checkpoint, the Delta log or the server's log.
  */
+@Tag("integration")
 class ConnectStreamKillTest {
   static final int FILES = 12;
   static final int FILES_PER_BATCH = 4;

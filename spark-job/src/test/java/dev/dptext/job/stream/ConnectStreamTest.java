@@ -15,6 +15,7 @@ import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with the batch job's exit code and message (no raw text), and the rejects table takes it on the
  * resumed run. The server's log never holds the key or the raw text.
  */
+@Tag("integration")
 class ConnectStreamTest {
   static final String KEY = "445566778899aabbccddeeff00112233445566778899aabbccddeeff00112233";
 

@@ -23,6 +23,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.delta.DeltaLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * does: every micro-batch's commit reads the table's transactions, a Delta state reconstruction of 50
  * tasks by default, seconds each on two cores (docs/streaming.md).
  */
+@Tag("integration")
 class StreamKillTest {
   // Four micro-batches: two before the kill, two for the restart (each costs a Delta commit in a cold JVM).
   static final int FILES = 16;

@@ -21,6 +21,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQueryListener;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * records stop the stream before their micro-batch commits (or go to the rejects table); and every
  * unsafe combination is refused with exit 2. The real kill of a separate JVM: {@link StreamKillTest}.
  */
+@Tag("integration")
 class StreamSanitizeTest {
   static final String CANARY = JobFixtures.CANARY;
   static final String SCHEMA = "id BIGINT, text STRING";

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Tables addressed by name, as Databricks users address them ({@code --input schema.tickets --output
  * schema.tickets_dp}), through the CLI: the same modes, checks, in-place policies and audit as paths.
  */
+@Tag("integration")
 class CatalogTablesTest {
   static final String SCHEMA = "dptext_names";
   @TempDir static Path tmp;

@@ -15,6 +15,7 @@ import java.util.stream.Collectors;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * is refused rather than silently skipped, a backfill replaces exactly one day (replaceWhere), and
  * MERGE upserts by id.
  */
+@Tag("integration")
 class ScheduledRunTest {
   @TempDir static Path tmp;
   static SparkSession spark;

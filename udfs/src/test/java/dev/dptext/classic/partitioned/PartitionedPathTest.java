@@ -33,6 +33,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.Test;
  * give byte-identical text for every mechanism that has a partitioned form. The vocabulary holds
  * duplicate vectors in different shards, so nearest-word ties must resolve to the lower rank on both.
  */
+@Tag("integration")
 class PartitionedPathTest {
   static final String KEY_HEX = "00112233445566778899aabbccddeeff0123456789abcdef0123456789abcdef";
   static final int WORDS = 1500;

@@ -21,6 +21,7 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.Test;
  * than a shard (so every row spans blocks), duplicate vectors in different shards (ties to the lower
  * rank), and, in the second case, an empty last shard.
  */
+@Tag("integration")
 class PartitionedTablesTest {
   @Test
   void sevenShardsWithRowsLongerThanAShard() throws Exception {
