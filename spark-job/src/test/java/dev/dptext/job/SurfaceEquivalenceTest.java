@@ -32,20 +32,6 @@ import org.junit.jupiter.api.io.TempDir;
  * mechanism of the registry, each with parameters away from its defaults.
  */
 class SurfaceEquivalenceTest {
-  /** Non-default parameters of each mechanism; a new mechanism must be added here (the test says so). */
-  static final Map<String, String> SPECS = Map.ofEntries(
-      Map.entry("santext", "santext:epsilon=2"),
-      Map.entry("santext+", "santext+:epsilon=2,w=0.8,p=0.4"),
-      Map.entry("laplace", "laplace:epsilon=8"),
-      Map.entry("mahalanobis", "mahalanobis:epsilon=8,lambda=0.3"),
-      Map.entry("vickrey", "vickrey:epsilon=8,t=0.4,lambda=0.2"),
-      Map.entry("vickrey-topk", "vickrey-topk:epsilon=8,t=0;0.5;1"),
-      Map.entry("brr", "brr:epsilon=1,bits=64"),
-      Map.entry("tem", "tem:epsilon=6,gamma=4.5,beta=0.01"),
-      Map.entry("custext", "custext:epsilon=2,groupSize=8"),
-      Map.entry("custext+", "custext+:epsilon=2,groupSize=8,verbatim=the;a"),
-      Map.entry("1-diffractor", "1-diffractor:epsilon=2,listNoise=tem,listRadius=7,lists=3"));
-
   @TempDir static Path tmp;
   static SparkSession spark;
   static Path keyFile;
@@ -62,11 +48,11 @@ class SurfaceEquivalenceTest {
 
   @Test
   void everyMechanismGivesTheSameOutputThroughEverySurface() {
-    assertEquals(Mechanisms.names().stream().sorted().toList(), SPECS.keySet().stream().sorted().toList(),
-        "give every registered mechanism non-default parameters in SPECS");
     List<String> previous = null;
-    for (String name : Mechanisms.names()) {
-      MechanismSpec spec = MechanismSpec.parse(SPECS.get(name));
+    for (MechanismDefinition d : Mechanisms.ALL) {
+      String name = d.name();
+      // Each mechanism's own example, every parameter away from its default (MechanismDefinition#example).
+      MechanismSpec spec = MechanismSpec.parse(d.example());
       Map<Setting<?>, String> settings = new LinkedHashMap<>();
       settings.put(Settings.MODEL, embeddings.toString());
       settings.put(Settings.NEIGHBOURS, "32");

@@ -45,6 +45,11 @@ public final class BrrMechanism implements WordMechanism {
           + "metrics with calibrate.",
       List.of(Parameter.of(EPSILON), Parameter.of(BITS))) {
     @Override
+    public String example() {
+      return "brr:epsilon=1,bits=64";
+    }
+
+    @Override
     public WordMechanism build(MechanismSpec spec, DpTextModel model) {
       return new BrrMechanism(model.binaryCodes(spec.get(BITS)), spec.epsilon());
     }

@@ -152,6 +152,17 @@ public final class CusText implements WordMechanism, ExactConditional {
     }
 
     @Override
+    public String example() {
+      return plus ? "custext+:epsilon=2,groupSize=8,verbatim=the;a" : "custext:epsilon=2,groupSize=8";
+    }
+
+    /** custext+ needs its list: ten English function words, a short stand-in for the paper's stopword list. */
+    @Override
+    public String evaluationDefault() {
+      return plus ? name() + ":verbatim=a;an;the;of;to;and;in;is;it;that" : name();
+    }
+
+    @Override
     public WordMechanism build(MechanismSpec spec, DpTextModel model) {
       return new CusText(groups(model, spec.get(GROUP_SIZE)), model.embeddings(), spec.epsilon(),
           plus ? verbatimRanks(model.embeddings(), spec.get(VERBATIM)) : null);

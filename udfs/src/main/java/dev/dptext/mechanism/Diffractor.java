@@ -153,6 +153,11 @@ public final class Diffractor implements WordMechanism, ExactConditional {
           + "exponential noise around its own, on a list chosen uniformly. O(1) per token.",
       List.of(Parameter.of(EPSILON), Parameter.of(NOISE), Parameter.of(RADIUS), Parameter.of(LISTS))) {
     @Override
+    public String example() {
+      return "1-diffractor:epsilon=2,listNoise=tem,listRadius=7,lists=3";
+    }
+
+    @Override
     public WordMechanism build(MechanismSpec spec, DpTextModel model) {
       return new Diffractor(lists(spec, model), spec.epsilon(), Noise.parse(spec.get(NOISE)), spec.get(RADIUS));
     }

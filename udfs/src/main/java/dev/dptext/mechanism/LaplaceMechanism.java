@@ -31,6 +31,11 @@ public final class LaplaceMechanism extends NoisyEmbeddingMechanism {
           + "R ~ Gamma(m, 1/ε), U uniform on the unit sphere (density ∝ exp(−ε‖z‖)).",
       List.of(Parameter.of(EPSILON))) {
     @Override
+    public String example() {
+      return "laplace:epsilon=8";
+    }
+
+    @Override
     public WordMechanism build(MechanismSpec spec, DpTextModel model) {
       return new LaplaceMechanism(model.embeddings(), model.nearestWords(), spec.epsilon());
     }

@@ -43,6 +43,11 @@ public final class MahalanobisMechanism extends NoisyEmbeddingMechanism {
           + "λ = 0 is laplace.",
       List.of(Parameter.of(EPSILON), Parameter.withDefault(LAMBDA, 0.5))) {
     @Override
+    public String example() {
+      return "mahalanobis:epsilon=8,lambda=0.3";
+    }
+
+    @Override
     public WordMechanism build(MechanismSpec spec, DpTextModel model) {
       return new MahalanobisMechanism(model.embeddings(), model.nearestWords(), model.covariance(), spec.epsilon(),
           spec.get(LAMBDA));

@@ -130,6 +130,23 @@ public abstract class MechanismDefinition {
    */
   protected void validate(MechanismSpec spec) {}
 
+  /**
+   * This mechanism with each of its parameters away from its default (and a value for each required one),
+   * as a spec {@link MechanismSpec#parse} reads, e.g. {@code tem:epsilon=6,gamma=4.5,beta=0.01}. Every surface's
+   * equivalence test runs each registered mechanism so: a new mechanism declares it here, not in a test's
+   * table ({@code MechanismDefinitionsTest} checks it is away from every default).
+   */
+  public abstract String example();
+
+  /**
+   * How the evaluation commands ({@code evaluate}, {@code tune}) run this mechanism when the user names no
+   * parameters: its defaults, with a value for each required parameter (a spec). The name alone unless a
+   * parameter is required.
+   */
+  public String evaluationDefault() {
+    return name;
+  }
+
   /** Builds the sampler (and any table or index it needs) on the driver. */
   public abstract WordMechanism build(MechanismSpec spec, DpTextModel model);
 

@@ -37,6 +37,11 @@ public final class SanText implements ExponentialMechanism, ExactConditional {
           + "P(y|x) ∝ exp(−ε·d(x,y)/2), d the Euclidean distance of the embeddings.",
       List.of(Parameter.of(EPSILON))) {
     @Override
+    public String example() {
+      return "santext:epsilon=2";
+    }
+
+    @Override
     public WordMechanism build(MechanismSpec spec, DpTextModel model) {
       return new SanText(model.embeddings(), model.neighbours(0), spec.epsilon());
     }

@@ -56,6 +56,11 @@ public final class SanTextPlus implements ExponentialMechanism, ExactConditional
           + "y ∈ V_S with P ∝ exp(−ε·d(x,y)/2).",
       List.of(Parameter.of(EPSILON), Parameter.of(W), Parameter.of(P))) {
     @Override
+    public String example() {
+      return "santext+:epsilon=2,w=0.8,p=0.4";
+    }
+
+    @Override
     public WordMechanism build(MechanismSpec spec, DpTextModel model) {
       double w = spec.get(W);
       return new SanTextPlus(model.embeddings(), model.neighbours(outputStart(spec, model.embeddings().size())),

@@ -71,6 +71,11 @@ public final class TruncatedExponentialMechanism implements WordMechanism, Exact
           + "candidates within γ plus one ⊥ drawn uniformly outside).",
       List.of(Parameter.of(EPSILON), Parameter.of(GAMMA), Parameter.of(BETA))) {
     @Override
+    public String example() {
+      return "tem:epsilon=6,gamma=4.5,beta=0.01";
+    }
+
+    @Override
     public WordMechanism build(MechanismSpec spec, DpTextModel model) {
       return new TruncatedExponentialMechanism(model.embeddings(), model.neighbours(0), spec.epsilon(),
           gamma(spec, model.embeddings().size()));

@@ -48,6 +48,11 @@ public final class VickreyMechanism extends NoisyEmbeddingMechanism {
           + "(1−t)·d2/(t·d1 + (1−t)·d2), else y2; t = 0 is the noise mechanism.",
       Parameter.withDefault(T, List.of(0.5))) {
     @Override
+    public String example() {
+      return "vickrey:epsilon=8,t=0.4,lambda=0.2";
+    }
+
+    @Override
     protected void validate(MechanismSpec spec) {
       List<Double> t = spec.get(T);
       if (t.size() != 1 || !(t.get(0) <= 1)) {
@@ -61,6 +66,16 @@ public final class VickreyMechanism extends NoisyEmbeddingMechanism {
       "Vickrey's top-k form: as vickrey over the k nearest words of the noisy vector, the r-th with "
           + "probability ∝ exp(−t_r·d_r).",
       Parameter.of(T)) {
+    @Override
+    public String example() {
+      return "vickrey-topk:epsilon=8,t=0;0.5;1,lambda=0.2";
+    }
+
+    @Override
+    public String evaluationDefault() {
+      return "vickrey-topk:t=0;0.5;1";
+    }
+
     @Override
     protected void validate(MechanismSpec spec) {
       if (spec.get(T).size() < 2) {

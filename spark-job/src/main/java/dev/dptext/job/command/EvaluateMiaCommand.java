@@ -75,7 +75,7 @@ final class EvaluateMiaCommand implements Callable<Integer>, SettingOptions.Comm
 
   @Override
   public EvaluationGrid.Defaults gridDefaults() {
-    return new EvaluationGrid.Defaults("4,16", "every mechanism");
+    return new EvaluationGrid.Defaults("4,16", EvaluationGrid.defaultMechanismsText());
   }
 
   @Override

@@ -76,7 +76,7 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
 
   @Override
   public EvaluationGrid.Defaults gridDefaults() {
-    return new EvaluationGrid.Defaults("4,8,16,32", "every mechanism with its defaults (vickrey-topk with t=0;0.5;1)");
+    return new EvaluationGrid.Defaults("4,8,16,32", EvaluationGrid.defaultMechanismsText());
   }
 
   @Override

@@ -29,7 +29,8 @@ final class EvaluationGrid {
    * A command's defaults of the grid.
    *
    * @param epsilons {@code --epsilons}' default
-   * @param mechanisms how the help names {@code --mechanisms}' default, {@link EvaluationGrid#defaultMechanisms()}
+   * @param mechanisms how the help names {@code --mechanisms}' default ({@link #defaultMechanismsText()} where it is
+   *     {@link EvaluationGrid#defaultMechanisms()})
    */
   record Defaults(String epsilons, String mechanisms) {}
 
@@ -37,7 +38,7 @@ final class EvaluationGrid {
   private static final String MECHANISMS = "dptext.grid.mechanisms";
 
   @Option(names = "--mechanisms", paramLabel = "SPEC", split = " ",
-      description = "Space-separated mechanisms, name[:param=value,...]. Default: ${bundle:" + MECHANISMS + "}.")
+      description = "Space-separated mechanisms, name[:param=value,...]. Default: " + DEFAULT_MECHANISMS + ".")
   List<String> mechanisms;
 
   @Option(names = "--epsilons", paramLabel = "GRID", defaultValue = "${bundle:" + EPSILONS + "}",
@@ -54,25 +55,27 @@ final class EvaluationGrid {
     return grid.mechanisms(mechanisms, defaultMechanisms());
   }
 
-  /** The values the default mechanisms give required parameters (a constant: option descriptions quote it). */
-  static final String REQUIRED_DEFAULTS = "vickrey-topk:t=0;0.5;1 custext+:verbatim=a;an;the;of;to;and;in;is;it;that";
-
   /**
-   * Every registered mechanism with its defaults; a required parameter gets the value of
-   * {@link #REQUIRED_DEFAULTS} (custext+: ten English function words kept verbatim, a short stand-in for the
-   * paper's stop-word list).
+   * Every registered mechanism as the evaluations run it by default: each one's {@link
+   * dev.dptext.mechanism.MechanismDefinition#evaluationDefault()} (its defaults, and its own value for a required
+   * parameter).
    */
   static List<String> defaultMechanisms() {
-    Map<String, String> required = new LinkedHashMap<>();
-    for (String spec : REQUIRED_DEFAULTS.split(" ")) {
-      required.put(spec.substring(0, spec.indexOf(':')), spec);
-    }
     List<String> out = new ArrayList<>();
-    for (String name : Mechanisms.names()) {
-      out.add(required.getOrDefault(name, name));
+    for (var d : Mechanisms.ALL) {
+      out.add(d.evaluationDefault());
     }
     return out;
   }
+
+  /** How a help text names {@link #defaultMechanisms()}: the mechanisms that need a value named with it. */
+  static String defaultMechanismsText() {
+    List<String> required = defaultMechanisms().stream().filter(s -> s.contains(":")).toList();
+    return "every mechanism with its defaults" + (required.isEmpty() ? "" : ", " + String.join(" ", required));
+  }
+
+  /** The help's variable for {@link #defaultMechanismsText()} in a command that {@link Host hosts} the grid. */
+  static final String DEFAULT_MECHANISMS = "${bundle:" + MECHANISMS + "}";
 
   /** Gives {@code spec}, a command that mixes the grid in, its defaults. */
   static void addDefaults(CommandSpec spec, Defaults defaults) {

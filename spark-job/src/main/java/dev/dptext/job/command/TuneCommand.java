@@ -47,7 +47,7 @@ import picocli.CommandLine.Spec;
         + "for every mechanism).",
         "With --output: tune-points.csv (every evaluated setting: mechanism, spec, epsilon, E_M, Bayes error, L_M, "
             + "their standard errors, draws, exact), PNG plots (E_M and L_M against ε, E_M against L_M) and index.html."})
-final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
+final class TuneCommand implements Callable<Integer>, SettingOptions.Command, EvaluationGrid.Host {
   @Spec CommandSpec spec;
 
   @Mixin ConfigOptions config;
@@ -109,8 +109,8 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
   int refine;
 
   @Option(names = "--mechanisms", paramLabel = "SPEC", split = " ",
-      description = "Space-separated mechanisms, name[:param=value,...]. Default: every mechanism, required "
-          + "parameters as in " + EvaluationGrid.REQUIRED_DEFAULTS + ".")
+      description = "Space-separated mechanisms, name[:param=value,...]. Default: "
+          + EvaluationGrid.DEFAULT_MECHANISMS + ".")
   List<String> mechanisms;
 
   @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "Public seed of the draws. Default: ${DEFAULT-VALUE}.")
@@ -122,6 +122,12 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command {
   @Override
   public List<Setting<?>> settings() {
     return Settings.MODEL_SETTINGS;
+  }
+
+  /** The evaluations' default mechanisms (tune has no ε grid: it searches ε itself). */
+  @Override
+  public EvaluationGrid.Defaults gridDefaults() {
+    return new EvaluationGrid.Defaults("", EvaluationGrid.defaultMechanismsText());
   }
 
   @Override

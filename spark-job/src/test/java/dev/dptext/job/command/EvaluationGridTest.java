@@ -22,6 +22,21 @@ class EvaluationGridTest {
     assertEquals(Mechanisms.names(), defaults.stream().map(d -> MechanismSpec.parse(d).name()).toList());
   }
 
+  /** Each evaluation command's help names the default mechanisms as they run (no hand-kept list to go stale). */
+  @Test
+  void theHelpOfEveryEvaluationCommandNamesTheDefaultsThatRun() {
+    var cli = Commands.commandLine();
+    for (var c : List.of(cli.getSubcommands().get("tune"), cli.getSubcommands().get("evaluate").getSubcommands()
+        .get("utility"), cli.getSubcommands().get("evaluate").getSubcommands().get("mia"))) {
+      // Compared without whitespace: the help wraps its lines, also inside a spec.
+      String help = c.getUsageMessage().replaceAll("\\s+", "");
+      assertTrue(help.contains(EvaluationGrid.defaultMechanismsText().replaceAll("\\s+", "")),
+          c.getCommandName() + ": " + help);
+    }
+    assertTrue(EvaluationGrid.defaultMechanismsText().contains("custext+:verbatim="),
+        EvaluationGrid.defaultMechanismsText());
+  }
+
   /**
    * On the shared grid, a mechanism on the Euclidean metric gets Laplace's ε, and CusText (whose metric puts
    * words of different groups at infinite distance) runs at the grid's ε itself, unmatched, and the run says so.
