@@ -47,7 +47,10 @@ public final class RunPhases {
     }
   }
 
-  /** A tag from free words: lower case, anything but letters and digits a hyphen (tags take no comma). */
+  /**
+   * A tag from free words: lower case, each run of characters other than letters, digits and {@code +} one
+   * hyphen (a tag takes no comma).
+   */
   static String tag(String words) {
     return words.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9+]+", "-").replaceAll("(^-|-$)", "");
   }
