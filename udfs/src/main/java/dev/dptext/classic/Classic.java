@@ -55,6 +55,24 @@ public final class Classic {
   }
 
   /**
+   * Adds ({@code add}) or removes a tag of the jobs this thread starts from now on, on a classic session:
+   * the {@code SparkContext}'s job tags. Not {@link SparkSession#addTag}: on a classic session (Spark 4.0)
+   * that initialises a thread-local in the session that cannot be serialized, and every later closure that
+   * captures the session (an MLlib model's training summary does) fails with "Task not serializable". A
+   * Spark Connect session tags with {@link SparkSession#addTag}; here it does nothing.
+   */
+  public static void tagJobs(SparkSession spark, String tag, boolean add) {
+    if (is(spark)) {
+      ClassicContext.tagJobs(spark, tag, add);
+    }
+  }
+
+  /** Whether this thread's jobs carry {@code tag} ({@link #tagJobs}); false on a Spark Connect session. */
+  public static boolean jobsTagged(SparkSession spark, String tag) {
+    return is(spark) && ClassicContext.jobsTagged(spark, tag);
+  }
+
+  /**
    * The value {@code key} had in the application's start-up conf ({@code SparkConf}), if any; empty on
    * a Spark Connect session, whose start-up conf is the server's and is never asked for here.
    */

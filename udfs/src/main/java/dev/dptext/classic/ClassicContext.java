@@ -31,6 +31,20 @@ public final class ClassicContext {
     return before;
   }
 
+  /** {@link Classic#tagJobs}: the thread's job tags of the {@code SparkContext}. */
+  static void tagJobs(SparkSession spark, String tag, boolean add) {
+    if (add) {
+      spark.sparkContext().addJobTag(tag);
+    } else {
+      spark.sparkContext().removeJobTag(tag);
+    }
+  }
+
+  /** {@link Classic#jobsTagged}. */
+  static boolean jobsTagged(SparkSession spark, String tag) {
+    return spark.sparkContext().getJobTags().contains(tag);
+  }
+
   /** The application's Hadoop configuration (with its {@code spark.hadoop.*} settings); classic only. */
   public static org.apache.hadoop.conf.Configuration hadoopConfiguration(SparkSession spark) {
     return context(spark, "the application's Hadoop configuration", "Use the session's spark.hadoop.* settings")

@@ -11,10 +11,11 @@ import org.apache.spark.sql.SparkSession;
  * <ul>
  *   <li>a classic session describes them ({@code spark.job.description}: the Jobs tab's Description
  *       column), e.g. {@code dptext sanitize /data/clean/tickets: write};
- *   <li>every session, a Spark Connect client's included, tags them ({@link SparkSession#addTag}):
- *       {@value #TAG}, {@code dptext-sanitize} and {@code dptext-phase-write}; the Spark UI shows a job's
- *       tags on its page, and {@code spark.interruptTag("dptext")} cancels a run's jobs. (A Connect
- *       server describes each job by its plan itself: there the tags are the name.)
+ *   <li>every session tags them: {@value #TAG}, {@code dptext-sanitize} and {@code dptext-phase-write}
+ *       (classic: the {@code SparkContext}'s job tags, {@code sc.cancelJobsWithTag("dptext")} cancels a
+ *       run's jobs; Spark Connect: the session's tags, {@link SparkSession#addTag}, and
+ *       {@code spark.interruptTag("dptext")}). The Spark UI shows a job's tags on its page; a Connect server
+ *       describes each job by its plan itself, so there the tags are the name.
  * </ul>
  *
  * <p>A command opens a {@link Scope} for its run; the steps of the run then say which phase they enter
@@ -51,7 +52,7 @@ public final class RunPhases {
    * A tag from free words: lower case, each run of characters other than letters, digits and {@code +} one
    * hyphen (a tag takes no comma).
    */
-  static String tag(String words) {
+  static String tagOf(String words) {
     return words.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9+]+", "-").replaceAll("(^-|-$)", "");
   }
 
@@ -68,36 +69,54 @@ public final class RunPhases {
     private Scope(SparkSession spark, String command, String table) {
       this.spark = spark;
       this.run = "dptext " + command + (table == null ? "" : " " + table);
-      this.commandTag = TAG + "-" + tag(command);
+      this.commandTag = TAG + "-" + tagOf(command);
       this.outer = CURRENT.get();
       this.descriptionBefore = Classic.describeJobs(spark, run);
-      this.tagged = !spark.getTags().contains(TAG);
+      this.tagged = !jobsTagged(TAG);
       if (tagged) {
-        spark.addTag(TAG);
+        tagJobs(TAG, true);
       }
-      spark.addTag(commandTag);
+      tagJobs(commandTag, true);
       CURRENT.set(this);
     }
 
     private void enter(String phase) {
       Classic.describeJobs(spark, run + ": " + phase);
       if (phaseTag != null) {
-        spark.removeTag(phaseTag);
+        tagJobs(phaseTag, false);
       }
-      phaseTag = TAG + "-phase-" + tag(phase);
-      spark.addTag(phaseTag);
+      phaseTag = TAG + "-phase-" + tagOf(phase);
+      tagJobs(phaseTag, true);
+    }
+
+    /**
+     * Tags this thread's jobs: a classic session through its SparkContext (its own tags would make the
+     * session unserializable, see {@link Classic#tagJobs}), a Spark Connect session through its tags.
+     */
+    private void tagJobs(String t, boolean add) {
+      if (Classic.is(spark)) {
+        Classic.tagJobs(spark, t, add);
+      } else if (add) {
+        spark.addTag(t);
+      } else {
+        spark.removeTag(t);
+      }
+    }
+
+    private boolean jobsTagged(String t) {
+      return Classic.is(spark) ? Classic.jobsTagged(spark, t) : spark.getTags().contains(t);
     }
 
     @Override
     public void close() {
       if (phaseTag != null) {
-        spark.removeTag(phaseTag);
+        tagJobs(phaseTag, false);
       }
       if (outer == null || !outer.commandTag.equals(commandTag)) {
-        spark.removeTag(commandTag);
+        tagJobs(commandTag, false);
       }
       if (tagged) {
-        spark.removeTag(TAG);
+        tagJobs(TAG, false);
       }
       Classic.describeJobs(spark, descriptionBefore);
       if (outer != null) {
