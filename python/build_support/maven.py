@@ -144,7 +144,8 @@ def test(python: Path, target: Path, test_jars: str) -> None:
     # its time waiting on a JVM (its session's, the Connect server's), so on a 2-core machine together
     # they take little more than the longer one alone. Each one's output is printed when it ends.
     # Each process also runs lighter folders: the Python engine's unit tests (no Spark) and the package's
-    # import graph beside the classic suite, the serverless proof (a server without dptext, a client venv with only the wheel) after Connect's.
+    # import graph beside the classic suite, the serverless proof (a server without dptext, a client venv
+    # with only the wheel) after Connect's.
     suites = {}
     for suite, more in (("classic", ["engine", "layout"]), ("connect", ["serverless"])):
         tmp = target / "pytest" / suite

@@ -33,8 +33,8 @@ def register_function(spark, name: str = "dp_sanitize", **settings) -> str:
     session's ``spark.dptext.*`` overridden by the keywords, fixed now; ``name(text, id)`` for id mode
     ``column``, ``name(text)`` for ``content-hash`` and ``fresh``. Returns the function's usage.
     """
-    from dptext.session import engine_conf
     from dptext.engine import spark as python_engine
+    from dptext.session import engine_conf
 
     mode = settings.pop("id_mode", None)
     return python_engine.register(spark, name, engine_conf(spark, settings, None, mode))

@@ -28,8 +28,8 @@ def dp_sanitize(
 ) -> Column:
     spark = _active_session()
     if spark is not None and choice.choose(spark, engine) == "python":
-        from dptext.session import engine_conf
         from dptext.engine import spark as python_engine
+        from dptext.session import engine_conf
 
         conf = engine_conf(spark, dict(options or {}), None, None)
         if id is not None and "idMode" not in {_name(k) for k in (options or {})}:

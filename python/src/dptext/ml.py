@@ -127,8 +127,8 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
         from pyspark.sql import functions as F
 
         from dptext.dataframe import _require_columns
-        from dptext.session import snapshot
         from dptext.engine import spark as engine
+        from dptext.session import snapshot
 
         conf = {
             name: options.as_text(self.getOrDefault(name))

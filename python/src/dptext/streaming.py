@@ -193,7 +193,11 @@ def require_job(spark: Any) -> Any:
         raise DpTextError(
             f"The dptext job ({JOB_CLASS}) is not on this session's classpath: start the session with "
             "dptext.configure(builder), which adds the job's jars bundled in the wheel"
-            + ("" if session.job_jars() else f" (this package has none: install the wheel of '{session.WHEEL_COMMAND}')")
+            + (
+                ""
+                if session.job_jars()
+                else f" (this package has none: install the wheel of '{session.WHEEL_COMMAND}')"
+            )
         ) from e
     return jvm
 

@@ -53,7 +53,7 @@ def cycle(edges: dict[str, set[str]]) -> list[str] | None:
         stack.append(m)
         for n in sorted(edges.get(m, ())):
             if state.get(n) == 1:
-                return stack[stack.index(n) :] + [n]
+                return [*stack[stack.index(n) :], n]
             if n not in state:
                 found = visit(n)
                 if found:
