@@ -59,9 +59,7 @@ public final class RowDistances {
    * exponential sampler's proposal test.
    */
   public static double squaredDistanceBelow(float[] a, int ao, float[] b, int bo, int dim, double limit) {
-    return VECTOR_BELOW
-        ? RowDistanceKernel.squaredDistanceBelow(a, ao, b, bo, dim, limit)
-        : Embeddings.squaredDistanceBelow(a, ao, b, bo, dim, limit);
+    return squaredDistanceBelow(a, ao, b, bo, dim, limit, VECTOR_BELOW);
   }
 
   /** {@link #squaredDistanceBelow} on the path asked for (tests and benchmarks compare the two). */
