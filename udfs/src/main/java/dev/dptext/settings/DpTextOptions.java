@@ -35,6 +35,9 @@ public final class DpTextOptions {
   /** Setting name → value, for the settings given explicitly. */
   private final Map<String, Object> values;
 
+  /** {@link #mechanismSpec}, once built (derived from {@link #values}, so not part of equality). */
+  private MechanismSpec spec;
+
   private DpTextOptions(Map<String, Object> values) {
     this.values = values;
   }
@@ -119,16 +122,25 @@ public final class DpTextOptions {
     return values.containsKey(setting.name());
   }
 
-  /** The mechanism with the parameters given for it; the others take the mechanism's defaults. */
+  /**
+   * The mechanism with the parameters given for it; the others take the mechanism's defaults. Built and
+   * checked (ε's range, the parameters' fit) once per instance: the options are immutable, and a run asks
+   * for its spec at every step (the guarantee, the sampler, the audit, the summary, the ledger).
+   */
   public MechanismSpec mechanismSpec() {
-    MechanismDefinition d = Mechanisms.get(get(Settings.MECHANISM));
-    Map<String, Object> given = new LinkedHashMap<>();
-    for (MechanismDefinition.Parameter<?> p : d.parameters()) {
-      if (isSet(p.setting())) {
-        given.put(p.name(), values.get(p.name()));
+    MechanismSpec s = spec;
+    if (s == null) {
+      MechanismDefinition d = Mechanisms.get(get(Settings.MECHANISM));
+      Map<String, Object> given = new LinkedHashMap<>();
+      for (MechanismDefinition.Parameter<?> p : d.parameters()) {
+        if (isSet(p.setting())) {
+          given.put(p.name(), values.get(p.name()));
+        }
       }
+      s = MechanismSpec.of(d.name(), given);
+      spec = s; // a race builds an equal spec twice: no lock needed
     }
-    return MechanismSpec.of(d.name(), given);
+    return s;
   }
 
   public NearestSearch nearestSearch() {

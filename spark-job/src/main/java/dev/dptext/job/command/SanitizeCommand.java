@@ -87,11 +87,13 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
 
   /** What the options ask for; the settings are read (and checked) when the run first needs them. */
   SanitizeRequest request() {
-    return new SanitizeRequest(input.input, input.inputFormat, input.inputOptions, input.inputSchema, output.output,
-        output.outputFormat, output.mode, output.inPlace, output.where, output.mergeKeys, output.txnAppId,
-        output.txnVersion, onCorrupt.onCorrupt, onCorrupt.rejects, columns.textColumn, columns.outputColumn,
-        columns.idColumn, frequencySource, summaryJson, partitions, progressInterval, show,
-        () -> SettingOptions.read(spec, settings()),
+    return new SanitizeRequest(
+        new SanitizeRequest.Source(input.input, input.inputFormat, input.inputOptions, input.inputSchema),
+        new SanitizeRequest.Sink(output.output, output.outputFormat, output.mode, output.inPlace, output.where,
+            output.mergeKeys, output.txnAppId, output.txnVersion),
+        new SanitizeRequest.Columns(columns.textColumn, columns.outputColumn, columns.idColumn),
+        new SanitizeRequest.Corrupt(onCorrupt.onCorrupt, onCorrupt.rejects), frequencySource, summaryJson, partitions,
+        progressInterval, show, () -> SettingOptions.read(spec, settings()),
         spec.commandLine().getParseResult().hasMatchedOption(Settings.KEY_ENV.cliName()), ledger.request());
   }
 }

@@ -44,14 +44,14 @@ public final class Sanitizers {
    *     never built here)
    * @param server the server-side sanitizer of those options
    */
-  public record OnServer(DpText.Builder builder, ServerSanitizer server) {}
+  record OnServer(DpText.Builder builder, ServerSanitizer server) {}
 
   /**
    * On Spark Connect: the options to send to the server; each query carries them as
    * {@code dp_sanitize}'s options ({@link ServerSanitizer}). What the server cannot do from settings alone
    * is refused before anything is read.
    */
-  public static OnServer onServer(SparkSession spark, SanitizeRequest r, DpTextOptions options, IdMode ids) {
+  static OnServer onServer(SparkSession spark, SanitizeRequest r, DpTextOptions options, IdMode ids) {
     String noClassic = "; on Spark Connect ";
     if (!r.publicFrequencies()) {
       throw new JobException(ExitCode.USAGE, "--frequency-source " + r.frequencySource() + " re-ranks the model in "
@@ -70,9 +70,9 @@ public final class Sanitizers {
       ServerSanitizer.checkKeySource(options, keyEnvGiven, System.getenv());
       DpText.Builder b = DpText.sanitizer(options);
       if (ids == IdMode.COLUMN) {
-        b.idColumn(r.idColumn());
+        b.idColumn(r.columns().id());
       }
-      String idColumn = ids == IdMode.COLUMN ? r.idColumn() : null;
+      String idColumn = ids == IdMode.COLUMN ? r.columns().id() : null;
       return new OnServer(b, ServerSanitizer.forSession(spark, b.options(), idColumn));
     } catch (IllegalArgumentException e) {
       throw new JobException(ExitCode.USAGE, e.getMessage());
@@ -83,7 +83,7 @@ public final class Sanitizers {
    * Has the Connect server build the sanitizer (model and key): its failure names the server's problem,
    * in one line (the server's own message; never a key, and no row is involved).
    */
-  public static void prepareOnServer(SparkSession spark, ServerSanitizer server) {
+  static void prepareOnServer(SparkSession spark, ServerSanitizer server) {
     try {
       server.prepare(spark);
     } catch (RuntimeException e) {
@@ -110,7 +110,7 @@ public final class Sanitizers {
    * Connect, of the key file when this program can read it too, else null (a key only the server holds:
    * the ledger then never counts the run as a repeat). Null with fresh randomness.
    */
-  public static String keyFingerprint(boolean connect, DpText.Builder builder) {
+  static String keyFingerprint(boolean connect, DpText.Builder builder) {
     DpTextOptions o = builder.options();
     if (!connect) {
       return builder.keyFingerprint();
@@ -128,7 +128,7 @@ public final class Sanitizers {
   }
 
   /** The DataFrame-API sanitizer of these options, with the key resolved now (before any data is read). */
-  public static DpText.Builder classic(SparkSession spark, DpTextOptions options) {
+  static DpText.Builder classic(SparkSession spark, DpTextOptions options) {
     try {
       // A key in the application's Spark conf (spark.dptext.secretKey, redacted by Spark) wins.
       java.util.Optional<String> secret = SessionSecret.get(spark);

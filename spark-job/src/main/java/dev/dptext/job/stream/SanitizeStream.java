@@ -1,15 +1,16 @@
 package dev.dptext.job.stream;
 
-import dev.dptext.classic.Classic;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.RunPhases;
-import dev.dptext.job.model.ModelOptions;
 import dev.dptext.job.read.DataFormat;
 import dev.dptext.job.read.InputTable;
 import dev.dptext.job.run.ProgressReporter;
 import dev.dptext.job.run.RunSummary;
+import dev.dptext.job.ledger.SourceSnapshot;
+import dev.dptext.job.sanitize.InputRead;
 import dev.dptext.job.sanitize.RunPaths;
+import dev.dptext.job.sanitize.RunSettings;
 import dev.dptext.job.sanitize.SanitizeRequest;
 import dev.dptext.job.sanitize.Sanitizers;
 import dev.dptext.job.sanitize.Spread;
@@ -19,7 +20,6 @@ import dev.dptext.job.write.OutputLocation;
 import dev.dptext.job.write.TableWriter;
 import dev.dptext.job.write.WriteMode;
 import dev.dptext.spark.DpText;
-import dev.dptext.settings.DpTextOptions;
 import dev.dptext.settings.IdMode;
 import dev.dptext.spark.TokenAccumulators;
 import java.util.LinkedHashMap;
@@ -60,13 +60,56 @@ public final class SanitizeStream {
 
   /**
    * Runs {@code r} ({@link SanitizeRequest#in checked for this session}) as a stream in {@code spark};
-   * {@code start} is when the run started ({@link System#nanoTime}).
+   * {@code start} is when the run started ({@link System#nanoTime}). The phases: {@link #checkOutput} (the
+   * options a stream cannot honour, the output and the checkpoint), the plan ({@link RunSettings}), the
+   * input read as a stream and the sanitizer prepared ({@link #prepare}), each micro-batch's writer
+   * ({@link #writer}), the query run to its end ({@link #runQuery}) and {@link #report}.
    *
    * @return the exit code: 0 once the query stopped by itself
    * @throws JobException for every failure the job reports with its own exit code
    */
   public static int run(SanitizeRequest r, StreamSettings stream, SparkSession spark, long start) {
-    WriteMode mode = WriteMode.parse(r.mode());
+    OutputCheck output = checkOutput(spark, r, stream);
+    RunSettings settings = RunSettings.resolve(spark, r, SanitizeStream::refuseFresh);
+    DataFormat format = r.resolvedInputFormat(spark);
+    Map<String, String> readOptions = new LinkedHashMap<>(r.source().options());
+    readOptions.putAll(stream.sourceOptions());
+    InputRead input = InputRead.of(spark, r, settings, format, readOptions, true);
+    prepare(spark, settings, input);
+    Audit audit = Audit.of(spark, settings);
+    // A classic run counts tokens with accumulators; a Connect client has none (the micro-batches run on
+    // the server, whose log has each one's figures).
+    TokenAccumulators counters = settings.connect() ? null : new TokenAccumulators(spark);
+    CompletableFuture<String> queryId = settings.connect() ? null : new CompletableFuture<>();
+    StreamBatchWriter writer = writer(spark, r, settings, output, input, audit, counters, queryId);
+    output.checkpoint().bind();
+    // A Connect client reads what the run committed from the history afterwards, after these versions.
+    long outputVersion = output.history().latestVersion();
+    long rejectsVersion = settings.connect() && r.rejects() != null ? versionOf(spark, r.rejects()) : -1;
+    RunPhases.enter(spark, "stream");
+    long workStart = System.nanoTime();
+    StreamingQuery query = runQuery(spark, r, stream, settings, output, input, writer, queryId, counters);
+    long end = System.nanoTime();
+    Committed done = settings.connect()
+        ? Committed.fromHistory(spark, r, query.id().toString(), outputVersion, rejectsVersion)
+        : new Committed(writer.batches(), writer.rowsIn(), writer.rowsOut(), writer.rowsRejected(), writer.lastVersion());
+    return report(spark, r, settings, output, audit, counters, query, done, (end - start) / 1e9,
+        (end - workStart) / 1e9);
+  }
+
+  /**
+   * What is at the output and the checkpoint, checked before anything else.
+   *
+   * @param target where the micro-batches go
+   * @param history the output's history at the start: the checkpoint's check, the first micro-batch's
+   *     replay check and (on Connect) the version this run starts from
+   * @param checkpoint the query's checkpoint, checked against the input and the output
+   */
+  private record OutputCheck(TableWriter.Target target, DeltaTables.Transactions history,
+      StreamCheckpoint checkpoint) {}
+
+  private static OutputCheck checkOutput(SparkSession spark, SanitizeRequest r, StreamSettings stream) {
+    WriteMode mode = WriteMode.parse(r.sink().mode());
     RunPhases.enter(spark, "check the output and the checkpoint");
     refuseUnsupported(r, mode);
     refuseInPlace(spark, r.input(), r.output());
@@ -85,86 +128,86 @@ public final class SanitizeStream {
     StreamCheckpoint checkpoint = StreamCheckpoint.check(spark, stream.checkpoint(), r.input(), r.output());
     checkpoint.checkOutput(r.output(), outputAt, history, mode == WriteMode.ERROR_IF_EXISTS);
     if (r.rejects() != null) {
-      RunPaths.checkRejects(spark, r.rejects(), r.input(), r.output(), r.outputFormat());
+      RunPaths.checkRejects(spark, r.rejects(), r.input(), r.output(), r.sink().format());
     }
     RunPaths.checkLedger(spark, r.ledger() == null ? null : r.ledger().ledger(), r.input(), r.output(), r.rejects());
-    DpTextOptions options = r.settings().get();
-    IdMode ids = Sanitizers.idMode(options.idMode(), r.idColumn());
+    return new OutputCheck(target, history, checkpoint);
+  }
+
+  /** A replayed micro-batch must give the rows the interrupted attempt gave: fresh randomness cannot. */
+  private static void refuseFresh(IdMode ids) {
     if (ids == IdMode.FRESH) {
       throw new JobException(ExitCode.USAGE, "--stream refuses --id-mode fresh: a micro-batch that a crash "
           + "interrupted is run again after the restart, and with fresh randomness its rows would get other text "
           + "than the lost attempt's. Use --id-column (recommended) or --id-mode content-hash");
     }
-    boolean connect = !Classic.is(spark);
-    // On Spark Connect the server resolves the key; classic, it is resolved here, before any reading.
-    Sanitizers.OnServer onServer = connect ? Sanitizers.onServer(spark, r, options, ids) : null;
-    DpText.Builder builder = connect ? onServer.builder() : Sanitizers.classic(spark, options);
-    DataFormat format = r.resolvedInputFormat();
-    Map<String, String> readOptions = new LinkedHashMap<>(r.inputOptions());
-    readOptions.putAll(stream.sourceOptions());
-    String text = r.textColumn();
-    InputTable input = InputTable.readStream(spark, r.input(), format, readOptions, r.inputSchema(), r.where(),
-        ids == IdMode.COLUMN ? r.idColumn() : null, text);
-    if (format == DataFormat.TEXT && text.equals("text") && !List.of(input.all().columns()).contains("text")) {
-      text = "value";
-      input = InputTable.readStream(spark, r.input(), format, readOptions, r.inputSchema(), r.where(), null, text);
-    }
-    String out = r.outputColumn() == null ? text : r.outputColumn();
+  }
+
+  /** Checks the input's columns and builds the model and the sampler once for the whole query. */
+  private static void prepare(SparkSession spark, RunSettings settings, InputRead input) {
     try {
-      if (ids == IdMode.COLUMN) {
-        builder.idColumn(r.idColumn());
-      } else {
-        builder.seedByContent();
-      }
-      builder.validate(input.schema(), text);
-      if (connect) {
-        Sanitizers.prepareOnServer(spark, onServer.server()); // the server's model and key, before the query starts
-      } else {
-        builder.prepare(spark); // the model and the broadcast, once for the whole query
-      }
+      settings.seedRows(); // never fresh: refused above
+      settings.builder().validate(input.table().schema(), input.text());
+      settings.prepare(spark); // on Connect the server's model and key, before the query starts
     } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     }
-    String hash = ModelOptions.hash(spark, options);
-    String layout = dev.dptext.runtime.ModelLoader.layout(spark, options);
-    Map<String, String> audit = RunSummary.audit(builder.options(), builder.guarantee(), hash,
-        Sanitizers.PUBLIC_FREQUENCIES, layout);
-    // A classic run counts tokens with accumulators; a Connect client has none (the micro-batches run on
-    // the server, whose log has each one's figures).
-    TokenAccumulators counters = connect ? null : new TokenAccumulators(spark);
-    StreamBatchWriter.Sanitize sanitize;
-    String textColumn = text;
-    if (connect) {
-      dev.dptext.runtime.ServerSanitizer server = onServer.server(); // serializable: settings and the key's source only
-      sanitize = rows -> server.transform(rows, textColumn, out);
-    } else {
-      builder.countTokens(counters);
-      sanitize = rows -> builder.transform(rows, textColumn, out); // classic: never serialized
+  }
+
+  /** What every micro-batch's commit records of the model and the mechanism, and the summary says. */
+  private record Audit(String hash, String layout, Map<String, String> properties) {
+    static Audit of(SparkSession spark, RunSettings settings) {
+      String hash = settings.modelHash(spark);
+      String layout = settings.layout(spark);
+      return new Audit(hash, layout, RunSummary.audit(settings.builder().options(), settings.builder().guarantee(),
+          hash, Sanitizers.PUBLIC_FREQUENCIES, layout));
     }
-    CompletableFuture<String> queryId = connect ? null : new CompletableFuture<>();
-    InputTable in = input;
+  }
+
+  /**
+   * The function each micro-batch runs: its rows checked, sanitized and committed once, with the ledger's
+   * release when there is a ledger. What it captures is serializable on Spark Connect (the server runs it):
+   * the server's sanitizer (settings and the key's source only), the columns, the paths.
+   */
+  private static StreamBatchWriter writer(SparkSession spark, SanitizeRequest r, RunSettings settings,
+      OutputCheck output, InputRead input, Audit audit, TokenAccumulators counters,
+      CompletableFuture<String> queryId) {
+    String text = input.text();
+    String out = input.out();
+    StreamBatchWriter.Sanitize sanitize;
+    if (settings.connect()) {
+      dev.dptext.runtime.ServerSanitizer server = settings.server();
+      sanitize = rows -> server.transform(rows, text, out);
+    } else {
+      DpText.Builder builder = settings.builder().countTokens(counters);
+      sanitize = rows -> builder.transform(rows, text, out); // classic: never serialized
+    }
     String inputPath = r.input();
+    DataFormat format = input.format();
+    Map<String, String> readOptions = input.readOptions();
     int partitions = r.partitions();
     dev.dptext.job.ledger.ReleasePlan ledgerPlan = r.ledger() == null || r.ledger().ledger() == null ? null
-        : dev.dptext.job.ledger.ReleasePlan.of(r.ledger().ledger(), r.ledger().budget(),
-            dev.dptext.job.ledger.SourceSnapshot.of(spark, r.input(), format, readOptions).source(),
-            ids == IdMode.COLUMN ? r.idColumn() : null, builder.options(), ids,
-            Sanitizers.keyFingerprint(connect, builder), builder.guarantee(),
-            List.of("model=" + hash, "text=" + text, "output=" + out, "frequencies=embeddings"),
-            OutputLocation.qualified(spark, r.output()));
-    StreamBatchWriter writer = new StreamBatchWriter(input.rules(), sanitize, text, out, r.output(), r.rejects(),
-        counts -> InputTable.failure(counts, inputPath, format, readOptions), audit, counters,
-        batch -> Spread.spread(partitions, batch.sparkSession(), batch), queryId, ledgerPlan, history);
-    checkpoint.bind();
-    // A Connect client reads what the run committed from the history afterwards, after these versions.
-    long outputVersion = history.latestVersion();
-    long rejectsVersion = connect && r.rejects() != null ? versionOf(spark, r.rejects()) : -1;
+        : settings.releasePlan(spark, r, SourceSnapshot.of(spark, r.input(), format, readOptions).source(),
+            List.of("model=" + audit.hash(), "text=" + text, "output=" + out, "frequencies=embeddings"));
+    return new StreamBatchWriter(input.table().rules(), sanitize, text, out, r.output(), r.rejects(),
+        counts -> InputTable.failure(counts, inputPath, format, readOptions), audit.properties(), counters,
+        batch -> Spread.spread(partitions, batch.sparkSession(), batch), queryId, ledgerPlan, output.history());
+  }
+
+  /**
+   * Starts the query and waits for its end. On Spark Connect the query runs on the server and outlives
+   * this program unless stopped: a stopped job (SIGTERM, Ctrl-C, a cancelled task) stops it, so a restart
+   * does not meet it on the checkpoint. A SIGKILL cannot be caught: the server stops the query when the
+   * session expires.
+   */
+  private static StreamingQuery runQuery(SparkSession spark, SanitizeRequest r, StreamSettings stream,
+      RunSettings settings, OutputCheck output, InputRead input, StreamBatchWriter writer,
+      CompletableFuture<String> queryId, TokenAccumulators counters) {
+    String checkpoint = output.checkpoint().path();
     StreamingQuery query;
-    RunPhases.enter(spark, "stream");
-    long workStart = System.nanoTime();
     try {
-      query = in.observed(OBSERVED).writeStream()
-          .option("checkpointLocation", checkpoint.path())
+      query = input.table().observed(OBSERVED).writeStream()
+          .option("checkpointLocation", checkpoint)
           .trigger(stream.sparkTrigger())
           .foreachBatch(writer)
           .start();
@@ -175,20 +218,17 @@ public final class SanitizeStream {
       queryId.complete(query.id().toString());
     }
     LOG.info("stream: query {} (run {}) started; checkpoint {}, trigger {}", query.id(), query.runId(),
-        checkpoint.path(), stream.trigger());
-    // On Spark Connect the query runs on the server and outlives this program unless stopped: a stopped
-    // job (SIGTERM, Ctrl-C, a cancelled task) stops it, so a restart does not meet it on the checkpoint.
-    // A SIGKILL cannot be caught: the server stops the query when the session expires.
-    Thread stopOnExit = connect ? new Thread(() -> stopQuietly(query), "dptext-stop-stream") : null;
+        checkpoint, stream.trigger());
+    Thread stopOnExit = settings.connect() ? new Thread(() -> stopQuietly(query), "dptext-stop-stream") : null;
     if (stopOnExit != null) {
       Runtime.getRuntime().addShutdownHook(stopOnExit);
     }
     try (ProgressReporter progress = ProgressReporter.start(spark, counters, r.progressInterval())) {
       query.awaitTermination();
     } catch (StreamingQueryException e) {
-      throw failure(e, checkpoint.path());
+      throw failure(e, checkpoint);
     } catch (RuntimeException e) {
-      throw connect ? failure(e, checkpoint.path()) : e; // a Connect client's errors are not StreamingQueryExceptions
+      throw settings.connect() ? failure(e, checkpoint) : e; // a Connect client's errors are not StreamingQueryExceptions
     } finally {
       if (stopOnExit != null) {
         try {
@@ -198,19 +238,22 @@ public final class SanitizeStream {
         }
       }
     }
-    long end = System.nanoTime();
-    Committed done = connect ? Committed.fromHistory(spark, r, query.id().toString(), outputVersion, rejectsVersion)
-        : new Committed(writer.batches(), writer.rowsIn(), writer.rowsOut(), writer.rowsRejected(), writer.lastVersion());
+    return query;
+  }
+
+  /** The summary of what this run committed, printed and written beside the output. */
+  private static int report(SparkSession spark, SanitizeRequest r, RunSettings settings, OutputCheck output,
+      Audit audit, TokenAccumulators counters, StreamingQuery query, Committed done, double seconds,
+      double workSeconds) {
     LOG.info("stream: query {} finished: {} micro-batch(es) committed by this run", query.id(), done.batches());
-    long version = done.lastVersion() >= 0 ? done.lastVersion()
-        : OutputLocation.inspect(spark, r.output()).kind == OutputLocation.Kind.DELTA_TABLE
-            ? TableWriter.currentVersion(spark, r.output()) : -1;
-    RunSummary summary = new RunSummary(builder.options(), done.rowsIn(), done.rowsOut(), done.rowsRejected(),
-        counters, (end - start) / 1e9, (end - workStart) / 1e9, hash, Sanitizers.PUBLIC_FREQUENCIES, target,
-        version, null, layout);
+    long version = done.lastVersion() >= 0 ? done.lastVersion() : versionOf(spark, r.output());
+    RunSummary summary = new RunSummary(settings.builder().options(), done.rowsIn(), done.rowsOut(),
+        done.rowsRejected(), counters, seconds, workSeconds, audit.hash(), Sanitizers.PUBLIC_FREQUENCIES,
+        output.target(), version, null, audit.layout());
     System.out.println(summary.render().replace("dptext sanitize summary",
         "dptext sanitize summary (stream: " + done.batches() + " micro-batch(es) this run)"));
     RunSummary.markSanitized();
+    // Not SanitizeRequest#summaryPath: a stream writes its summary beside a table given by name too.
     String summaryPath = r.summaryJson() != null ? r.summaryJson()
         : r.output().replaceAll("/+$", "") + "/" + OutputLocation.SUMMARY_FILE;
     Map<String, Object> json = summary.toMap(r.output());
@@ -254,7 +297,7 @@ public final class SanitizeStream {
 
   /** The options a stream cannot honour, each refused with its reason. */
   private static void refuseUnsupported(SanitizeRequest r, WriteMode mode) {
-    if (!OutputFormat.checkFormat(r.outputFormat()).equals("delta")) {
+    if (!OutputFormat.checkFormat(r.sink().format()).equals("delta")) {
       throw new JobException(ExitCode.USAGE, "--stream writes Delta only (--output-format delta): each micro-batch "
           + "is one Delta commit that records its batch id, which is what makes a restart write it exactly once; "
           + "Parquet has no such record");
@@ -268,11 +311,11 @@ public final class SanitizeStream {
       throw new JobException(ExitCode.USAGE, "--dry-run applies to a batch run: a stream's micro-batches are not known "
           + "before they arrive. Each micro-batch is checked against --epsilon-budget before it is written");
     }
-    if (r.txnAppId() != null || r.txnVersion() != null) {
+    if (r.sink().txnAppId() != null || r.sink().txnVersion() != null) {
       throw new JobException(ExitCode.USAGE, "--stream keys its commits itself (query id and batch id, kept in the "
           + "checkpoint): drop --txn-app-id/--txn-version");
     }
-    if (!r.inPlace().strip().equalsIgnoreCase("refuse")) {
+    if (!r.sink().inPlace().strip().equalsIgnoreCase("refuse")) {
       throw new JobException(ExitCode.USAGE, "--stream never sanitizes in place: write to another --output and "
           + "drop --in-place");
     }
