@@ -13,8 +13,10 @@ import java.util.List;
  * mechanism a test adds to dptext through a mechanism's path alone (docs/adding-a-mechanism.md). Over a
  * vocabulary V of n = |V| ≥ 2 words, word x becomes y with
  *
- * <pre>  P(y | x) = e^ε / (e^ε + n − 1)   if y = x,
- *  P(y | x) = 1 / (e^ε + n − 1)     otherwise.</pre>
+ * <pre>
+ *   P(y | x) = e^ε / (e^ε + n − 1)   if y = x,
+ *   P(y | x) = 1 / (e^ε + n − 1)     otherwise.
+ * </pre>
  *
  * <p><b>Guarantee.</b> ε-local differential privacy per token: for any words x, x' and any output y,
  * P(y | x) ≤ e^ε·P(y | x') (the ratio is e^ε at y = x, e^−ε at y = x', 1 elsewhere). That is ε·d-metric

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.random.RandomStream;
+import java.util.Arrays;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -29,7 +30,7 @@ class ToyRrDistributionTest {
   static double[] exact(int x, double epsilon) {
     double z = Math.exp(epsilon) + N - 1;
     double[] p = new double[N];
-    java.util.Arrays.fill(p, 1 / z);
+    Arrays.fill(p, 1 / z);
     p[x] = Math.exp(epsilon) / z;
     return p;
   }
@@ -37,7 +38,8 @@ class ToyRrDistributionTest {
   @ParameterizedTest
   @CsvSource({"0.5, 0", "0.5, 17", "0.5, 49", "2, 0", "2, 17", "2, 49", "8, 0", "8, 17", "8, 49"})
   void drawsFollowTheExactDistribution(double epsilon, int x) {
-    long[] counts = histogram(new ToyRr(N, epsilon), N, x, SAMPLES, RandomStream.fromSeed(31L * x + (long) epsilon));
+    RandomStream random = RandomStream.fromSeed(1000L * x + Math.round(10 * epsilon)); // a stream per case
+    long[] counts = histogram(new ToyRr(N, epsilon), N, x, SAMPLES, random);
     double[] p = exact(x, epsilon);
     String what = "toy-rr ε=" + epsilon + " x=" + x;
     assertFits(counts, p, what);
