@@ -29,6 +29,50 @@ SCHEMA = "ticket_id BIGINT, product STRING, body STRING"
 SETTINGS = {"mechanism": "santext+", "epsilon": 3.0, "w": 0.9, "p": 0.3}
 
 
+# What the Python engine's runs cannot take from a mechanism's example: the engine reads the bundled default model
+# file and cannot compute a neighbour table itself, and that file holds SanText+'s table for the default w only
+# (others: `dptext build-model --santext-plus-w W`), so santext+ runs its example at the default w.
+ENGINE_KEEPS_DEFAULT = {"santext+": ("w",)}
+
+
+def example_settings(example: str) -> dict[str, str]:
+    """A mechanism's example spec from the registry (``tem:epsilon=6,gamma=4.5,beta=0.01``, the form
+    ``MechanismSpec.parse`` reads) as keyword settings: ``{"mechanism": "tem", "epsilon": "6", ...}``."""
+    from dptext import options
+
+    name, _, given = example.partition(":")
+    settings = {"mechanism": name.strip()}
+    for pair in filter(None, given.split(",")):
+        key, _, value = pair.partition("=")
+        settings[options.setting(key.strip()).python_name] = value.strip()
+    return settings
+
+
+def engine_example(mechanism: str) -> dict[str, str]:
+    """The settings the Python engine's tests run ``mechanism`` with: its registry example (every parameter away
+    from its default, ``MechanismDefinition#example``) but for ``ENGINE_KEEPS_DEFAULT``."""
+    from dptext import _registry
+
+    example = next(m.example for m in _registry.mechanisms() if m.name == mechanism)
+    settings = example_settings(example)
+    for name in ENGINE_KEEPS_DEFAULT.get(mechanism, ()):
+        del settings[name]
+    return settings
+
+
+def engine_runs(extra: dict[str, dict]) -> dict[str, dict]:
+    """The runs of the Python engine's tests against the JVM: each mechanism the engine runs (``SUPPORTED``) by
+    its example (``engine_example``), so a mechanism brings its own row, then ``extra``: named runs that reach
+    branches the examples do not."""
+    from dptext import _registry
+    from dptext.engine import mechanisms
+
+    runs = {m.name: engine_example(m.name) for m in _registry.mechanisms() if m.name in mechanisms.SUPPORTED}
+    clash = runs.keys() & extra.keys()
+    assert not clash, f"extra runs named like a mechanism: {clash}"
+    return {**runs, **extra}
+
+
 def key_file() -> tuple[Path, str]:
     """A fresh 256-bit key in a file of mode 600 (created once per test run)."""
     path = TMP / "test.key"

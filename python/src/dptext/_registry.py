@@ -25,13 +25,15 @@ class Parameter:
 
 @dataclass(frozen=True)
 class Mechanism:
-    """A mechanism as the Java registry states it, guarantee included."""
+    """A mechanism as the Java registry states it, guarantee included. ``example`` is its spec with every
+    parameter away from its default (``tem:epsilon=6,gamma=4.5,beta=0.01``): what the tests run it with."""
 
     name: str
     summary: str
     guarantee: str
     parameters: tuple[Parameter, ...]
     aliases: tuple[str, ...] = ()
+    example: str = ""
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,7 @@ def mechanisms() -> tuple[Mechanism, ...]:
             m["guarantee"],
             tuple(Parameter(p["name"], p["required"], p["default"]) for p in m["parameters"]),
             tuple(m.get("aliases", ())),
+            m["example"],
         )
         for m in raw()["mechanisms"]
     )

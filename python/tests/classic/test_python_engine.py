@@ -16,19 +16,18 @@ import dptext
 from dptext.engine import spark as python_engine
 from tests import support
 
-# The default mechanism on ALL reviews, the others on the first SOME (the Python engine's rejection samplers
-# run at a fraction of the JVM's rate: BENCHMARKS.md).
+# The defaults on ALL reviews, every other run on the first SOME (the Python engine's rejection samplers run at
+# a fraction of the JVM's rate: BENCHMARKS.md).
 ALL, SOME = 2000, 500
-RUNS = {
-    "santext": {},
-    "santext+": {"mechanism": "santext+", "w": 0.9, "p": 0.3},
-    "tem": {"mechanism": "tem", "gamma": 4.5},
-    "custext": {"mechanism": "custext", "group_size": 12},
-    "custext+": {"mechanism": "custext+", "verbatim": "a;an;the;of;to;and"},
-    "1-diffractor": {"mechanism": "1-diffractor"},
-    "1-diffractor tem": {"mechanism": "1-diffractor", "list_noise": "tem", "lists": 2},
-    "santext restore": {"epsilon": 1.0, "oov": "placeholder", "case_policy": "restore"},
-}
+# Each mechanism the engine runs, by its registry example (support.engine_runs), and these, which reach branches
+# the examples, every parameter away from its default, do not:
+RUNS = support.engine_runs(
+    {
+        "defaults": {},  # every setting at its default, as most users run it
+        "1-diffractor-geometric": {"mechanism": "1-diffractor"},  # the default list noise; the example's is tem
+        "santext-restore": {"epsilon": 1.0, "oov": "placeholder", "case_policy": "restore"},  # the text layer's
+    }
+)
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +53,9 @@ def both(df, **settings) -> list[tuple]:
 
 @pytest.mark.parametrize("run", list(RUNS))
 def test_the_python_engine_gives_the_jvm_rows(reviews, run):
-    df = reviews if run == "santext" else reviews.where(f"id < {SOME}")
+    df = reviews if run == "defaults" else reviews.where(f"id < {SOME}")
     pairs = both(df, **RUNS[run])
-    assert len(pairs) == (ALL if run == "santext" else SOME)
+    assert len(pairs) == (ALL if run == "defaults" else SOME)
     differ = sum(a != b for a, b in pairs)
     assert differ == 0, f"{differ} of {len(pairs)} rows differ"
 

@@ -17,19 +17,20 @@ from dptext import connect_server
 from tests import support
 from tests.connect.server import ConnectServer, free_port
 
-# The default mechanism runs on REVIEWS reviews, every other mechanism and surface on the first SAMPLE of them
-# (the suite's time: the Python engine's rejection samplers run at a fraction of the JVM's rate, BENCHMARKS.md).
+# The defaults run on REVIEWS reviews, every other run and surface on the first SAMPLE of them (the suite's
+# time: the Python engine's rejection samplers run at a fraction of the JVM's rate, BENCHMARKS.md).
 REVIEWS = int(os.environ.get("DPTEXT_SERVERLESS_REVIEWS", "10000"))
 SAMPLE = int(os.environ.get("DPTEXT_SERVERLESS_SAMPLE", "2000"))
-# Every mechanism the Python engine runs, with settings that reach each one's branches.
+# Each mechanism the Python engine runs, by its registry example (support.engine_runs), and these, which reach
+# what the examples, every parameter away from its default, do not:
 RUNS = [
-    {"name": "santext", "settings": {}},
-    {"name": "santext-plus", "settings": {"mechanism": "santext+"}},
-    {"name": "tem", "settings": {"mechanism": "tem", "gamma": 4.5}},
-    {"name": "custext", "settings": {"mechanism": "custext"}},
-    {"name": "custext-plus", "settings": {"mechanism": "custext+", "verbatim": "a;an;the;of;to;and"}},
-    {"name": "diffractor", "settings": {"mechanism": "1-diffractor"}},
-    {"name": "diffractor-tem", "settings": {"mechanism": "1-diffractor", "list_noise": "tem", "lists": 2}},
+    {"name": name, "settings": settings}
+    for name, settings in support.engine_runs(
+        {
+            "defaults": {},  # every setting at its default: also the reference of the other surfaces' runs
+            "1-diffractor-geometric": {"mechanism": "1-diffractor"},  # the default list noise; the example's is tem
+        }
+    ).items()
 ]
 
 

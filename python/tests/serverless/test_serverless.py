@@ -2,9 +2,10 @@
 against a Spark Connect server that has Delta and nothing of dptext, gives the JVM command line's rows.
 
 The reference is the job's ``sanitize`` command (its main class, in its own JVM) over the same JSON file,
-key and model file, one run per mechanism. The default mechanism is compared on all REVIEWS reviews through
-``dptext.sanitize``; every other mechanism, and every other surface (``dp_sanitize``, ``DpTextSanitizer``,
-the SQL function of ``register_function``, ``dptext.stream`` into Delta), on the first SAMPLE of them.
+key and model file, one run per mechanism and a few more (``RUNS``). The defaults are compared on all REVIEWS
+reviews through ``dptext.sanitize``; every other run, and every other surface (``dp_sanitize``,
+``DpTextSanitizer``, the SQL function of ``register_function``, ``dptext.stream`` into Delta), on the first
+SAMPLE of them.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def client(reference_runs, bare_server, client_python, reviews, key):
     """The user's script, run by the client venv's interpreter against the bare server."""
     out = OUT / "client"
     shutil.rmtree(out, ignore_errors=True)  # an earlier run's outputs and stream checkpoint
-    runs = [dict(r, limit=None if r["name"] == "santext" else SAMPLE) for r in RUNS]
+    runs = [dict(r, limit=None if r["name"] == "defaults" else SAMPLE) for r in RUNS]
     done = subprocess.run(
         [
             str(client_python),
@@ -84,12 +85,12 @@ def assert_same_rows(got: dict, want: dict, expected: int) -> None:
 
 @pytest.mark.parametrize("run", [r["name"] for r in RUNS])
 def test_each_mechanism_gives_the_jvm_rows(client, references, run):
-    assert_same_rows(rows(client[0] / f"sanitize-{run}"), references[run], REVIEWS if run == "santext" else SAMPLE)
+    assert_same_rows(rows(client[0] / f"sanitize-{run}"), references[run], REVIEWS if run == "defaults" else SAMPLE)
 
 
 @pytest.mark.parametrize("surface", ["column", "ml", "sql", "stream"])
 def test_each_surface_gives_the_jvm_rows(client, references, surface):
-    assert_same_rows(rows(client[0] / surface), references["santext"], SAMPLE)
+    assert_same_rows(rows(client[0] / surface), references["defaults"], SAMPLE)
 
 
 def test_the_server_has_nothing_of_dptext(bare_server):

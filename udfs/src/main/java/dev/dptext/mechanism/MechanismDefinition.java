@@ -14,8 +14,9 @@ import java.util.Objects;
  * Everything dptext knows about one mechanism, in one place: its name and aliases, its parameters
  * (each a {@link Setting} with its default, range and doc), its guarantee, the metric the guarantee is
  * stated in, and how the sampler is built from a model. The sampler class declares its definition
- * next to its math; {@link Mechanisms} lists them, and every surface (command line, Spark conf, SQL
- * help, ML Params, docs/mechanisms.md) is derived from that list.
+ * next to its math; {@link Mechanisms} lists them (dptext's own, then any a {@link MechanismProvider}
+ * names), and every surface (command line, Spark conf, SQL help, ML Params, the Python package,
+ * docs/mechanisms.md) is derived from that list.
  */
 public abstract class MechanismDefinition {
   /** ε, common to every mechanism. */

@@ -27,7 +27,7 @@ public final class RegistryJson {
     System.out.println(json());
   }
 
-  /** Mechanisms (name, summary, guarantee, parameters), settings and Params, in documentation order. */
+  /** Mechanisms (name, summary, guarantee, parameters, example), settings and Params, in documentation order. */
   public static String json() {
     Map<String, Object> root = new LinkedHashMap<>();
     root.put("defaultMechanism", Mechanisms.DEFAULT);
@@ -59,6 +59,8 @@ public final class RegistryJson {
       m.put("aliases", d.aliases());
       m.put("guarantee", d.guarantee());
       m.put("parameters", params);
+      // Every parameter away from its default: the Python engine's tests run each mechanism so.
+      m.put("example", d.example());
       out.add(m);
     }
     return out;
