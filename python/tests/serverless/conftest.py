@@ -58,8 +58,9 @@ def package_file(*parts: str) -> Path:
     return Path(dptext.__file__).parent.joinpath(*parts)
 
 
-def cli_command(reviews: Path, key: Path, out: Path, settings: dict) -> list[str]:
-    """The JVM command line (the job's main class, as scripts/dptext and spark-submit run it) for one run."""
+def cli_command(reviews: Path, key: Path, out: Path, settings: dict, limit: int | None = None) -> list[str]:
+    """The JVM command line (the job's main class, as scripts/dptext and spark-submit run it) for one run: the
+    reviews with an id below ``limit``, or all of them."""
     from dptext import options, session, streaming
 
     jars = [session.jar_path(), *session.job_jars(), str(connect_server.spark_home() / "jars" / "*")]
@@ -69,6 +70,8 @@ def cli_command(reviews: Path, key: Path, out: Path, settings: dict) -> list[str
     cmd += ["--output", str(out), "--output-format", "parquet"]
     cmd += ["--text-column", "text", "--output-column", "text_dp", "--id-column", "id"]
     cmd += ["--model", str(package_file("models", "default.dptext-model")), "--key-file", str(key)]
+    if limit is not None:
+        cmd += ["--where", f"id < {int(limit)}"]
     for name, value in settings.items():
         s = options.setting(name)
         cmd += [streaming._cli_name(s.name), options.as_text(value)]
