@@ -1,5 +1,5 @@
 """The serverless shape: a Spark Connect server from pip's pyspark with Delta and nothing of dptext, a client
-venv holding only ``pip install dptext-*.whl``, and the JVM command line's output as the reference."""
+venv holding only ``pip install dptext-*.whl``, and the job's own sanitize command's output as the reference."""
 
 from __future__ import annotations
 
@@ -58,24 +58,32 @@ def package_file(*parts: str) -> Path:
     return Path(dptext.__file__).parent.joinpath(*parts)
 
 
-def cli_command(reviews: Path, key: Path, out: Path, settings: dict, limit: int | None = None) -> list[str]:
-    """The JVM command line (the job's main class, as scripts/dptext and spark-submit run it) for one run: the
-    reviews with an id below ``limit``, or all of them."""
-    from dptext import options, session, streaming
+def job_arguments(reviews: Path, key: Path, out: Path, settings: dict, limit: int | None = None) -> list[str]:
+    """The job's ``sanitize`` arguments for one reference run: the reviews with an id below ``limit``, or all of
+    them, with the settings as the command line spells them."""
+    from dptext import options, streaming
+
+    args = ["sanitize", "--input", str(reviews), "--input-format", "json", "--input-schema", "id BIGINT, text STRING"]
+    args += ["--output", str(out), "--output-format", "parquet"]
+    args += ["--text-column", "text", "--output-column", "text_dp", "--id-column", "id"]
+    args += ["--model", str(package_file("models", "default.dptext-model")), "--key-file", str(key)]
+    if limit is not None:
+        args += ["--where", f"id < {int(limit)}"]
+    for name, value in settings.items():
+        s = options.setting(name)
+        args += [streaming._cli_name(s.name), options.as_text(value)]
+    return args
+
+
+def references_command(argument_files: list[Path]) -> list[str]:
+    """One JVM (dptext's jars and Spark's, as spark-submit runs the job) that runs the job once per file of
+    arguments, through the job's own entry (JobReferences.java)."""
+    from dptext import session
 
     jars = [session.jar_path(), *session.job_jars(), str(connect_server.spark_home() / "jars" / "*")]
     java_options = os.environ.get("DPTEXT_JAVA_OPTIONS", "--add-modules jdk.incubator.vector").split()
-    cmd = ["java", *java_options, "-Xmx2g", "-cp", os.pathsep.join(jars), streaming.JOB_CLASS, "sanitize"]
-    cmd += ["--input", str(reviews), "--input-format", "json", "--input-schema", "id BIGINT, text STRING"]
-    cmd += ["--output", str(out), "--output-format", "parquet"]
-    cmd += ["--text-column", "text", "--output-column", "text_dp", "--id-column", "id"]
-    cmd += ["--model", str(package_file("models", "default.dptext-model")), "--key-file", str(key)]
-    if limit is not None:
-        cmd += ["--where", f"id < {int(limit)}"]
-    for name, value in settings.items():
-        s = options.setting(name)
-        cmd += [streaming._cli_name(s.name), options.as_text(value)]
-    return cmd
+    program = Path(__file__).with_name("JobReferences.java")
+    return ["java", *java_options, "-Xmx2g", "-cp", os.pathsep.join(jars), str(program), *map(str, argument_files)]
 
 
 @pytest.fixture(scope="session")

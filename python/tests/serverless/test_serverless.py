@@ -1,8 +1,9 @@
 """The Python engine where no JVM of dptext runs: every Python surface, from a venv holding only the wheel,
-against a Spark Connect server that has Delta and nothing of dptext, gives the JVM command line's rows.
+against a Spark Connect server that has Delta and nothing of dptext, gives the rows of the job's own sanitize command.
 
-The reference is the job's ``sanitize`` command (its main class, in its own JVM) over the same JSON file,
-key and model file, one run per mechanism and a few more (``RUNS``). The defaults are compared on all REVIEWS
+The reference is the job's ``sanitize`` command (its own entry, every run in one JVM of its own:
+JobReferences.java) over the same JSON file, key and model file, one run per mechanism and a few more
+(``RUNS``). The defaults are compared on all REVIEWS
 reviews through ``dptext.sanitize``; every other run, and every other surface (``dp_sanitize``,
 ``DpTextSanitizer``, the SQL function of ``register_function``, ``dptext.stream`` into Delta), on the first
 SAMPLE of them.
@@ -13,13 +14,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow.parquet as pq
 import pytest
 
 from tests import support
-from tests.serverless.conftest import REVIEWS, RUNS, SAMPLE, cli_command
+from tests.serverless.conftest import REVIEWS, RUNS, SAMPLE, job_arguments, references_command
 
 OUT = support.TMP / "serverless"
 
@@ -29,30 +29,36 @@ def rows(path) -> dict[int, str | None]:
     return dict(zip(table.column("id").to_pylist(), table.column("text_dp").to_pylist(), strict=True))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def reference_runs(reviews, key):
-    """The JVM command line's runs, two JVMs at a time, started before the client so that they overlap."""
-
-    def run(r):
+    """The job's runs, all in one JVM (JobReferences.java), started first (session scope: before the client's
+    venv and the bare server, which are session fixtures too) so that they overlap with those and the client."""
+    files = []
+    for r in RUNS:
         out = OUT / "jvm" / r["name"]
         shutil.rmtree(out, ignore_errors=True)  # an earlier run's output (the job refuses to overwrite it)
         # Each reference sanitizes what the client's run of it does: the defaults all REVIEWS, the others
         # the SAMPLE (the first ids).
-        limit = None if r["name"] == "defaults" else SAMPLE
-        done = subprocess.run(cli_command(reviews, key, out, r["settings"], limit), capture_output=True, text=True)
-        assert done.returncode == 0, f"the JVM reference {r['name']} failed:\n{done.stderr[-3000:]}"
-        return r["name"], out
-
-    pool = ThreadPoolExecutor(2)
-    futures = [pool.submit(run, r) for r in RUNS]
-    yield futures
-    pool.shutdown(wait=True, cancel_futures=True)
+        args = job_arguments(reviews, key, out, r["settings"], None if r["name"] == "defaults" else SAMPLE)
+        assert not any("\n" in a for a in args)
+        files.append(OUT / "jvm" / f"{r['name']}.args")
+        files[-1].parent.mkdir(parents=True, exist_ok=True)
+        files[-1].write_text("\n".join(args) + "\n")
+    log = OUT / "jvm" / "references.log"
+    with open(log, "wb") as w:
+        process = subprocess.Popen(references_command(files), stdout=w, stderr=subprocess.STDOUT)
+    yield process, log
+    if process.poll() is None:
+        process.kill()
+        process.wait()
 
 
 @pytest.fixture(scope="module")
 def references(reference_runs):
-    """The JVM command line's output for each run, by id."""
-    return {name: rows(out) for name, out in (f.result() for f in reference_runs)}
+    """The job's output for each run, by id."""
+    process, log = reference_runs
+    assert process.wait(timeout=900) == 0, f"the JVM references failed:\n{log.read_text(errors='replace')[-3000:]}"
+    return {r["name"]: rows(OUT / "jvm" / r["name"]) for r in RUNS}
 
 
 @pytest.fixture(scope="module")
