@@ -92,7 +92,8 @@ public final class SanitizeStream {
     long end = System.nanoTime();
     Committed done = settings.connect()
         ? Committed.fromHistory(spark, r, query.id().toString(), outputVersion, rejectsVersion)
-        : new Committed(writer.batches(), writer.rowsIn(), writer.rowsOut(), writer.rowsRejected(), writer.lastVersion());
+        : new Committed(writer.batches(), writer.rowsIn(), writer.rowsOut(), writer.rowsRejected(),
+            writer.lastVersion());
     return report(spark, r, settings, output, audit, counters, query, done, (end - start) / 1e9,
         (end - workStart) / 1e9);
   }
@@ -228,7 +229,8 @@ public final class SanitizeStream {
     } catch (StreamingQueryException e) {
       throw failure(e, checkpoint);
     } catch (RuntimeException e) {
-      throw settings.connect() ? failure(e, checkpoint) : e; // a Connect client's errors are not StreamingQueryExceptions
+      // A Connect client's errors are not StreamingQueryExceptions.
+      throw settings.connect() ? failure(e, checkpoint) : e;
     } finally {
       if (stopOnExit != null) {
         try {
