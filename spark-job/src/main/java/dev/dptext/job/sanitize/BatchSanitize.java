@@ -250,7 +250,7 @@ public final class BatchSanitize {
     InputRead in = source.input();
     return Optional.of(LedgerGate.Entry.of(spark, r.ledger(), source.snapshot(), checked.accepted(),
         settings.idColumn(), settings.releasePlan(spark, r, source.snapshot().source(),
-            List.of("model=" + ModelOptions.hash(spark, settings.options()), "text=" + in.text(), "output=" + in.out(),
+            List.of("model=" + settings.modelHash(spark), "text=" + in.text(), "output=" + in.out(),
                 "frequencies=" + r.frequencySource().strip())), s -> System.out.println("dptext: " + s)));
   }
 
