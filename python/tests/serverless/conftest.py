@@ -125,9 +125,9 @@ def client_python(wheel):
     home = support.TMP / "serverless" / "client-venv"
     venv.create(home, clear=True, with_pip=True)  # a fresh venv: pip keeps an installed wheel of the same version
     python = home / "bin" / "python"
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", f"{wheel}[connect]"], check=True
-    )
+    # --no-compile only skips byte-compiling what is installed up front (see build_support/maven.py).
+    install = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-compile"]
+    subprocess.run([*install, f"{wheel}[connect]"], check=True)
     return python
 
 
