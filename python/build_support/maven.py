@@ -29,10 +29,6 @@ PYTHON_DIR = Path(__file__).resolve().parent.parent
 REQUIREMENTS = PYTHON_DIR / "requirements-dev.txt"
 
 
-# How much lower the Python tests' CPU priority is than the rest of the build's (see main).
-TEST_NICENESS = 5
-
-
 def pep440(maven_version: str) -> str:
     """0.1.0-SNAPSHOT -> 0.1.0.dev0; 0.1.0 -> 0.1.0."""
     m = re.fullmatch(r"(\d+(?:\.\d+)*)(-SNAPSHOT)?", maven_version)
@@ -209,12 +205,6 @@ def main() -> None:
     if a.default_model and not a.default_model.is_file():
         raise SystemExit(f"{a.default_model} is missing: python/pom.xml builds it (DefaultModelFile)")
     a.target.mkdir(parents=True, exist_ok=True)
-    if a.goal == "test":
-        # The reactor runs this module beside spark-job-it (.mvn/maven.config: -T2), whose integration tests
-        # take longer and, run by one JVM talking to others (a Connect server, the launcher), slow down most
-        # when they wait for a core. A lower priority for everything the Python tests start (venv, pytest,
-        # their JVMs and Connect servers) gives those tests the cores first; the Python tests take the rest.
-        os.nice(TEST_NICENESS)
     python = ensure_venv(a.target)
     pkg = stage(a.target, python, a.version, a.jar, a.java, a.bundled_jars, a.job_jar, a.default_model)
     if a.goal == "test":
