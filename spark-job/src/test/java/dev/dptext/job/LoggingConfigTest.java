@@ -51,18 +51,25 @@ class LoggingConfigTest {
           + "representation of a plan since it was too large. This behavior can be adjusted by setting "
           + "'spark.sql.debug.maxToStringFields'.");
       log(context, "org.apache.spark.storage.BlockManager", Level.INFO, "Found block rdd_3_0 locally");
+      // Raw text: Delta prints both snapshots, their files' min/max statistics included, when a table's id
+      // changes under it (an in-place purge's swap).
+      log(context, "org.apache.spark.sql.delta.DeltaLog", Level.WARN, "Change in the table id detected while "
+          + "updating snapshot. \nPrevious snapshot = Snapshot(path=file:/t/_delta_log, version=1, stats="
+          + "{\"minValues\":{\"text\":\"zqxcanaryraw my parcel 0 arrived\"}})\nNew snapshot = Snapshot(...).");
       // What must stay.
       log(context, "dev.dptext.job.run.ProgressReporter", Level.INFO, "utility 1/4: laplace ε=4");
       log(context, "org.apache.spark.scheduler.DAGScheduler", Level.ERROR, "Job 3 failed");
       log(context, "org.apache.spark.scheduler.DAGScheduler", Level.WARN, "Stage 2 had a failed task");
       log(context, "breeze.optimize.LBFGS", Level.ERROR, "Something else went wrong");
       log(context, "org.apache.spark.executor.Executor", Level.ERROR, "Exception in task 0.0 in stage 1.0");
+      log(context, "org.apache.spark.sql.delta.DeltaLog", Level.WARN, "Failed to parse checksum file");
       assertEquals(List.of(
           "INFO dev.dptext.job.run.ProgressReporter: utility 1/4: laplace ε=4",
           "ERROR org.apache.spark.scheduler.DAGScheduler: Job 3 failed",
           "WARN org.apache.spark.scheduler.DAGScheduler: Stage 2 had a failed task",
           "ERROR breeze.optimize.LBFGS: Something else went wrong",
-          "ERROR org.apache.spark.executor.Executor: Exception in task 0.0 in stage 1.0"), dedupe(seen));
+          "ERROR org.apache.spark.executor.Executor: Exception in task 0.0 in stage 1.0",
+          "WARN org.apache.spark.sql.delta.DeltaLog: Failed to parse checksum file"), dedupe(seen));
     } finally {
       context.stop();
     }
