@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * The job's logging configuration (conf/log4j2.properties, which scripts/dptext passes to the JVM) as a run
  * sees it: dptext's progress and Spark's errors get through, Spark's chatter does not (a run once logged 196–502
  * "Broadcasting large task binary" warnings per evaluate run, Breeze's L-BFGS "errors" in mia, a plan
- * truncation warning in the demo).
+ * truncation warning in the demo), nor Delta's table-id warning, which prints the raw text's statistics.
  */
 class LoggingConfigTest {
   @Test
