@@ -1,8 +1,8 @@
 """The Python half of the Maven build (called by python/pom.xml through exec-maven-plugin).
 
-  test     venv with the pinned tools, stage and install the package, ruff, then pytest: classic and
-           Spark Connect at once, as two processes (pyspark switches every column function to Connect
-           once a Connect session exists in a process)
+  test     venv with the pinned tools, stage the package, build its wheel and install that, ruff, then
+           pytest: classic and Spark Connect at once, as two processes (pyspark switches every column
+           function to Connect once a Connect session exists in a process)
   package  the same staging, then a wheel in target/dist
 
 Staging copies the sources to target/pkg and adds what the build derives: _version.py (the pom's
@@ -116,7 +116,16 @@ def stage(
     return pkg
 
 
-def install(python: Path, pkg: Path) -> None:
+def wheel(python: Path, pkg: Path, dist: Path) -> Path:
+    """The wheel of the staged package, as a user gets it (``-Ppython-wheel``), in an emptied ``dist``."""
+    if dist.exists():
+        shutil.rmtree(dist)
+    run([python, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", dist, pkg])
+    return next(dist.glob("dptext-*.whl"))
+
+
+def install(python: Path, built: Path) -> None:
+    """Installs the wheel into the test venv: what ``pip install dptext-*.whl`` installs for a user."""
     run(
         [
             python,
@@ -127,14 +136,13 @@ def install(python: Path, pkg: Path) -> None:
             "--disable-pip-version-check",
             "--no-compile",
             "--no-deps",
-            "--no-build-isolation",
             "--force-reinstall",
-            pkg,
+            built,
         ]
     )
 
 
-def test(python: Path, target: Path, test_jars: str) -> None:
+def test(python: Path, target: Path, test_jars: str, built: Path) -> None:
     bin_dir = python.parent
     sources = [PYTHON_DIR, PYTHON_DIR.parent / "scripts" / "bench" / "python_overhead.py"]
     config = ["--config", PYTHON_DIR / "pyproject.toml"]
@@ -143,14 +151,16 @@ def test(python: Path, target: Path, test_jars: str) -> None:
     env = dict(os.environ)
     env.pop("DPTEXT_JAR", None)  # the tests use the jar bundled in the installed package
     env["DPTEXT_TEST_JARS"] = test_jars  # Delta and the dbutils stand-in, for the notebook
+    env["DPTEXT_TEST_WHEEL"] = str(built)  # the wheel the serverless client venv installs (built once, here)
     # The classic and the Connect suite run at once, each in its own scratch folder: each spends much of
     # its time waiting on a JVM (its session's, the Connect server's), so on a 2-core machine together
     # they take little more than the longer one alone. Each one's output is printed when it ends.
     # Each process also runs lighter folders: the Python engine's unit tests (no Spark) and the package's
-    # import graph beside the classic suite, the serverless proof (a server without dptext, a client venv
-    # with only the wheel) after Connect's.
+    # import graph beside the classic suite; the serverless proof (a server without dptext, a client venv
+    # with only the wheel) before Connect's, so that its chain of processes (the job's reference JVM, the
+    # client venv, the bare server, the client) starts first.
     suites = {}
-    for suite, more in (("classic", ["engine", "layout"]), ("connect", ["serverless"])):
+    for suite, folders in (("classic", ["classic", "engine", "layout"]), ("connect", ["serverless", "connect"])):
         tmp = target / "pytest" / suite
         log = target / "pytest-reports" / (suite + ".log")
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -161,8 +171,7 @@ def test(python: Path, target: Path, test_jars: str) -> None:
             "-q",
             "-p",
             "no:cacheprovider",
-            f"tests/{suite}",
-            *[f"tests/{m}" for m in more],
+            *[f"tests/{folder}" for folder in folders],  # run in this order
             f"--junitxml={target / 'pytest-reports' / (suite + '.xml')}",
         ]
         print("+", " ".join(str(c) for c in cmd), f"> {log}", flush=True)
@@ -208,10 +217,11 @@ def main() -> None:
     python = ensure_venv(a.target)
     pkg = stage(a.target, python, a.version, a.jar, a.java, a.bundled_jars, a.job_jar, a.default_model)
     if a.goal == "test":
-        install(python, pkg)
-        test(python, a.target, a.test_jars)
+        built = wheel(python, pkg, a.target / "test-wheel")
+        install(python, built)
+        test(python, a.target, a.test_jars, built)
     else:
-        run([python, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", a.target / "dist", pkg])
+        wheel(python, pkg, a.target / "dist")
 
 
 if __name__ == "__main__":

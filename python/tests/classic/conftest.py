@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 
 import pytest
@@ -15,6 +17,37 @@ from tests import support
 @pytest.fixture(scope="session")
 def key() -> tuple:
     return support.key_file()
+
+
+PLAIN_NOTEBOOK_TEST = "test_the_python_notebook_runs_under_plain_pyspark"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def plain_notebook(request, key):
+    """``python notebooks/dptext-python.py`` as a user outside Databricks runs it (the key in DPTEXT_KEY), in a
+    folder of its own: started with the suite when its test is selected, so that its JVM (~50 s) runs beside
+    the other tests, and awaited by that test. Yields the process and its folder, or None."""
+    if not any(item.name == PLAIN_NOTEBOOK_TEST for item in request.session.items):
+        yield None
+        return
+    _, key_hex = key
+    folder = support.TMP / "plain-notebook"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")}
+    env["DPTEXT_KEY"] = key_hex
+    with open(folder / "stdout.txt", "wb") as out, open(folder / "stderr.txt", "wb") as err:
+        process = subprocess.Popen(
+            [sys.executable, str(support.REPO / "notebooks" / "dptext-python.py")],
+            cwd=folder,
+            env=env,
+            stdout=out,
+            stderr=err,
+        )
+    yield process, folder
+    if process.poll() is None:
+        process.kill()
+        process.wait()
 
 
 @pytest.fixture(scope="session")

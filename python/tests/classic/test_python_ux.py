@@ -200,21 +200,16 @@ def test_the_exactly_once_stream_from_python(spark, tickets, settings, tmp_path)
         spark.conf.unset("spark.databricks.delta.snapshotPartitions")
 
 
-def test_the_python_notebook_runs_under_plain_pyspark(spark, key, tmp_path):
-    """As a user outside Databricks runs it: ``python notebooks/dptext-python.py``, the key in DPTEXT_KEY."""
+def test_the_python_notebook_runs_under_plain_pyspark(spark, key, plain_notebook):
+    """As a user outside Databricks runs it: ``python notebooks/dptext-python.py``, the key in DPTEXT_KEY (the
+    run was started with the suite: conftest.plain_notebook)."""
     _, key_hex = key
-    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")}
-    env["DPTEXT_KEY"] = key_hex
-    result = subprocess.run(
-        [sys.executable, str(support.REPO / "notebooks" / "dptext-python.py")],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "UMLDP" in result.stdout and "ticket_id" in result.stdout  # the guarantees, the shown table
-    assert key_hex not in (result.stdout + result.stderr).lower()
-    table = spark.read.format("delta").load(str(tmp_path / "spark-warehouse" / "support_tickets_sanitized"))
+    process, folder = plain_notebook
+    code = process.wait(timeout=600)
+    stdout = (folder / "stdout.txt").read_text(errors="replace")
+    stderr = (folder / "stderr.txt").read_text(errors="replace")
+    assert code == 0, stderr[-3000:]
+    assert "UMLDP" in stdout and "ticket_id" in stdout  # the guarantees, the shown table
+    assert key_hex not in (stdout + stderr).lower()
+    table = spark.read.format("delta").load(str(folder / "spark-warehouse" / "support_tickets_sanitized"))
     assert table.count() == 8

@@ -98,7 +98,10 @@ def reviews():
 
 @pytest.fixture(scope="session")
 def wheel():
-    """The wheel of this build, as ``pip wheel`` makes it from the staged package."""
+    """The wheel of this build: the one the Maven build made and installed into the test venv
+    (DPTEXT_TEST_WHEEL), else one ``pip wheel`` makes from the staged package."""
+    if os.environ.get("DPTEXT_TEST_WHEEL"):
+        return Path(os.environ["DPTEXT_TEST_WHEEL"])
     dist = support.TMP / "serverless" / "dist"
     subprocess.run(
         [
@@ -118,11 +121,15 @@ def wheel():
     return next(dist.glob("dptext-*.whl"))
 
 
+def client_venv() -> Path:
+    return support.TMP / "serverless" / "client-venv"
+
+
 @pytest.fixture(scope="session")
 def client_python(wheel):
     """A venv with nothing but the wheel, installed with the line docs/python-and-connect.md gives for a Spark
     Connect client: ``pip install "dptext-<version>-py3-none-any.whl[connect]"``."""
-    home = support.TMP / "serverless" / "client-venv"
+    home = client_venv()
     venv.create(home, clear=True, with_pip=True)  # a fresh venv: pip keeps an installed wheel of the same version
     python = home / "bin" / "python"
     # --no-compile only skips byte-compiling what is installed up front (see build_support/maven.py).
@@ -132,10 +139,11 @@ def client_python(wheel):
 
 
 @pytest.fixture(scope="session")
-def bare_server(client_python):
+def bare_server():
     """pip pyspark 4.0.1's Connect server with Delta's jars and extension, no dptext jar, no dptext conf; its
     Python workers run the client venv's interpreter (as a serverless environment installs a notebook's
-    libraries on its workers)."""
+    libraries on its workers). Started, not awaited (``ready``): it comes up while the client venv is made,
+    which must be there before the first Python worker starts (the client runs from that venv)."""
     port = free_port()
     log = support.TMP / "serverless" / "bare-server.log"
     delta = [j for j in support.test_jars() if Path(j).name.startswith("delta-")]
@@ -146,7 +154,7 @@ def bare_server(client_python):
         "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
         "spark.ui.enabled": "false",
         "spark.sql.shuffle.partitions": "2",
-        "spark.pyspark.python": str(client_python),
+        "spark.pyspark.python": str(client_venv() / "bin" / "python"),
         "spark.sql.warehouse.dir": str(support.TMP / "serverless" / "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={support.TMP / 'serverless' / 'derby'}",
     }
@@ -154,18 +162,24 @@ def bare_server(client_python):
         cmd += ["--conf", f"{k}={v}"]
     cmd += ["--class", connect_server.SERVER_CLASS, "spark-internal"]
     with open(log, "wb") as out:
-        env = {**connect_server.environment(), "PYSPARK_PYTHON": str(client_python)}
+        env = {**connect_server.environment(), "PYSPARK_PYTHON": str(client_venv() / "bin" / "python")}
         process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     server = ConnectServer(process, port, log)
-    import socket
-
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the bare Connect server exited:\n{log.read_text()[-3000:]}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(1)
     yield server
     server.stop()
+
+
+def ready(server: ConnectServer, timeout: float = 240) -> ConnectServer:
+    """The bare server once its port accepts connections."""
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"the bare Connect server exited:\n{server.log.read_text()[-3000:]}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", server.port)) == 0:
+                return server
+        time.sleep(0.5)
+    tail = server.log.read_text()[-3000:]
+    raise RuntimeError(f"the bare Connect server did not listen within {timeout:.0f} s:\n{tail}")

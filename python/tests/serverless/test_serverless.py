@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests import support
-from tests.serverless.conftest import REVIEWS, RUNS, SAMPLE, job_arguments, references_command
+from tests.serverless.conftest import REVIEWS, RUNS, SAMPLE, job_arguments, ready, references_command
 
 OUT = support.TMP / "serverless"
 
@@ -63,7 +63,9 @@ def references(reference_runs):
 
 @pytest.fixture(scope="module")
 def client(reference_runs, bare_server, client_python, reviews, key):
-    """The user's script, run by the client venv's interpreter against the bare server."""
+    """The user's script, run by the client venv's interpreter against the bare server (started before the
+    client venv was made, in its fixture's order here: the references, the server, the venv)."""
+    ready(bare_server)
     out = OUT / "client"
     shutil.rmtree(out, ignore_errors=True)  # an earlier run's outputs and stream checkpoint
     runs = [dict(r, limit=None if r["name"] == "defaults" else SAMPLE) for r in RUNS]
@@ -103,7 +105,7 @@ def test_each_surface_gives_the_jvm_rows(client, references, surface):
 
 
 def test_the_server_has_nothing_of_dptext(bare_server):
-    log = bare_server.log.read_text(errors="replace")
+    log = ready(bare_server).log.read_text(errors="replace")
     assert "dptext-udfs" not in log and "DpTextExtensions" not in log
 
 

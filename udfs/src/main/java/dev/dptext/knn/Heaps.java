@@ -1,7 +1,5 @@
 package dev.dptext.knn;
 
-import java.util.Arrays;
-
 /**
  * Bounded max-heaps of (distance, rank) kept in slices of flat arrays, for top-k selection. The
  * order is lexicographic, (distance, rank): among equal distances the higher rank is the larger, so a
@@ -28,7 +26,14 @@ final class Heaps {
 
   /** Replaces the maximum of a full heap by (value, index). */
   static void replaceTop(double[] d, int[] id, int base, int size, double value, int index) {
-    int pos = 0;
+    siftDown(d, id, base, 0, size, value, index);
+  }
+
+  /**
+   * Puts (value, index) at position {@code pos} of the heap slice and moves it down until neither
+   * child comes after it.
+   */
+  private static void siftDown(double[] d, int[] id, int base, int pos, int size, double value, int index) {
     while (true) {
       int left = 2 * pos + 1;
       if (left >= size) {
@@ -53,13 +58,22 @@ final class Heaps {
     return d1 < d2 || (d1 == d2 && i1 < i2);
   }
 
-  /** Positions 0..n-1 of (d, id) ordered by (d, id): nearest first, ties by the lower rank. */
-  static Integer[] order(double[] d, int[] id) {
-    Integer[] order = new Integer[d.length];
-    for (int c = 0; c < order.length; c++) {
-      order[c] = c;
+  /**
+   * Sorts the pairs (d[c], id[c]), c &lt; n, in place into (distance, rank) order, nearest first: a heapsort
+   * on the max-heap above. Ranks are distinct within a list, so the order is total and any correct sort
+   * gives it; this one boxes nothing (a sort of {@code Integer} positions with a comparator took ~15 % of
+   * a model build, BENCHMARKS.md "Model build").
+   */
+  static void sort(double[] d, int[] id, int n) {
+    for (int pos = (n >>> 1) - 1; pos >= 0; pos--) {
+      siftDown(d, id, 0, pos, n, d[pos], id[pos]);
     }
-    Arrays.sort(order, (a, b) -> d[a] != d[b] ? Double.compare(d[a], d[b]) : Integer.compare(id[a], id[b]));
-    return order;
+    for (int end = n - 1; end > 0; end--) {
+      double top = d[0];
+      int topId = id[0];
+      siftDown(d, id, 0, 0, end, d[end], id[end]);
+      d[end] = top;
+      id[end] = topId;
+    }
   }
 }

@@ -206,10 +206,10 @@ public final class HnswNearestWords implements Serializable {
       for (int c = 0; c < ids.length; c++) {
         d2[c] = embeddings.squaredDistanceTo(queries, i * m, ids[c]);
       }
-      Integer[] order = Heaps.order(d2, ids);
+      Heaps.sort(d2, ids, ids.length); // ids is this query's own array, from the graph search
       for (int r = 0; r < k; r++) {
-        outWords[i * k + r] = ids[order[r]];
-        outDistances[i * k + r] = Math.sqrt(d2[order[r]]);
+        outWords[i * k + r] = ids[r];
+        outDistances[i * k + r] = Math.sqrt(d2[r]);
       }
       if (checks != null && sampled(queries, i * m, m)) {
         checks[sampled++] = i;

@@ -317,19 +317,19 @@ public final class NearestWords implements Serializable {
       for (int c = 0; c < hs; c++) {
         exact[c] = embeddings.squaredDistanceTo(queries, q * m, ids[c]);
       }
-      Integer[] order = Heaps.order(exact, ids);
+      Heaps.sort(exact, ids, hs); // ids is the query's own copy
       boolean certified = true;
       if (hs < size) {
         // Words never kept have approximate d² ≥ the heap's maximum; allow for float rounding of the
         // product (m+1 terms, the last ‖φ'‖²/2, in any order) and of the centred coordinates.
         double margin = margin(m, Math.sqrt(qNorm2[i]), maxNorm);
         double restLowerBound = found.worst(i) + qNorm2[i] - margin;
-        certified = exact[order[k - 1]] < restLowerBound;
+        certified = exact[k - 1] < restLowerBound;
       }
       if (certified) {
         for (int c = 0; c < k; c++) {
-          outWords[q * k + c] = ids[order[c]];
-          outDistances[q * k + c] = Math.sqrt(exact[order[c]]);
+          outWords[q * k + c] = ids[c];
+          outDistances[q * k + c] = Math.sqrt(exact[c]);
         }
       } else {
         bruteForce(queries, q, k, outWords, outDistances);
@@ -352,10 +352,10 @@ public final class NearestWords implements Serializable {
         Heaps.replaceTop(heapD, heapI, 0, hs, d2, y);
       }
     }
-    Integer[] order = Heaps.order(heapD, heapI);
+    Heaps.sort(heapD, heapI, hs);
     for (int c = 0; c < k; c++) {
-      outWords[q * k + c] = heapI[order[c]];
-      outDistances[q * k + c] = Math.sqrt(heapD[order[c]]);
+      outWords[q * k + c] = heapI[c];
+      outDistances[q * k + c] = Math.sqrt(heapD[c]);
     }
   }
 }

@@ -243,19 +243,13 @@ public final class NeighbourSearch {
     for (int c = 0; c < hs; c++) {
       exact[c] = distance.applyAsDouble(ids[c]);
     }
-    Integer[] order = Heaps.order(exact, ids);
-    int[] sortedIds = new int[hs];
-    double[] sorted = new double[hs];
-    for (int c = 0; c < hs; c++) {
-      sortedIds[c] = ids[order[c]];
-      sorted[c] = exact[order[c]];
-    }
+    Heaps.sort(exact, ids, hs); // ids is the query's own copy
     if (hs == targets) {
-      return new Ranked(sortedIds, sorted, Double.POSITIVE_INFINITY, true); // every target is a candidate
+      return new Ranked(ids, exact, Double.POSITIVE_INFINITY, true); // every target is a candidate
     }
     // Targets never kept have approximate d² = ‖x'‖² − 2·s ≥ the heap's maximum; allow for float rounding.
     double rest = Math.sqrt(Math.max(0.0, found.worst(i) + qNorm2 - margin));
-    return new Ranked(sortedIds, sorted, rest, sorted[Math.min(want, hs) - 1] < rest);
+    return new Ranked(ids, exact, rest, exact[Math.min(want, hs) - 1] < rest);
   }
 
   /**
@@ -275,13 +269,9 @@ public final class NeighbourSearch {
         Heaps.replaceTop(hd, hi, 0, hs, d, y);
       }
     }
-    Integer[] order = Heaps.order(hd, hi);
-    int[] ids = new int[hs];
-    double[] sorted = new double[hs];
-    for (int c = 0; c < hs; c++) {
-      ids[c] = hi[order[c]];
-      sorted[c] = hd[order[c]];
-    }
+    Heaps.sort(hd, hi, hs);
+    int[] ids = java.util.Arrays.copyOf(hi, hs);
+    double[] sorted = java.util.Arrays.copyOf(hd, hs);
     return new Ranked(ids, sorted, hs > want ? sorted[want] : Double.POSITIVE_INFINITY, true);
   }
 

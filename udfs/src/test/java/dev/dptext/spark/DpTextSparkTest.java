@@ -26,6 +26,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Spark surfaces end to end on a local session: DataFrame API, SQL function through
@@ -166,14 +167,14 @@ class DpTextSparkTest {
   }
 
   @Test
-  void sqlFunctionThroughExtensionsAndRegister() throws Exception {
-    java.nio.file.Path embeddings = java.nio.file.Files.createTempFile("dptext-sql", ".txt");
+  void sqlFunctionThroughExtensionsAndRegister(@TempDir java.nio.file.Path tmp) throws Exception {
+    java.nio.file.Path embeddings = tmp.resolve("embeddings.txt");
     dev.dptext.embedding.EmbeddingWriter.writeGlove(model.embeddings(), embeddings);
     spark.conf().set(Settings.MODEL.confKey(), embeddings.toString());
     spark.conf().set(Settings.NEIGHBOURS.confKey(), "32");
     spark.conf().set(Settings.MECHANISM.confKey(), "santext");
     spark.conf().set("spark.dptext.epsilon", "2");
-    java.nio.file.Path keyFile = java.nio.file.Files.createTempFile("dptext-key", ".txt");
+    java.nio.file.Path keyFile = tmp.resolve("key.txt");  // in @TempDir: deleted with the test
     java.nio.file.Files.writeString(keyFile, KEY_HEX);
     spark.conf().set(Settings.KEY_FILE.confKey(), keyFile.toString());
     try {
