@@ -65,6 +65,8 @@ def spark(key, jvm_log):
         .appName("dptext-python-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
+        # Delta's state reconstruction in 2 tasks, not 50: sized for local[2], as the job's local sessions are
+        .config("spark.databricks.delta.snapshotPartitions", "2")
         .config("spark.sql.warehouse.dir", str(support.TMP / "warehouse"))
         .config(
             "spark.driver.extraJavaOptions",

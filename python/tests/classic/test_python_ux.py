@@ -171,33 +171,30 @@ def test_the_exactly_once_stream_from_python(spark, tickets, settings, tmp_path)
         "checkpoint": str(tmp_path / "checkpoint"),
         "ledger": str(tmp_path / "ledger"),
     }
-    spark.conf.set("spark.databricks.delta.snapshotPartitions", "2")
-    try:
-        shutil.copy(tmp_path / "a.json", landing)
-        dptext.stream(spark, **stream)  # the session's key file and settings (the fixture's)
-        shutil.copy(tmp_path / "b.json", landing)
-        dptext.stream(spark, **stream)  # the same command again: only the new file
-        out = spark.read.format("delta").load(stream["output"])
-        assert out.count() == len(support.TICKETS)
-        expected = rows(dptext.sanitize(tickets, "body", "body_dp", id_col="ticket_id"))
-        assert {r.ticket_id: r.body for r in out.collect()} == expected
-        # Each micro-batch is a release of other rows: recorded, confirmed, ε 3 per row at most.
-        report = dptext.ledger(spark, stream["ledger"])
-        (source,) = report["sources"]
-        assert len(source["releases"]) == 2
-        assert source["maximumEpsilonPerRow"] == 3.0
-        assert sum(d["rowKeys"] for d in source["distribution"]) == len(support.TICKETS)
-        assert all(r["committedVersion"] is not None for r in source["releases"])
-        with pytest.raises(dptext.DpTextError, match=r"refuses --id-mode fresh.*\(exit code 2"):
-            fresh = {
-                "id_column": None,
-                "id_mode": "fresh",
-                "output": str(tmp_path / "o2"),
-                "checkpoint": str(tmp_path / "c2"),
-            }
-            dptext.stream(spark, **{**stream, **fresh})
-    finally:
-        spark.conf.unset("spark.databricks.delta.snapshotPartitions")
+    # The session's snapshotPartitions is 2 (conftest): every micro-batch's commit reads the table's state.
+    shutil.copy(tmp_path / "a.json", landing)
+    dptext.stream(spark, **stream)  # the session's key file and settings (the fixture's)
+    shutil.copy(tmp_path / "b.json", landing)
+    dptext.stream(spark, **stream)  # the same command again: only the new file
+    out = spark.read.format("delta").load(stream["output"])
+    assert out.count() == len(support.TICKETS)
+    expected = rows(dptext.sanitize(tickets, "body", "body_dp", id_col="ticket_id"))
+    assert {r.ticket_id: r.body for r in out.collect()} == expected
+    # Each micro-batch is a release of other rows: recorded, confirmed, ε 3 per row at most.
+    report = dptext.ledger(spark, stream["ledger"])
+    (source,) = report["sources"]
+    assert len(source["releases"]) == 2
+    assert source["maximumEpsilonPerRow"] == 3.0
+    assert sum(d["rowKeys"] for d in source["distribution"]) == len(support.TICKETS)
+    assert all(r["committedVersion"] is not None for r in source["releases"])
+    with pytest.raises(dptext.DpTextError, match=r"refuses --id-mode fresh.*\(exit code 2"):
+        fresh = {
+            "id_column": None,
+            "id_mode": "fresh",
+            "output": str(tmp_path / "o2"),
+            "checkpoint": str(tmp_path / "c2"),
+        }
+        dptext.stream(spark, **{**stream, **fresh})
 
 
 def test_the_python_notebook_runs_under_plain_pyspark(spark, key, plain_notebook):

@@ -154,6 +154,8 @@ def bare_server():
         "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
         "spark.ui.enabled": "false",
         "spark.sql.shuffle.partitions": "2",
+        # Delta's state reconstruction in 2 tasks, not 50: sized for local[2], as the job's local sessions are
+        "spark.databricks.delta.snapshotPartitions": "2",
         "spark.pyspark.python": str(client_venv() / "bin" / "python"),
         "spark.sql.warehouse.dir": str(support.TMP / "serverless" / "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={support.TMP / 'serverless' / 'derby'}",
