@@ -1,31 +1,48 @@
 package dev.dptext.spark;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
 
-/** One SparkSession for every Spark test class of this JVM (starting one costs seconds). */
+/**
+ * One SparkSession for every Spark test class of this JVM (starting one costs seconds). Its warehouse lives
+ * under {@code target/test-spark}, wiped when the session starts: nothing is left in the system's temporary
+ * directory, and an earlier run's tables cannot break this one.
+ */
 public final class SharedSpark {
+  private static final Path ROOT = Path.of("target", "test-spark").toAbsolutePath();
+
   private static SparkSession session;
 
   private SharedSpark() {}
 
   public static synchronized SparkSession get() {
     if (session == null) {
-      try {
-        Path warehouse = Files.createTempDirectory("dptext-warehouse");
-        session = SparkSession.builder()
-            .master("local[2]")
-            .appName("dptext-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "4")
-            .config("spark.sql.warehouse.dir", warehouse.toString())
-            .config("spark.sql.extensions", DpTextExtensions.class.getName())
-            .getOrCreate();
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
+      deleteRecursively(ROOT);
+      session = SparkSession.builder()
+          .master("local[2]")
+          .appName("dptext-tests")
+          .config("spark.ui.enabled", "false")
+          .config("spark.sql.shuffle.partitions", "4")
+          .config("spark.sql.warehouse.dir", ROOT.resolve("warehouse").toString())
+          .config("spark.sql.extensions", DpTextExtensions.class.getName())
+          .getOrCreate();
     }
     return session;
+  }
+
+  private static void deleteRecursively(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

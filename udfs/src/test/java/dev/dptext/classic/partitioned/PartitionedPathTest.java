@@ -35,6 +35,7 @@ import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The partitioned path against the broadcast path on a vocabulary small enough to run both: the same
@@ -56,6 +57,8 @@ class PartitionedPathTest {
   static DpTextModel broadcast;
   static PartitionedModel onDemand;
   static Dataset<Row> input;
+
+  @TempDir static Path dir;
 
   @BeforeAll
   static void setUp() throws Exception {
@@ -82,7 +85,6 @@ class PartitionedPathTest {
         .add("rank", DataTypes.IntegerType, false)
         .add("word", DataTypes.StringType, false)
         .add("vector", DataTypes.createArrayType(DataTypes.FloatType, false), false);
-    Path dir = Files.createTempDirectory("dptext-partitioned");
     partitionedPath = dir.resolve("model").toString();
     partitioned = PartitionedModelBuilder.build(spark, spark.createDataFrame(vectorRows, vectorSchema),
         partitionedPath, RowLengths.tiered(16),

@@ -9,7 +9,7 @@ import dev.dptext.knn.NeighbourTable;
 import dev.dptext.knn.RowLengths;
 import dev.dptext.model.EmbeddedDefault;
 import dev.dptext.spark.SharedSpark;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -23,6 +23,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The partitioned build's candidate tables, read back from Parquet, row by row:
@@ -44,22 +45,25 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("integration")
 class PartitionedTablesTest {
+  @TempDir Path dir;
+
   @Test
   void sevenShardsWithRowsLongerThanAShard() throws Exception {
-    checkBuild(vocabulary(560, 40), RowLengths.tiered(2), 7, List.of(0, 470));
+    checkBuild(vocabulary(560, 40), RowLengths.tiered(2), 7, List.of(0, 470), dir);
   }
 
   @Test
   void elevenShardsTheLastEmpty() throws Exception {
     // ⌈100/11⌉ = 10 words per shard: shards 0-9 hold the 100 words, shard 10 none.
-    checkBuild(vocabulary(90, 10), RowLengths.uniform(5), 11, List.of(0, 75));
+    checkBuild(vocabulary(90, 10), RowLengths.uniform(5), 11, List.of(0, 75), dir);
   }
 
-  private static void checkBuild(Embeddings e, RowLengths rows, int shards, List<Integer> tables) throws Exception {
+  private static void checkBuild(Embeddings e, RowLengths rows, int shards, List<Integer> tables, Path dir)
+      throws Exception {
     SparkSession spark = SharedSpark.get();
     int size = e.size();
     int m = e.dim();
-    String output = Files.createTempDirectory("dptext-tables").resolve("model").toString();
+    String output = dir.resolve("model").toString();
     PartitionedModelBuilder.build(spark, spark.createDataFrame(vectorRows(e), new StructType()
             .add("rank", DataTypes.IntegerType, false)
             .add("word", DataTypes.StringType, false)
