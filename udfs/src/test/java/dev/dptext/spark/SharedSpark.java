@@ -1,11 +1,7 @@
 package dev.dptext.spark;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import dev.dptext.testing.ScratchDirectories;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -22,7 +18,7 @@ public final class SharedSpark {
 
   public static synchronized SparkSession get() {
     if (session == null) {
-      deleteRecursively(ROOT);
+      ScratchDirectories.wipe(ROOT);
       session = SparkSession.builder()
           .master("local[2]")
           .appName("dptext-tests")
@@ -33,16 +29,5 @@ public final class SharedSpark {
           .getOrCreate();
     }
     return session;
-  }
-
-  private static void deleteRecursively(Path root) {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(root)) {
-      walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -1,6 +1,7 @@
 package dev.dptext.job.testing;
 
 import dev.dptext.job.base.JobSession;
+import dev.dptext.testing.ScratchDirectories;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,9 +11,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -152,7 +151,7 @@ public final class ConnectServer {
 
   /** Starts {@code SparkConnectServer} in {@code root} (its log: {@code root/server.log}) and returns its process. */
   private static Process launch(Path root, String classpath, String extensions, int port) throws IOException {
-    deleteRecursively(root);
+    ScratchDirectories.wipe(root);
     Files.createDirectories(root);
     Path log = root.resolve("server.log");
     {
@@ -257,17 +256,6 @@ public final class ConnectServer {
   private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
-    }
-  }
-
-  private static void deleteRecursively(Path root) {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(root)) {
-      walk.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 }

@@ -1,12 +1,11 @@
 package dev.dptext.job.testing;
 
 import dev.dptext.job.base.JobSession;
+import dev.dptext.testing.ScratchDirectories;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -28,7 +27,7 @@ public final class SharedSpark {
 
   public static synchronized SparkSession get() {
     if (session == null) {
-      deleteRecursively(ROOT);
+      ScratchDirectories.wipe(ROOT);
       try {
         Files.createDirectories(REPL_CLASSES);
         Files.createDirectories(EVENT_LOG);
@@ -55,16 +54,5 @@ public final class SharedSpark {
           .getOrCreate();
     }
     return session;
-  }
-
-  private static void deleteRecursively(Path root) {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(root)) {
-      walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }
