@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.job.testing.ConnectServer;
+import dev.dptext.job.testing.InJvmSpark;
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobProcess;
+import dev.dptext.job.testing.ProcessLane;
 import dev.dptext.job.testing.SharedSpark;
 import java.io.File;
 import java.io.IOException;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * job's. Three job JVMs, each shipping its jar: the heaviest end-to-end test of the suite, kept to that.
  */
 @Tag("integration")
+@ProcessLane
 class ConnectClientClasspathTest {
   @TempDir static Path tmp;
   static ConnectServer.Bare server;
@@ -106,23 +109,21 @@ class ConnectClientClasspathTest {
   @Test
   void theJobRunsOnTheClientClasspathAloneWithTheClassicJobsRows() throws Exception {
     String classic = tmp.resolve("classic").toString();
-    JobFixtures.Run c = JobFixtures.run(SharedSpark.get(), sanitize(classic, "--output-format", "parquet")
-        .toArray(new String[0]));
-    assertEquals(0, c.exitCode(), c.err());
-
     String parquet = tmp.resolve("client-parquet").toString();
+    // In place, keeping history: a raw Delta table sanitized where it is.
+    String raw = tmp.resolve("raw").toString();
+    try (InJvmSpark.Held held = InJvmSpark.hold()) {
+      JobFixtures.Run c = JobFixtures.run(SharedSpark.get(), sanitize(classic, "--output-format", "parquet")
+          .toArray(new String[0]));
+      assertEquals(0, c.exitCode(), c.err());
+      SharedSpark.get().read().schema("id BIGINT, text STRING").json(input.toString()).where("text IS NOT NULL")
+          .write().format("delta").save(raw);
+    }
+
     Result r = job(sanitize(parquet, "--output-format", "parquet").toArray(new String[0]));
     assertEquals(0, r.exitCode(), r.err());
     assertFalse(r.err().contains("NoClassDefFoundError"), r.err());
     assertTrue(r.err().contains("adding"), "the server had no dptext: the job shipped its jar " + r.err());
-    assertEquals(rows(classic, "parquet"), rows(parquet, "parquet"), "the classic job's rows");
-    assertEquals(3, rows(parquet, "parquet").size());
-    assertEquals(1, SharedSpark.get().read().format("parquet").load(parquet + "-rejects").count(), "the bad record");
-
-    // In place, keeping history: a raw Delta table sanitized where it is.
-    String raw = tmp.resolve("raw").toString();
-    SharedSpark.get().read().schema("id BIGINT, text STRING").json(input.toString()).where("text IS NOT NULL")
-        .write().format("delta").save(raw);
     List<String> inPlace = new ArrayList<>(sanitize(raw, "--in-place", "keep-history"));
     inPlace.set(inPlace.indexOf(input.toString()), raw);
     inPlace.remove("--input-format");
@@ -131,7 +132,13 @@ class ConnectClientClasspathTest {
     inPlace.remove("id BIGINT, text STRING");
     Result i = job(inPlace.toArray(new String[0]));
     assertEquals(0, i.exitCode(), i.err());
-    assertEquals(rows(classic, "parquet"), rows(raw, "delta"), "sanitized in place, as the classic job would");
+
+    try (InJvmSpark.Held held = InJvmSpark.hold()) {
+      assertEquals(rows(classic, "parquet"), rows(parquet, "parquet"), "the classic job's rows");
+      assertEquals(3, rows(parquet, "parquet").size());
+      assertEquals(1, SharedSpark.get().read().format("parquet").load(parquet + "-rejects").count(), "the bad record");
+      assertEquals(rows(classic, "parquet"), rows(raw, "delta"), "sanitized in place, as the classic job would");
+    }
   }
 
   @Test
@@ -146,9 +153,11 @@ class ConnectClientClasspathTest {
     a.remove("overwrite");
     Result s = job(a.toArray(new String[0]));
     assertEquals(0, s.exitCode(), s.err());
-    assertEquals(3, rows(output, "delta").size());
-    List<Row> ledger = SharedSpark.get().read().format("delta").load(tmp.resolve("ledger").toString())
-        .where("event = 'intended'").collectAsList();
-    assertEquals(1, ledger.size(), "the micro-batch is recorded");
+    try (InJvmSpark.Held held = InJvmSpark.hold()) {
+      assertEquals(3, rows(output, "delta").size());
+      List<Row> ledger = SharedSpark.get().read().format("delta").load(tmp.resolve("ledger").toString())
+          .where("event = 'intended'").collectAsList();
+      assertEquals(1, ledger.size(), "the micro-batch is recorded");
+    }
   }
 }

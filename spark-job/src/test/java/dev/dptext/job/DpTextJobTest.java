@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.InJvmSpark;
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.Launcher;
+import dev.dptext.job.testing.ProcessLane;
 import dev.dptext.job.testing.SharedSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Delta/Parquet out, config files, build-model, and one clear error with the right exit code for each kind
  * of bad input.
  */
+@ProcessLane
 class DpTextJobTest {
   @TempDir static Path tmp;
   static SparkSession spark;
@@ -181,14 +184,16 @@ class DpTextJobTest {
     assertTrue(b.out().contains("3,000 words"), b.out());
     String onTheFly = tmp.resolve("on-the-fly").toString();
     String fromArtifact = tmp.resolve("from-artifact").toString();
-    assertEquals(0, JobFixtures.run(sanitize(onTheFly, "--output-format", "parquet")).exitCode());
     List<String> a = new java.util.ArrayList<>(List.of(sanitize(fromArtifact, "--output-format", "parquet")));
     a.set(a.indexOf(embeddings.toString()), model);
     Run launched = Launcher.run(a.toArray(new String[0]));
     assertEquals(0, launched.exitCode(), launched.err());
     assertTrue(launched.out().contains("rows in / out      16 / 16"), launched.out());
     assertFalse(launched.err().contains("00112233445566778899aabbccddeeff"), "the key is not in the launcher's log");
-    assertEquals(texts(onTheFly, "parquet"), texts(fromArtifact, "parquet"));
+    try (InJvmSpark.Held held = InJvmSpark.hold()) {
+      assertEquals(0, JobFixtures.run(sanitize(onTheFly, "--output-format", "parquet")).exitCode());
+      assertEquals(texts(onTheFly, "parquet"), texts(fromArtifact, "parquet"));
+    }
   }
 
   @Test

@@ -3,9 +3,11 @@ package dev.dptext.job.command;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.testing.InJvmSpark;
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
 import dev.dptext.job.testing.Launcher;
+import dev.dptext.job.testing.ProcessLane;
 import dev.dptext.job.testing.SharedSpark;
 import dev.dptext.job.write.OutputLocation;
 import java.nio.file.Files;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The embedding-noise mechanisms through the job, and the privacy-statistics and calibrate commands (their
  * main runs through {@code scripts/dptext}, as a user runs them).
  */
+@ProcessLane
 class NoiseMechanismJobTest {
   @TempDir static Path tmp;
   static SparkSession spark;
@@ -123,14 +126,16 @@ class NoiseMechanismJobTest {
         "--epsilon-a", "10", "--mechanism-b", "brr", "--aggregate", "median");
     assertEquals(2, bad.exitCode(), "a usage error's exit code through the launcher");
     assertTrue(bad.err().contains("--aggregate"), bad.err());
-    Run sampled = JobFixtures.run("calibrate", "--model", embeddings.toString(), "--vocab-size", "500",
-        "--mechanism-a", "laplace", "--epsilon-a", "10", "--mechanism-b", "brr:bits=64", "--sample-pairs", "5000",
-        "--seed", "7");
-    assertEquals(0, sampled.exitCode(), sampled.out());
-    assertTrue(sampled.out().contains("5,000 uniform ordered pairs") && sampled.out().contains("95% interval")
-        && sampled.out().contains("a lower bound") && sampled.out().contains("ε_B = ε_A·R ≈ "), sampled.out());
-    Run sampledMax = JobFixtures.run("calibrate", "--model", embeddings.toString(), "--mechanism-a", "laplace",
-        "--epsilon-a", "10", "--mechanism-b", "brr", "--aggregate", "max", "--sample-pairs", "5000");
-    assertEquals(2, sampledMax.exitCode(), "--aggregate max with --sample-pairs is a usage error");
+    try (InJvmSpark.Held held = InJvmSpark.hold()) { // both in-JVM runs at one turn of the lock
+      Run sampled = JobFixtures.run("calibrate", "--model", embeddings.toString(), "--vocab-size", "500",
+          "--mechanism-a", "laplace", "--epsilon-a", "10", "--mechanism-b", "brr:bits=64", "--sample-pairs", "5000",
+          "--seed", "7");
+      assertEquals(0, sampled.exitCode(), sampled.out());
+      assertTrue(sampled.out().contains("5,000 uniform ordered pairs") && sampled.out().contains("95% interval")
+          && sampled.out().contains("a lower bound") && sampled.out().contains("ε_B = ε_A·R ≈ "), sampled.out());
+      Run sampledMax = JobFixtures.run("calibrate", "--model", embeddings.toString(), "--mechanism-a", "laplace",
+          "--epsilon-a", "10", "--mechanism-b", "brr", "--aggregate", "max", "--sample-pairs", "5000");
+      assertEquals(2, sampledMax.exitCode(), "--aggregate max with --sample-pairs is a usage error");
+    }
   }
 }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
-import dev.dptext.job.testing.JobProcess;
 import dev.dptext.job.testing.SharedSpark;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The privacy ledger through the command line, on real Delta tables: repeats, key rotation, overlapping id
- * ranges, the budget and the dry run, releases without ids, a stream's micro-batches, and a run killed
- * between its record and its write.
+ * ranges, the budget and the dry run, releases without ids, a stream's micro-batches ({@link LedgerKillTest}:
+ * a run killed between its record and its write).
  */
 @Tag("integration")
 class LedgerTest {
@@ -252,39 +251,5 @@ class LedgerTest {
     assertEquals(3.0, s.maximum(), "each micro-batch releases other rows");
     assertEquals(30, s.distribution().get(3.0));
     assertEquals(3, new LedgerTable(spark, ledger).read().committed().size());
-  }
-
-  @Test
-  void aRunKilledBetweenItsRecordAndItsWriteStaysCounted() throws Exception {
-    String ledger = tmp.resolve("ledger-kill").toString();
-    String out = tmp.resolve("out-kill").toString();
-    String[] command = JobFixtures.sanitizeArgs(source, out, keyFile, embeddings, "--ledger", ledger, "--mode",
-        "overwrite");
-    Process p = JobProcess.start(tmp.resolve("kill.out"), tmp.resolve("kill.err"), "1g", List.of(
-        "spark.ui.enabled=false", "spark.master=local[2]"), command);
-    try {
-      Path recorded = Path.of(ledger, "_delta_log", "00000000000000000000.json");
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-      while (!Files.exists(recorded) && p.isAlive() && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-      assertTrue(Files.exists(recorded), "the release was not recorded in time: " + Files.readString(
-          tmp.resolve("kill.err")));
-      new ProcessBuilder("kill", "-KILL", Long.toString(p.pid())).start().waitFor();
-      assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-    } finally {
-      p.destroyForcibly();
-    }
-    LedgerTable.Contents c = new LedgerTable(spark, ledger).read();
-    assertEquals(1, c.releases().size(), "recorded before the write");
-    assertTrue(c.committed().isEmpty(), "not confirmed");
-    assertEquals(3.0, only(ledger).maximum(), "counted although its write may not have happened");
-    assertTrue(report(ledger).render().contains("not confirmed"), report(ledger).render());
-
-    Run again = JobFixtures.run(command);
-    assertEquals(0, again.exitCode(), again.err());
-    assertTrue(again.out().contains("it adds nothing"), again.out());
-    assertEquals(3.0, only(ledger).maximum(), "the re-run repeats the killed run: nothing added");
-    assertEquals(30, spark.read().format("delta").load(out).count());
   }
 }

@@ -6,10 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.job.base.JobSession;
 import dev.dptext.job.testing.ConnectServer;
+import dev.dptext.job.testing.InJvmSpark;
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
 import dev.dptext.job.testing.JobProcess;
-import dev.dptext.job.testing.SharedSpark;
+import dev.dptext.job.testing.ProcessLane;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,7 +18,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -34,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * key nor raw text may be in the client's output, the checkpoint, the Delta log or the server's log.
  */
 @Tag("integration")
+@ProcessLane
 class ConnectStreamKillTest {
   static final int FILES = 12;
   static final int FILES_PER_BATCH = 4;
@@ -42,15 +43,14 @@ class ConnectStreamKillTest {
   static final String KEY = "7a6b5c4d3e2f1001122334455667788990aabbccddeeff007a6b5c4d3e2f1001";
 
   @TempDir static Path tmp;
-  static SparkSession spark;
+  static int serverPort;
   static Path keyFile;
   static Path embeddings;
   private final List<Process> started = new ArrayList<>();
 
   @BeforeAll
   static void setUp() throws Exception {
-    spark = SharedSpark.get();
-    ConnectServer.session();
+    serverPort = ConnectServer.port();
     keyFile = JobFixtures.keyFile(tmp, KEY);
     embeddings = JobFixtures.gloveFile(tmp, 1000);
   }
@@ -65,7 +65,7 @@ class ConnectStreamKillTest {
   /** The job as its own JVM, a Spark Connect client of the test server (see {@link JobProcess}). */
   Process launch(Path stdout, Path stderr, String... args) throws IOException {
     Process p = JobProcess.start(stdout, stderr, "512m", List.of(JobSession.API_MODE + "=connect",
-        JobSession.REMOTE + "=sc://localhost:" + ConnectServer.port()), args);
+        JobSession.REMOTE + "=sc://localhost:" + serverPort), args);
     started.add(p);
     return p;
   }
@@ -101,14 +101,17 @@ class ConnectStreamKillTest {
     String restartOut = Files.readString(tmp.resolve("second.out"));
     assertEquals(0, restart.exitValue(), restartOut + Files.readString(tmp.resolve("second.err")));
 
-    Path batch = tmp.resolve("batch");
-    Run b = JobFixtures.sanitize(in, batch.toString(), keyFile, embeddings, "--input-format", "json",
-        "--input-schema", StreamSanitizeTest.SCHEMA);
-    assertEquals(0, b.exitCode(), b.err());
-    List<String> expected = StreamSanitizeTest.rows(batch);
-    assertEquals(FILES * ROWS_PER_FILE, expected.size());
-    assertEquals(expected, StreamSanitizeTest.rows(out), "the restarted stream's table differs from the batch run's");
-    assertEquals(BATCHES, StreamSanitizeTest.versions(out), "a micro-batch was committed twice or not at all");
+    // The checks in this JVM's Spark: the processes are done.
+    try (InJvmSpark.Held held = InJvmSpark.hold()) {
+      Path batch = tmp.resolve("batch");
+      Run b = JobFixtures.sanitize(in, batch.toString(), keyFile, embeddings, "--input-format", "json",
+          "--input-schema", StreamSanitizeTest.SCHEMA);
+      assertEquals(0, b.exitCode(), b.err());
+      List<String> expected = StreamSanitizeTest.rows(batch);
+      assertEquals(FILES * ROWS_PER_FILE, expected.size());
+      assertEquals(expected, StreamSanitizeTest.rows(out), "the restarted stream's table differs from the batch run's");
+      assertEquals(BATCHES, StreamSanitizeTest.versions(out), "a micro-batch was committed twice or not at all");
+    }
 
     List<String> leaks = new ArrayList<>();
     for (Path f : files(List.of(tmp.resolve("first.out"), tmp.resolve("first.err"), tmp.resolve("second.out"),

@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.job.testing.DeltaLogFiles;
+import dev.dptext.job.testing.InJvmSpark;
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
 import dev.dptext.job.testing.JobProcess;
+import dev.dptext.job.testing.ProcessLane;
 import dev.dptext.job.testing.SharedSpark;
 import java.io.File;
 import java.io.IOException;
@@ -40,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * tasks by default, seconds each on two cores (docs/streaming.md).
  */
 @Tag("integration")
+@ProcessLane
 class StreamKillTest {
   // Four micro-batches: two before the kill, two for the restart (each costs a Delta commit in a cold JVM).
   static final int FILES = 16;
@@ -56,7 +60,6 @@ class StreamKillTest {
 
   @BeforeAll
   static void setUp() throws Exception {
-    spark = SharedSpark.get();
     keyFile = JobFixtures.keyFile(tmp, KEY);
     embeddings = JobFixtures.gloveFile(tmp, 3000);
   }
@@ -100,7 +103,7 @@ class StreamKillTest {
     assertEquals(0, kill.waitFor());
     assertTrue(first.waitFor(30, TimeUnit.SECONDS));
     assertEquals(137, first.exitValue(), "killed by SIGKILL");
-    long committedAtKill = lastVersion(out);
+    long committedAtKill = DeltaLogFiles.lastVersion(out);
     assertTrue(committedAtKill < BATCHES, "killed mid-stream: " + committedAtKill + " of " + BATCHES
         + " committed");
 
@@ -109,6 +112,20 @@ class StreamKillTest {
     String secondOut = Files.readString(tmp.resolve("second.out"));
     assertEquals(0, restart.exitValue(), secondOut + Files.readString(tmp.resolve("second.err")));
 
+    // The restart resumed: it committed only what the killed run had not.
+    // Versions 0..k at the kill: k micro-batches and the properties commit.
+    long resumed = (BATCHES - committedAtKill) * FILES_PER_BATCH * ROWS_PER_FILE;
+    assertTrue(secondOut.contains("rows in / out      " + resumed + " / " + resumed), secondOut);
+
+    // The checks in this JVM's Spark: the processes are done.
+    try (InJvmSpark.Held held = InJvmSpark.hold()) {
+      checkAgainstABatchRun(in, out, cp);
+    }
+  }
+
+  /** The restarted stream's table against a batch run of the same files, in this JVM, and the logs' contents. */
+  private void checkAgainstABatchRun(Path in, Path out, Path cp) throws IOException {
+    spark = SharedSpark.get();
     Path batch = tmp.resolve("batch");
     Run b = JobFixtures.sanitize(in, batch.toString(), keyFile, embeddings, "--input-format", "json",
         "--input-schema", StreamSanitizeTest.SCHEMA);
@@ -126,10 +143,6 @@ class StreamKillTest {
         .get("id").asText();
     assertEquals(BATCHES - 1L, DeltaLog.forTable(spark, out.toString()).update(false, scala.Option.empty(),
         scala.Option.empty()).transactions().get(StreamCheckpoint.appId(queryId)).get());
-    // The restart resumed: it committed only what the killed run had not.
-    // Versions 0..k at the kill: k micro-batches and the properties commit.
-    long resumed = (BATCHES - committedAtKill) * FILES_PER_BATCH * ROWS_PER_FILE;
-    assertTrue(secondOut.contains("rows in / out      " + resumed + " / " + resumed), secondOut);
 
     List<String> leaks = new ArrayList<>();
     for (Path f : filesUnder(List.of(tmp.resolve("first.out"), tmp.resolve("first.err"), tmp.resolve("second.out"),

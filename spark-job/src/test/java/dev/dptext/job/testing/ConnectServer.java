@@ -35,7 +35,7 @@ public final class ConnectServer {
 
   private static Process process;
   private static int port;
-  private static SparkSession client;
+  private static volatile SparkSession client;
   /** Seconds the server took to accept connections, for the report. */
   public static double startSeconds;
 
@@ -55,8 +55,21 @@ public final class ConnectServer {
     return all.toString();
   }
 
-  /** The Connect client session of this JVM's server (starting the server first if needed). */
-  public static synchronized SparkSession session() {
+  /**
+   * The Connect client session of this JVM's server, started on the first call, which holds {@link InJvmSpark}
+   * (creating a client swaps the JVM's default session; the lock is taken before this class's monitor).
+   */
+  public static SparkSession session() {
+    SparkSession started = client;
+    if (started != null) {
+      return started;
+    }
+    try (InJvmSpark.Held held = InJvmSpark.hold()) {
+      return sessionOrStart();
+    }
+  }
+
+  private static synchronized SparkSession sessionOrStart() {
     if (client == null) {
       // This JVM's classic session (the other job tests', the classic side of the comparisons) first.
       SharedSpark.get();
@@ -69,7 +82,7 @@ public final class ConnectServer {
   }
 
   /** The server's port (starting it first if needed). */
-  public static synchronized int port() {
+  public static int port() {
     session();
     return port;
   }

@@ -58,9 +58,15 @@ public final class JobFixtures {
   /**
    * Runs {@code body} with {@code System.out} and {@code System.err} captured (restored after it, also when
    * it throws, which is rethrown as it is: an unchecked exception or error unchanged, a checked one
-   * wrapped in a RuntimeException).
+   * wrapped in a RuntimeException). Holds {@link InJvmSpark}: the capture swaps the JVM's {@code System.out}.
    */
   public static Output capture(Body body) {
+    try (InJvmSpark.Held held = InJvmSpark.hold()) {
+      return captured(body);
+    }
+  }
+
+  private static Output captured(Body body) {
     PrintStream oldOut = System.out;
     PrintStream oldErr = System.err;
     ByteArrayOutputStream out = new ByteArrayOutputStream();

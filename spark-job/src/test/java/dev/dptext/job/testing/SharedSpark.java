@@ -21,11 +21,22 @@ public final class SharedSpark {
   /** Spark's event log of this JVM's session, which the secrets test searches for the key. */
   public static final Path EVENT_LOG = ROOT.resolve("event-log");
 
-  private static SparkSession session;
+  private static volatile SparkSession session;
 
   private SharedSpark() {}
 
-  public static synchronized SparkSession get() {
+  /** The session, started on the first call (which holds {@link InJvmSpark}: starting it is in-JVM work). */
+  public static SparkSession get() {
+    SparkSession started = session;
+    if (started != null) {
+      return started;
+    }
+    try (InJvmSpark.Held held = InJvmSpark.hold()) {
+      return getOrStart();
+    }
+  }
+
+  private static synchronized SparkSession getOrStart() {
     if (session == null) {
       ScratchDirectories.wipe(ROOT);
       try {
