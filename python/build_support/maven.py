@@ -1,16 +1,18 @@
 """The Python half of the Maven build (called by python/pom.xml through exec-maven-plugin).
 
-  test     venv with the pinned tools, stage the package, build its wheel and install that, ruff, then
-           pytest: classic and Spark Connect at once, as two processes (pyspark switches every column
-           function to Connect once a Connect session exists in a process)
-  package  the same staging, then a wheel in target/dist
+  test     the default model and the venv with the pinned tools (at once: a JVM and pip), stage the package,
+           build its wheel and install that, ruff, then pytest: classic and Spark Connect at once, as two
+           processes (pyspark switches every column function to Connect once a Connect session exists in a
+           process)
+  package  the same default model, venv and staging, then a wheel in target/dist
 
 Staging copies the sources to target/pkg and adds what the build derives: _version.py (the pom's
 version in PEP 440 form), jars/ (the udfs jar of this build; jars/delta, Delta's jars for
 configure(delta=True); jars/job, the job's jar and picocli for dptext.stream), registry.json (exported by the JVM's
 dev.dptext.spark.ml.RegistryJson, the one source of mechanisms, guarantees and settings) and
 models/default.dptext-model (the default model for the Python engine, built by the JVM's
-dev.dptext.runtime.DefaultModelFile in python/pom.xml; docs/model-format.md).
+dev.dptext.runtime.DefaultModelFile, 83 MB, 10-20 s, not rebuilt while it is newer than the jar;
+docs/model-format.md).
 """
 
 from __future__ import annotations
@@ -40,6 +42,32 @@ def pep440(maven_version: str) -> str:
 def run(cmd: list[str], **kw) -> None:
     print("+", " ".join(str(c) for c in cmd), flush=True)
     subprocess.run([str(c) for c in cmd], check=True, **kw)
+
+
+def start_default_model(java: str, jar: Path, classpath: str, out: Path) -> subprocess.Popen:
+    """Starts the JVM that writes the default model file to ``out`` (the embedded embeddings with the tables
+    build-model stores by default, and the covariance), unless ``out`` is newer than ``jar``. It runs while pip
+    makes the venv: one is a JVM, the other mostly pip, and a fresh clone needs both (~10 s and ~13 s)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        java,
+        "-Xmx2g",
+        "--add-modules=jdk.incubator.vector",
+        "-Dslf4j.internal.verbosity=ERROR",
+        "-cp",
+        os.pathsep.join([str(jar), classpath]),
+        "dev.dptext.runtime.DefaultModelFile",
+        out,
+        "--unless-newer-than",
+        jar,
+    ]
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    return subprocess.Popen([str(c) for c in cmd])
+
+
+def await_default_model(process: subprocess.Popen, out: Path) -> None:
+    if process.wait() != 0 or not out.is_file():
+        raise SystemExit(f"building the default model {out} failed (exit {process.returncode}); see above")
 
 
 def ensure_venv(target: Path) -> Path:
@@ -206,16 +234,21 @@ def main() -> None:
     p.add_argument("--test-jars", default="")
     p.add_argument("--bundled-jars", type=Path, help="a folder with delta/ and job/ jars to bundle")
     p.add_argument("--job-jar", type=Path, help="the job's jar, bundled for dptext.stream")
-    p.add_argument("--default-model", type=Path, help="the default model file, for the Python engine")
+    p.add_argument("--default-model", required=True, type=Path, help="the default model file to build and bundle")
+    p.add_argument("--default-model-classpath", required=True, help="what building it needs besides --jar")
     a = p.parse_args()
     if not a.jar.is_file():
         raise SystemExit(f"{a.jar} is missing: the udfs module builds it (run the reactor from the root)")
     if a.job_jar and not a.job_jar.is_file():
         raise SystemExit(f"{a.job_jar} is missing: the spark-job module builds it (./mvnw -B -ntp -DskipTests package)")
-    if a.default_model and not a.default_model.is_file():
-        raise SystemExit(f"{a.default_model} is missing: python/pom.xml builds it (DefaultModelFile)")
     a.target.mkdir(parents=True, exist_ok=True)
-    python = ensure_venv(a.target)
+    model = start_default_model(a.java, a.jar, a.default_model_classpath, a.default_model)
+    try:
+        python = ensure_venv(a.target)
+    except BaseException:
+        model.kill()
+        raise
+    await_default_model(model, a.default_model)
     pkg = stage(a.target, python, a.version, a.jar, a.java, a.bundled_jars, a.job_jar, a.default_model)
     if a.goal == "test":
         built = wheel(python, pkg, a.target / "test-wheel")
