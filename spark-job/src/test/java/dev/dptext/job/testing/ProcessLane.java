@@ -17,8 +17,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * on two cores leaves the other lane's single driver thread room, and the reverse.
  *
  * <p>The class's in-JVM work (running the job in this JVM, reading tables through {@link SharedSpark})
- * holds {@link InJvmSpark}: {@code JobFixtures.run}, {@code SharedSpark.get()} and
- * {@code ConnectServer.session()} take it themselves, a read of a table is wrapped in
+ * holds {@link InJvmSpark}: {@code JobFixtures.run} takes it itself, as do {@code SharedSpark.get()} and
+ * {@code ConnectServer.session()} when they start what they return; a read of a table is wrapped in
  * {@code try (var held = InJvmSpark.hold())}. Waiting on a process, reading its files and killing it need
  * nothing. The unit layer ({@code ./mvnw test}) runs everything in one thread and ignores this.
  */
