@@ -53,7 +53,6 @@ class StreamKillTest {
   static final String KEY = "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9";
 
   @TempDir static Path tmp;
-  static SparkSession spark;
   static Path keyFile;
   static Path embeddings;
   private final List<Process> started = new ArrayList<>();
@@ -125,7 +124,7 @@ class StreamKillTest {
 
   /** The restarted stream's table against a batch run of the same files, in this JVM, and the logs' contents. */
   private void checkAgainstABatchRun(Path in, Path out, Path cp) throws IOException {
-    spark = SharedSpark.get();
+    SparkSession spark = SharedSpark.get();
     Path batch = tmp.resolve("batch");
     Run b = JobFixtures.sanitize(in, batch.toString(), keyFile, embeddings, "--input-format", "json",
         "--input-schema", StreamSanitizeTest.SCHEMA);
@@ -137,7 +136,7 @@ class StreamKillTest {
     assertEquals(FILES * ROWS_PER_FILE, spark.read().format("delta").load(out.toString()).select("id").distinct().count());
     // Each micro-batch in exactly one commit, plus the new table's one properties commit (the audit
     // mirrored after the first micro-batch), and the stream's transaction at the last batch.
-    assertEquals(BATCHES, lastVersion(out), "a micro-batch was committed twice or not at all");
+    assertEquals(BATCHES, lastVersion(spark, out), "a micro-batch was committed twice or not at all");
     assertEquals(1, spark.sql("DESCRIBE HISTORY delta.`" + out + "`").where("operation = 'SET TBLPROPERTIES'").count());
     String queryId = new com.fasterxml.jackson.databind.ObjectMapper().readTree(cp.resolve("metadata").toFile())
         .get("id").asText();
@@ -159,7 +158,7 @@ class StreamKillTest {
             .filter(l -> l.contains("stream: ")).toList());
   }
 
-  private static long lastVersion(Path table) {
+  private static long lastVersion(SparkSession spark, Path table) {
     return DeltaLog.forTable(spark, table.toString()).update(false, scala.Option.empty(), scala.Option.empty()).version();
   }
 
