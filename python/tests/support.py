@@ -102,6 +102,14 @@ def pom_version() -> str:
     return match.group(1)
 
 
+def jvm_options(*options: str) -> str:
+    """``options`` and the test runner's CPU settings, the JVM options of every JVM a Python test starts: the
+    parent pom's ``test.jvm.cpu`` (the serial collector, JIT thresholds x4), which the Maven build passes as
+    DPTEXT_TEST_JVM_OPTIONS (none when pytest runs on its own). They change what a JVM spends compiling and
+    collecting, not what a test checks."""
+    return " ".join([*options, *os.environ.get("DPTEXT_TEST_JVM_OPTIONS", "").split()])
+
+
 def log4j_config(log_file: Path) -> Path:
     """A log4j2 configuration: everything at INFO and dptext at DEBUG into log_file, warnings to the console."""
     conf = TMP / f"log4j2-{log_file.stem}.properties"

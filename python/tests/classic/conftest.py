@@ -36,6 +36,8 @@ def plain_notebook(request, key):
     folder.mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")}
     env["DPTEXT_KEY"] = key_hex
+    if support.jvm_options():  # PySpark's own way to give its JVM options: the notebook's code stays the user's
+        env["PYSPARK_SUBMIT_ARGS"] = f'--driver-java-options "{support.jvm_options()}" pyspark-shell'
     with open(folder / "stdout.txt", "wb") as out, open(folder / "stderr.txt", "wb") as err:
         process = subprocess.Popen(
             [sys.executable, str(support.REPO / "notebooks" / "dptext-python.py")],
@@ -70,7 +72,10 @@ def spark(key, jvm_log):
         .config("spark.sql.warehouse.dir", str(support.TMP / "warehouse"))
         .config(
             "spark.driver.extraJavaOptions",
-            f"-Dlog4j2.configurationFile={support.log4j_config(jvm_log)} -Dderby.system.home={support.TMP / 'derby'}",
+            support.jvm_options(
+                f"-Dlog4j2.configurationFile={support.log4j_config(jvm_log)}",
+                f"-Dderby.system.home={support.TMP / 'derby'}",
+            ),
         )
     )
     if support.test_jars():

@@ -15,6 +15,7 @@ from tests import support
 
 def main(key_file: str, out: str) -> None:
     builder = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+    builder = builder.config("spark.driver.extraJavaOptions", support.jvm_options())
     spark = dptext.configure(builder, key_file=key_file, **support.SETTINGS).getOrCreate()
     try:
         df = spark.createDataFrame(support.TICKETS, support.SCHEMA)

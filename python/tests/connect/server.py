@@ -54,7 +54,7 @@ def start(key_file: Path, conf: dict[str, str] | None = None, timeout: float = 2
         "spark.sql.shuffle.partitions": "2",
         "spark.sql.warehouse.dir": str(support.TMP / "connect-warehouse"),
         "spark.dptext.keyFile": str(key_file),
-        "spark.driver.extraJavaOptions": f"-Dderby.system.home={support.TMP / 'connect-derby'}",
+        "spark.driver.extraJavaOptions": support.jvm_options(f"-Dderby.system.home={support.TMP / 'connect-derby'}"),
         **(conf or {}),
     }
     cmd = connect_server.command(settings, port=port, master="local[2]")

@@ -83,7 +83,15 @@ def references_command(argument_files: list[Path]) -> list[str]:
     jars = [session.jar_path(), *session.job_jars(), str(connect_server.spark_home() / "jars" / "*")]
     java_options = os.environ.get("DPTEXT_JAVA_OPTIONS", "--add-modules jdk.incubator.vector").split()
     program = Path(__file__).with_name("JobReferences.java")
-    return ["java", *java_options, "-Xmx2g", "-cp", os.pathsep.join(jars), str(program), *map(str, argument_files)]
+    return [
+        "java",
+        *java_options,
+        *support.jvm_options("-Xmx2g").split(),
+        "-cp",
+        os.pathsep.join(jars),
+        str(program),
+        *map(str, argument_files),
+    ]
 
 
 @pytest.fixture(scope="session")
@@ -160,7 +168,9 @@ def bare_server():
         "spark.databricks.delta.snapshotPartitions": "2",
         "spark.pyspark.python": str(client_venv() / "bin" / "python"),
         "spark.sql.warehouse.dir": str(support.TMP / "serverless" / "warehouse"),
-        "spark.driver.extraJavaOptions": f"-Dderby.system.home={support.TMP / 'serverless' / 'derby'}",
+        "spark.driver.extraJavaOptions": support.jvm_options(
+            f"-Dderby.system.home={support.TMP / 'serverless' / 'derby'}"
+        ),
     }
     for k, v in conf.items():
         cmd += ["--conf", f"{k}={v}"]

@@ -48,12 +48,15 @@ class VectorWidthTest {
     assertTrue(output.contains("rejected: -D" + VectorWidth.PROPERTY + "=384 is not a vector width"), output);
   }
 
-  /** Runs {@code main} in a child JVM with this JVM's module flags and {@value VectorWidth#PROPERTY} = {@code bits}. */
+  /**
+   * Runs {@code main} in a child JVM with this JVM's module flags, its {@code -XX} settings (the parent pom's
+   * test.jvm) and {@value VectorWidth#PROPERTY} = {@code bits}.
+   */
   private static String runChild(String bits, Class<?> main) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
     for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (flag.startsWith("--add-") || flag.startsWith("-Dlog4j2")) {
+      if (flag.startsWith("--add-") || flag.startsWith("-Dlog4j2") || flag.startsWith("-XX:")) {
         command.add(flag);
       }
     }

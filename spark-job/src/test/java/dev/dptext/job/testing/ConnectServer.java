@@ -171,9 +171,7 @@ public final class ConnectServer {
       List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.add("-Xmx1536m");
-      for (String flag : moduleOptions()) {
-        cmd.add(flag);
-      }
+      cmd.addAll(ChildJvm.flags());
       cmd.add("-cp");
       cmd.add(classpath);
       // spark.* system properties are what SparkConf reads: the --conf of a spark-submit launch.
@@ -255,17 +253,6 @@ public final class ConnectServer {
   }
 
   /** Spark's JVM flags (the pom's spark.module.options, which Surefire's argLine carries into this JVM). */
-  private static List<String> moduleOptions() {
-    List<String> flags = new ArrayList<>();
-    for (String arg : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (arg.startsWith("--add-") || arg.startsWith("-XX:+IgnoreUnrecognizedVMOptions")
-          || arg.startsWith("-Djdk.reflect.useDirectMethodHandle") || arg.startsWith("-Dio.netty.")) {
-        flags.add(arg);
-      }
-    }
-    return flags;
-  }
-
   private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();

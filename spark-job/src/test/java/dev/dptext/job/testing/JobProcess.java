@@ -2,14 +2,13 @@ package dev.dptext.job.testing;
 
 import dev.dptext.job.DpTextJob;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The job as a process of its own, as a scheduler runs it: this JVM's classpath and Spark's module
- * flags, the job's log configuration, {@code spark.*} system properties for its session (a local master,
+ * The job as a process of its own, as a scheduler runs it: this JVM's classpath and its flags ({@link
+ * ChildJvm}), the job's log configuration, {@code spark.*} system properties for its session (a local master,
  * or a Spark Connect remote), stdout and stderr to files. For the tests that kill it.
  */
 public final class JobProcess {
@@ -29,12 +28,7 @@ public final class JobProcess {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + heap);
-    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (a.startsWith("--add-") || a.startsWith("-XX:+IgnoreUnrecognizedVMOptions") || a.startsWith("-Djdk.reflect")
-          || a.startsWith("-Dio.netty")) {
-        cmd.add(a);
-      }
-    }
+    cmd.addAll(ChildJvm.flags());
     cmd.add("-Dlog4j2.configurationFile=" + Path.of("..", "conf", "log4j2.properties").toAbsolutePath().normalize());
     for (String property : session) {
       cmd.add("-D" + property);

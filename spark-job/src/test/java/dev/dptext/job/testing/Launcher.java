@@ -40,7 +40,8 @@ public final class Launcher {
       // The test session's shuffle partitions (4), as a spark.* system property, which the job's SparkConf
       // reads: with Spark's default 200, the evaluation commands' many small MLlib jobs took ~10× longer on
       // two cores (evaluate utility on 200 rows: 185 s instead of 17 s).
-      pb.environment().put("DPTEXT_JAVA_OPTS", "-Xmx1g -Dspark.sql.shuffle.partitions=4");
+      // With it, the test JVM's CPU settings (ChildJvm), through the user's own knob for JVM options.
+      pb.environment().put("DPTEXT_JAVA_OPTS", "-Xmx1g -Dspark.sql.shuffle.partitions=4 " + ChildJvm.cpuSettings());
       // The key comes from the test's key file, never from the developer's shell.
       pb.environment().remove("DPTEXT_KEY");
       pb.environment().remove("SPARK_REMOTE");
