@@ -2,6 +2,7 @@ package dev.dptext.job.testing;
 
 import java.lang.management.ManagementFactory;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The JVM flags a JVM the tests launch (the job as its own process, a Spark Connect server, the launcher's
@@ -30,7 +31,7 @@ public final class ChildJvm {
     return arg.equals("-XX:+UseSerialGC") || arg.startsWith("-XX:CompileThresholdScaling=");
   }
 
-  private static java.util.stream.Stream<String> inherited() {
+  private static Stream<String> inherited() {
     return ManagementFactory.getRuntimeMXBean().getInputArguments().stream();
   }
 }

@@ -252,7 +252,6 @@ public final class ConnectServer {
     }
   }
 
-  /** Spark's JVM flags (the pom's spark.module.options, which Surefire's argLine carries into this JVM). */
   private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
