@@ -10,10 +10,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * the job run in this JVM, reading what a process wrote through {@link SharedSpark}, the Connect client.
  *
  * <p>That work cannot run beside other in-JVM work: the job's output capture swaps {@code System.out}, a new
- * Connect client takes the JVM's default session, and tests count the session's jobs. {@link JobFixtures#capture}
- * takes the lock itself, as do {@link SharedSpark#get} and {@link ConnectServer#session} when they start what
- * they return; a lane test reading tables takes it with {@link #hold}. Fair, so that a lane test waiting to check its processes' output goes
- * next, after the method in progress.
+ * Connect client takes the JVM's default session, and tests count the session's jobs.
+ * {@link JobFixtures#capture} takes the lock itself, as do {@link SharedSpark#get} and
+ * {@link ConnectServer#session} when they start what they return; a lane test reading tables takes it with
+ * {@link #hold}. Fair, so that a lane test waiting to check its processes' output goes next, after the method
+ * in progress.
  *
  * <p>{@link #hold} takes the lock only in a lane test's thread. Everywhere else it has nothing to do: a
  * method of the other lane already holds the lock, and the threads such a method starts (the race tests run
