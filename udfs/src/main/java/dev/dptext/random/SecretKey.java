@@ -179,6 +179,24 @@ public final class SecretKey implements Serializable {
     }
   }
 
+  /**
+   * HMAC-SHA256 under this key of {@code label} and {@code message} (the label's length first, so that no
+   * two pairs encode alike), 128 bits in hex: a digest of {@code message} that only the key's holder can
+   * compute or check, so that a digest of something guessable (a short text, an id) reveals nothing of it.
+   */
+  public String tag(String label, byte[] message) {
+    try {
+      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      mac.init(new javax.crypto.spec.SecretKeySpec(material, "HmacSHA256"));
+      byte[] l = label.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      mac.update(java.nio.ByteBuffer.allocate(4).putInt(l.length).array());
+      mac.update(l);
+      return java.util.HexFormat.of().formatHex(mac.doFinal(message), 0, 16);
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is not available in this JVM", e);
+    }
+  }
+
   /** A copy of the key bytes, for the PRF only. */
   byte[] material() {
     return material.clone();

@@ -105,10 +105,19 @@ public final class Sanitizer implements Serializable {
     return b;
   }
 
-  /** The canonical bytes of an id: raw for binary ids, else UTF-8 of its string form. */
-  static byte[] idBytes(Object id) {
+  /**
+   * The canonical bytes of an id: raw for binary ids, else UTF-8 of its string form. A {@code TIMESTAMP}
+   * id is an instant: its form is the instant's ISO-8601 text in UTC ({@code 2026-01-01T08:00:00Z}, as
+   * {@link java.time.Instant#toString}), the same whether Spark hands it over as a {@code Timestamp} or an
+   * {@code Instant} and whatever the JVM's time zone ({@code Timestamp.toString} is local time, so two
+   * executors in different zones would seed one row differently).
+   */
+  public static byte[] idBytes(Object id) {
     if (id instanceof byte[] b) {
       return b;
+    }
+    if (id instanceof java.sql.Timestamp t) {
+      return t.toInstant().toString().getBytes(StandardCharsets.UTF_8);
     }
     if (id instanceof java.math.BigDecimal d) {
       return d.stripTrailingZeros().toPlainString().getBytes(StandardCharsets.UTF_8);

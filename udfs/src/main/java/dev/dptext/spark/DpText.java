@@ -215,6 +215,14 @@ public final class DpText {
       return k.isFresh() ? null : k.fingerprint();
     }
 
+    /**
+     * {@link SecretKey#tag} under the key this sanitizer seeds rows with: a digest only the key's holder can
+     * compute (the privacy ledger keys what a release sanitized with it); null with fresh randomness.
+     */
+    public String keyTag(String label, byte[] message) {
+      return keyFingerprint() == null ? null : resolvedKey().tag(label, message);
+    }
+
     /** The key resolved from {@link #resolvedFor}'s key source, read once per configuration. */
     private SecretKey resolved;
     private DpTextOptions resolvedFor;

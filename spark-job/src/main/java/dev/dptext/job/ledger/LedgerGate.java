@@ -2,6 +2,7 @@ package dev.dptext.job.ledger;
 
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
+import dev.dptext.runtime.RowContent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -25,13 +26,13 @@ public final class LedgerGate {
   public record Entry(SparkSession spark, ReleasePlan plan, Release release) {
     /**
      * Computes the rows {@code accepted} releases (keyed by {@code idColumn}, null for none) and takes them
-     * through {@link #before}.
+     * through {@link #before}; {@code content}: what they hold, summed by the input's check.
      */
     public static Entry of(SparkSession spark, LedgerRequest request, SourceSnapshot snapshot,
-        org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> accepted, String idColumn, ReleasePlan plan,
-        Consumer<String> say) {
+        org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> accepted, String idColumn, RowContent.Sums content,
+        ReleasePlan plan, Consumer<String> say) {
       ReleasedRows rows = ReleasedRows.of(accepted, idColumn);
-      return new Entry(spark, plan, before(spark, plan, snapshot.version(), rows, request.dryRun(), say));
+      return new Entry(spark, plan, before(spark, plan, snapshot.version(), rows, content, request.dryRun(), say));
     }
 
     public void committed(long version, Consumer<String> warn) {
@@ -60,8 +61,8 @@ public final class LedgerGate {
    *     written then (a release recorded before the re-check is withdrawn)
    */
   public static Release before(SparkSession spark, ReleasePlan plan, String sourceVersion, ReleasedRows rows,
-      boolean dryRun, Consumer<String> say) {
-    Release release = plan.release(sourceVersion, rows);
+      RowContent.Sums content, boolean dryRun, Consumer<String> say) {
+    Release release = plan.release(sourceVersion, rows, content);
     LedgerTable ledger = plan.ledger() == null ? null : new LedgerTable(spark, plan.ledger());
     List<Release> earlier = ledger == null ? List.of() : ledger.releases();
     Spending.Outcome outcome = new Spending(plan.source(), earlier).with(release, plan.budget());
@@ -129,8 +130,8 @@ public final class LedgerGate {
   }
 
   private static String spends(Spending.Outcome o, Double budget) {
-    String added = o.keysCharged() == 0 ? "it adds nothing (it repeats an earlier release with the same key, "
-        + "settings and snapshot)" : String.format(Locale.ROOT, "it adds ε %s to %,d row key(s)",
+    String added = o.keysCharged() == 0 ? "it adds nothing (it repeats an earlier release: the same key and "
+        + "settings over the same rows, each with the same seed and text)" : String.format(Locale.ROOT, "it adds ε %s to %,d row key(s)",
         Spending.format(o.epsilon()), o.keysCharged());
     return added + String.format(Locale.ROOT, "; the largest ε per row of the source goes from %s to %s",
         Spending.format(o.maximumBefore()), Spending.format(o.maximumAfter()))

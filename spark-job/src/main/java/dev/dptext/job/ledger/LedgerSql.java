@@ -19,6 +19,7 @@ public final class LedgerSql {
     return """
         WITH live AS (
           SELECT release_id, epsilon, ranges, id_column, key_fingerprint, randomness, settings_fingerprint,
+            content_fingerprint,
             CASE WHEN source LIKE 'delta:%%' THEN source ELSE 'files' END AS source,
             CASE WHEN release_id IN (SELECT release_id FROM %1$s WHERE event = 'snapshot_changed') THEN NULL
               ELSE source_version END AS source_version,
@@ -28,10 +29,11 @@ public final class LedgerSql {
         ), rel AS (
           SELECT source, epsilon, ranges,
             CASE WHEN id_kind = 'none' THEN NULL ELSE concat(id_column, ' (', id_kind, ')') END AS id_space,
-            CASE WHEN key_fingerprint IS NULL OR source_version IS NULL OR randomness = 'fresh'
+            CASE WHEN key_fingerprint IS NULL OR source_version IS NULL OR content_fingerprint IS NULL
+                OR randomness = 'fresh'
               THEN concat('release:', release_id)
               ELSE sha2(concat_ws('|', source, source_version, coalesce(id_column, ''), id_kind,
-                settings_fingerprint, key_fingerprint), 256) END AS identity
+                settings_fingerprint, key_fingerprint, content_fingerprint), 256) END AS identity
           FROM live
         ), ident AS (
           SELECT DISTINCT source, identity, id_space, epsilon FROM rel

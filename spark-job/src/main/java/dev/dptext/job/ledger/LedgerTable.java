@@ -122,7 +122,9 @@ public final class LedgerTable {
     // Concurrent runs append blindly and do not conflict; two that both CREATE the ledger may, once.
     for (int attempt = 1; ; attempt++) {
       boolean existed = exists();
-      DataFrameWriter<Row> w = spark.createDataFrame(rows, Release.SCHEMA).write().format("delta").mode("append");
+      // mergeSchema: a ledger written before a column was added (content_fingerprint) gains it.
+      DataFrameWriter<Row> w = spark.createDataFrame(rows, Release.SCHEMA).write().format("delta").mode("append")
+          .option("mergeSchema", "true");
       if (!existed) {
         w = w.option("delta.appendOnly", "true");
       }

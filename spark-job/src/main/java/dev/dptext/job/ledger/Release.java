@@ -33,12 +33,16 @@ import org.apache.spark.sql.types.StructType;
  *     cannot read (a Spark Connect server's own)
  * @param randomness {@code column}, {@code content-hash} or {@code fresh} (the id mode)
  * @param settingsFingerprint SHA-256 of every setting the output depends on, the key's source left out
+ * @param contentFingerprint what the release sanitized: HMAC under the key of the sums of every released row's
+ *     {@code RowContent} (its seed bytes and text as the sanitizer read them), 128 bits in hex; null when not
+ *     known (fresh randomness, a key not readable here, a release recorded before it was)
  * @param output where the sanitized rows go
  * @param dptextVersion the job's version
  */
 public record Release(String releaseId, Timestamp recordedAt, String source, String sourceVersion,
     ReleasedRows rows, String mechanism, String parameters, double epsilon, String guarantee,
-    String keyFingerprint, String randomness, String settingsFingerprint, String output, String dptextVersion) {
+    String keyFingerprint, String randomness, String settingsFingerprint, String contentFingerprint, String output,
+    String dptextVersion) {
 
   /** The events a release goes through in the ledger. */
   public static final String INTENDED = "intended";
@@ -46,6 +50,9 @@ public record Release(String releaseId, Timestamp recordedAt, String source, Str
   public static final String WITHDRAWN = "withdrawn";
   /** Its input files were not the same after its write as when recorded: its snapshot is unknown. */
   public static final String SNAPSHOT_CHANGED = "snapshot_changed";
+
+  /** The column added after the first ledgers were written: an older ledger gains it with its next release. */
+  static final String CONTENT_FINGERPRINT = "content_fingerprint";
 
   /** The ledger table's columns. Events other than {@link #INTENDED} carry only the first columns. */
   public static final StructType SCHEMA = new StructType(new StructField[] {
@@ -70,20 +77,23 @@ public record Release(String releaseId, Timestamp recordedAt, String source, Str
       DataTypes.createStructField("key_fingerprint", DataTypes.StringType, true),
       DataTypes.createStructField("randomness", DataTypes.StringType, true),
       DataTypes.createStructField("settings_fingerprint", DataTypes.StringType, true),
-      DataTypes.createStructField("dptext_version", DataTypes.StringType, true)});
+      DataTypes.createStructField("dptext_version", DataTypes.StringType, true),
+      DataTypes.createStructField(CONTENT_FINGERPRINT, DataTypes.StringType, true)});
 
   /**
-   * What makes two releases the same release: with the same key, settings, source snapshot, id column and
-   * id seed form ({@link ReleasedRows#idForm}), the output of a row both cover is the same text (its seed
-   * and its text are), so the second adds no spending there. A release with fresh randomness, with a key
-   * not known here or of an unknown snapshot is only itself.
+   * What makes two releases the same release: the same key and settings and what they sanitized — every
+   * row's seed bytes and text ({@link #contentFingerprint}), so each row's output is the same and the second
+   * adds no spending; then (a guard, never a way to a repeat) the same source snapshot, id column and id
+   * seed form. Nothing the output depends on is left to a list of fields: whatever way of reading, typing or
+   * seeding changes an output row changes its content. A release with fresh randomness, with a key or content
+   * not known here, or of an unknown snapshot (its files changed while it read them) is only itself.
    */
   public String repeatKey() {
-    if (keyFingerprint == null || sourceVersion == null || randomness.equals("fresh")) {
+    if (keyFingerprint == null || sourceVersion == null || contentFingerprint == null || randomness.equals("fresh")) {
       return "release:" + releaseId;
     }
     return sha256(String.join("\u0000", source, sourceVersion, String.valueOf(rows.idColumn()), rows.kindLabel(),
-        settingsFingerprint, keyFingerprint));
+        settingsFingerprint, keyFingerprint, contentFingerprint));
   }
 
   /** The source that files are accounted in: every file of every spelling, folder level, link or copy. */
@@ -109,7 +119,7 @@ public record Release(String releaseId, Timestamp recordedAt, String source, Str
     }
     return RowFactory.create(releaseId, INTENDED, recordedAt, output, null, source, sourceVersion, rows.idColumn(),
         rows.kindLabel(), ranges, rows.exact(), rows.rows(), mechanism, parameters, epsilon, guarantee,
-        keyFingerprint, randomness, settingsFingerprint, dptextVersion);
+        keyFingerprint, randomness, settingsFingerprint, dptextVersion, contentFingerprint);
   }
 
   /** A later event of release {@code releaseId}: {@link #COMMITTED} (with the output's version) or {@link #WITHDRAWN}. */
@@ -140,8 +150,9 @@ public record Release(String releaseId, Timestamp recordedAt, String source, Str
     return new Release(r.getAs("release_id"), r.getAs("recorded_at"), accountedIn(r.getAs("source")),
         snapshotChanged ? null : r.getAs("source_version"),
         rows, r.getAs("mechanism"), r.getAs("parameters"), r.<Double>getAs("epsilon"), r.getAs("guarantee"),
-        r.getAs("key_fingerprint"), r.getAs("randomness"), r.getAs("settings_fingerprint"), r.getAs("output"),
-        r.getAs("dptext_version"));
+        r.getAs("key_fingerprint"), r.getAs("randomness"), r.getAs("settings_fingerprint"),
+        java.util.Arrays.asList(r.schema().fieldNames()).contains(CONTENT_FINGERPRINT) ? r.getAs(CONTENT_FINGERPRINT)
+            : null, r.getAs("output"), r.getAs("dptext_version"));
   }
 
   static String sha256(String text) {

@@ -9,7 +9,10 @@ import static org.apache.spark.sql.functions.when;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.TableName;
+import dev.dptext.runtime.RowContent;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.spark.sql.Column;
@@ -61,7 +64,8 @@ public final class InputTable {
    * are longer than the JSON reader's string limit, which a valid record with a longer text value
    * exceeds.
    */
-  public record Counts(long rows, long malformed, long nullIds, long overStringLimit, long longestText) {
+  public record Counts(long rows, long malformed, long nullIds, long overStringLimit, long longestText,
+      RowContent.Sums content) {
     public long rejected() {
       return malformed + nullIds;
     }
@@ -284,22 +288,51 @@ public final class InputTable {
    * that reads only the corrupt-record column; this one reads every column, see below.)
    */
   public Counts count() {
+    return count(false);
+  }
+
+  /**
+   * As {@link #count}; with {@code content}, the same pass also sums the {@link RowContent} of the rows to
+   * sanitize (their seed bytes and text, as the sanitizer will read them): what the privacy ledger tells
+   * releases apart by ({@link Counts#content}, null without).
+   */
+  public Counts count(boolean content) {
     // Spark's CSV/JSON readers parse only the columns a query uses, and a record is malformed only if
     // a USED column does not fit (a word in a declared INT column the count never reads would be
     // found only by the write, which reads every column). The hash uses every column, so the count
     // sees exactly the malformed records that the write will.
     Column everyColumn = functions.xxhash64(Arrays.stream(all.columns()).map(c -> col(quoted(c)))
         .toArray(Column[]::new));
-    Row r = all.agg(functions.count(lit(1)),
+    List<Column> aggregates = new ArrayList<>(List.of(functions.count(lit(1)),
         sum(when(malformed(), 1).otherwise(0)),
         sum(when(not(malformed()).and(nullId()), 1).otherwise(0)),
         functions.count(col(textColumn)),
         functions.max(everyColumn),
         sum(when(malformed().and(hasCorruptColumn ? functions.length(col(CORRUPT)).gt(JSON_STRING_LIMIT) : lit(false)), 1)
             .otherwise(0)),
-        functions.max(functions.length(col(textColumn)))).first();
+        functions.max(functions.length(col(textColumn)))));
+    Dataset<Row> rows = all;
+    if (content) {
+      // A column of its own, so that the UDF runs once per row whatever the aggregation does with it.
+      String lanes = "_dptext_content";
+      rows = all.withColumn(lanes, when(not(malformed()).and(not(nullId())), RowContent.of(all.sparkSession(),
+          col(quoted(textColumn)), idColumn == null ? null : col(quoted(idColumn)))));
+      aggregates.add(functions.count(col(lanes)));
+      for (int i = 0; i < RowContent.LANES; i++) {
+        aggregates.add(sum(functions.element_at(col(lanes), i + 1)));
+      }
+    }
+    Row r = rows.agg(aggregates.get(0), aggregates.subList(1, aggregates.size()).toArray(Column[]::new)).first();
+    RowContent.Sums sums = null;
+    if (content) {
+      long[] lanes = new long[RowContent.LANES];
+      for (int i = 0; i < RowContent.LANES; i++) {
+        lanes[i] = r.isNullAt(8 + i) ? 0 : r.getLong(8 + i);
+      }
+      sums = RowContent.Sums.empty().plus(r.getLong(7), lanes);
+    }
     return new Counts(r.getLong(0), r.isNullAt(1) ? 0 : r.getLong(1), r.isNullAt(2) ? 0 : r.getLong(2),
-        r.isNullAt(5) ? 0 : r.getLong(5), r.isNullAt(6) ? 0 : r.getInt(6));
+        r.isNullAt(5) ? 0 : r.getLong(5), r.isNullAt(6) ? 0 : r.getInt(6), sums);
   }
 
   /** The rows to sanitize: neither malformed nor unkeyable, without the corrupt-record column. */

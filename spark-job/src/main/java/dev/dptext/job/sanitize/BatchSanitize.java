@@ -201,7 +201,9 @@ public final class BatchSanitize {
       return new CheckedInput(input.acceptedCheckedBy(guard), guard, null, 0, spreadTo);
     }
     RunPhases.enter(spark, "check and count the input");
-    InputTable.Counts counts = input.count();
+    // With a ledger, the same pass sums what each accepted row holds (its seed bytes and text): the release's
+    // identity is what it sanitized.
+    InputTable.Counts counts = input.count(r.ledger().active());
     LOG.debug("phase: input counted");
     if (counts.rejected() > 0 && r.corruptPolicy() == InputTable.OnCorrupt.FAIL) {
       throw source.input().failure(counts, r);
@@ -249,7 +251,7 @@ public final class BatchSanitize {
     RunPhases.enter(spark, "record the release in the ledger");
     InputRead in = source.input();
     return Optional.of(LedgerGate.Entry.of(spark, r.ledger(), source.snapshot(), checked.accepted(),
-        settings.idColumn(), settings.releasePlan(spark, r, source.snapshot().source(),
+        settings.idColumn(), checked.counts().content(), settings.releasePlan(spark, r, source.snapshot().source(),
             List.of("model=" + settings.modelHash(spark), "text=" + in.text(), "output=" + in.out(),
                 "frequencies=" + r.frequencySource().strip())), s -> System.out.println("dptext: " + s)));
   }

@@ -88,7 +88,7 @@ public record RunSettings(boolean connect, DpTextOptions options, IdMode ids, St
    */
   public ReleasePlan releasePlan(SparkSession spark, SanitizeRequest r, String source, List<String> extra) {
     return ReleasePlan.of(r.ledger().ledger(), r.ledger().budget(), source, idColumn, builder.options(), ids,
-        Sanitizers.keyFingerprint(connect, builder), builder.guarantee(), extra,
+        Sanitizers.keyFingerprint(connect, builder), Sanitizers.contentKey(connect, builder), builder.guarantee(), extra,
         OutputLocation.qualified(spark, r.output()));
   }
 }

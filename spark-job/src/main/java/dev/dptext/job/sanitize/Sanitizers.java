@@ -127,6 +127,21 @@ public final class Sanitizers {
     }
   }
 
+  /**
+   * What keys a release's content for the ledger ({@link dev.dptext.job.ledger.ContentKey}): the driver's
+   * key where it sanitizes itself, and the key file (absolute) with the key's fingerprint wherever the key
+   * comes from one, for a stream's micro-batch function run on a Spark Connect server.
+   */
+  static dev.dptext.job.ledger.ContentKey contentKey(boolean connect, DpText.Builder builder) {
+    String fingerprint = keyFingerprint(connect, builder);
+    if (fingerprint == null) {
+      return dev.dptext.job.ledger.ContentKey.NONE;
+    }
+    String keyFile = builder.options().get(Settings.KEY_FILE);
+    String absolute = keyFile == null ? null : ServerSanitizer.absolute(keyFile);
+    return dev.dptext.job.ledger.ContentKey.of(connect ? null : builder::keyTag, absolute, fingerprint);
+  }
+
   /** The DataFrame-API sanitizer of these options, with the key resolved now (before any data is read). */
   static DpText.Builder classic(SparkSession spark, DpTextOptions options) {
     try {

@@ -166,7 +166,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
     try {
       InputTable rows = input.over(cached);
       RunPhases.enter(batch.sparkSession(), "micro-batch " + batchId + ": check and count");
-      InputTable.Counts counts = rows.count();
+      InputTable.Counts counts = rows.count(ledger != null); // with the rows' content for the ledger
       long rejected = counts.rejected();
       if (rejected > 0 && rejects == null) {
         throw new JobException(ExitCode.INPUT, "Micro-batch " + batchId + ": " + failure.apply(counts).getMessage()
@@ -184,7 +184,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
       dev.dptext.job.ledger.Release release = ledger == null ? null : dev.dptext.job.ledger.LedgerGate.before(
           batch.sparkSession(), ledger,
           dev.dptext.job.ledger.SourceSnapshot.microBatch(appId, batchId, batch, ledger.source()),
-          dev.dptext.job.ledger.ReleasedRows.of(toSanitize, ledger.idColumn()), false,
+          dev.dptext.job.ledger.ReleasedRows.of(toSanitize, ledger.idColumn()), counts.content(), false,
           line -> LOG.info("stream: micro-batch {}: {}", batchId, line));
       TableWriter.Commit commit = release == null ? TableWriter.Commit.of(audit) : TableWriter.Commit.of(audit)
           .withCommitOnly(dev.dptext.job.ledger.LedgerGate.RELEASE_PROPERTY, release.releaseId());

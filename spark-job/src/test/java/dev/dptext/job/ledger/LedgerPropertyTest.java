@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dptext.job.read.DataFormat;
 import dev.dptext.job.read.InputTable;
 import dev.dptext.job.testing.SharedSpark;
+import dev.dptext.random.SecretKey;
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,97 +60,138 @@ class LedgerPropertyTest {
     spark = SharedSpark.get();
   }
 
-  /** What determines a row's output: key, settings, the bytes that seed it, its text. */
-  record Emitted(String key, double epsilon, String seed, String text) {}
+  /**
+   * What determines a row's output: key, settings, the bytes that seed it, its text, and for SanText+ over
+   * the private corpus the corpus (the texts of the release's rows).
+   */
+  record Emitted(String key, double epsilon, String seed, String text, String corpus) {}
+
+  /** The two keys of the sequences. */
+  static final Map<String, SecretKey> KEYS = Map.of("k0", SecretKey.parse("00".repeat(32), "test key k0"),
+      "k1", SecretKey.parse("11".repeat(32), "test key k1"));
+
+  /** Time zones a scheduler's JVMs may run in: TIMESTAMP ids must seed and count alike in each. */
+  static final String[] ZONES = {"UTC", "Asia/Tokyo", "America/Los_Angeles"};
 
   @Test
   void noSequenceOfReleasesUnderCounts() throws IOException {
     long start = System.nanoTime();
     int releases = 0;
-    for (int seed = 1; seed <= SEEDS; seed++) {
-      releases += runSequence(seed);
+    java.util.TimeZone zone = java.util.TimeZone.getDefault();
+    try {
+      for (int seed = 1; seed <= SEEDS; seed++) {
+        releases += runSequence(seed);
+      }
+    } finally {
+      java.util.TimeZone.setDefault(zone);
     }
     System.out.printf("LedgerPropertyTest: %d sequences, %d releases, %.1f s%n", SEEDS, releases,
         (System.nanoTime() - start) / 1e9);
   }
 
+  /** One row of the data set: its true id, a TIMESTAMP id, and two text columns. */
+  record Source(long id, String ts, String text, String note) {}
+
   private int runSequence(int seed) throws IOException {
     Random random = new Random(seed);
     Path lake = Files.createDirectories(tmp.resolve("lake-" + seed));
     Path ds = lake.resolve("ds");
+    Path csv = lake.resolve("csv");
     // Sparse 64-bit ids, negative and extreme ones included; the two partitions hold different rows.
     List<Long> ids = new ArrayList<>(List.of(Long.MIN_VALUE + 1, Long.MAX_VALUE - 1, -5L, 0L, 7L));
     while (ids.size() < 24) {
       ids.add(random.nextLong() >> random.nextInt(40));
     }
-    computeKeys(ids);
-    Map<String, Map<Long, String>> files = new LinkedHashMap<>();
+    Map<String, Map<Long, Source>> files = new LinkedHashMap<>();
     for (int p = 0; p < 2; p++) {
-      Map<Long, String> rows = new LinkedHashMap<>();
+      Map<Long, Source> rows = new LinkedHashMap<>();
       for (int i = p; i < ids.size(); i += 2) {
-        // The text starts with the row's true id: the oracle's identity of the row, whatever type the id is
-        // read with (a DOUBLE read of two close 64-bit ids can make them one value).
-        rows.put(ids.get(i), "r" + ids.get(i) + " text " + (char) ('a' + random.nextInt(26)) + " g" + random.nextInt(2));
+        // Each text starts with the row's true id: the oracle's identity of the row, whatever column, type or
+        // schema order it is read with (a DOUBLE read of two close 64-bit ids can make them one value).
+        long id = ids.get(i);
+        String g = " g" + random.nextInt(2);
+        rows.put(id, new Source(id, java.time.Instant.ofEpochSecond(1_700_000_000L + i * 3_600L, i * 1_000_000L).toString(),
+            "r" + id + " text " + (char) ('a' + random.nextInt(26)) + g,
+            "r" + id + " note " + (char) ('a' + random.nextInt(26)) + g));
       }
-      files.put("day=" + p + "/part-0.jsonl", rows);
-      write(ds.resolve("day=" + p + "/part-0.jsonl"), rows);
+      files.put("day=" + p, rows);
+      write(ds, csv, "day=" + p, rows);
     }
     Path link = Files.createSymbolicLink(lake.resolve("link"), ds);
     Path hard = Files.createLink(lake.resolve("hard.jsonl"), ds.resolve("day=0/part-0.jsonl"));
-    Map<String, String> spellings = new LinkedHashMap<>(); // spelling -> the files (of ds) it reads
-    spellings.put(ds.toString(), "*");
-    spellings.put(ds.resolve("day=0").toString(), "day=0/part-0.jsonl");
-    spellings.put(ds.resolve("day=1/part-0.jsonl").toString(), "day=1/part-0.jsonl");
-    spellings.put(ds + "/day=1/../day=0/part-0.jsonl", "day=0/part-0.jsonl");
-    spellings.put(ds + "/*/part-0.jsonl", "*");
-    spellings.put(link.resolve("day=1").toString(), "day=1/part-0.jsonl");
-    spellings.put(hard.toString(), "day=0/part-0.jsonl");
-    spellings.put("file://" + ds, "*");
+    Map<String, DataFormat> spellings = new LinkedHashMap<>(); // spelling -> its format
+    spellings.put(ds.toString(), DataFormat.JSON);
+    spellings.put(ds.resolve("day=0").toString(), DataFormat.JSON);
+    spellings.put(ds.resolve("day=1/part-0.jsonl").toString(), DataFormat.JSON);
+    spellings.put(ds + "/day=1/../day=0/part-0.jsonl", DataFormat.JSON);
+    spellings.put(ds + "/*/part-0.jsonl", DataFormat.JSON);
+    spellings.put(link.resolve("day=1").toString(), DataFormat.JSON);
+    spellings.put(hard.toString(), DataFormat.JSON);
+    spellings.put("file://" + ds, DataFormat.JSON);
+    // The same rows as headerless CSV (id, ts, text, note), their text fields after a space.
+    spellings.put(csv.toString(), DataFormat.CSV);
+    spellings.put(csv.resolve("day=1/part-0.csv").toString(), DataFormat.CSV);
 
     List<Release> ledger = new ArrayList<>();
     Map<Long, Set<Emitted>> emitted = new HashMap<>();
-    Map<Long, Set<String>> emittedIn = new HashMap<>(); // the id spaces each row was emitted in
+    Map<Long, Map<String, Long>> emittedIn = new HashMap<>(); // the id spaces each row was emitted in, its key there
     int batchId = 0;
     int count = 0;
+    Params last = null;
     for (int step = 0; step < STEPS; step++) {
       int action = random.nextInt(10);
       if (action < 2) {
-        // An edit in place: one row's text changes; half the time with the same size and modification time.
-        String file = random.nextBoolean() ? "day=0/part-0.jsonl" : "day=1/part-0.jsonl";
-        Map<Long, String> rows = files.get(file);
+        // An edit in place: one row's texts change; half the time with the same size and modification time.
+        String part = random.nextBoolean() ? "day=0" : "day=1";
+        Map<Long, Source> rows = files.get(part);
         Long id = new ArrayList<>(rows.keySet()).get(random.nextInt(rows.size()));
-        String old = rows.get(id);
-        rows.put(id, old.substring(0, old.length() - 4) + (char) ('a' + random.nextInt(26)) + old.substring(
-            old.length() - 3));
-        Path f = ds.resolve(file);
+        Source old = rows.get(id);
+        rows.put(id, new Source(id, old.ts(), edited(old.text(), random), edited(old.note(), random)));
+        Path f = ds.resolve(part + "/part-0.jsonl");
+        Path c = csv.resolve(part + "/part-0.csv");
         FileTime mtime = Files.getLastModifiedTime(f);
-        write(f, rows);
+        FileTime csvTime = Files.getLastModifiedTime(c);
+        write(ds, csv, part, rows);
         if (random.nextBoolean()) {
           Files.setLastModifiedTime(f, mtime);
+          Files.setLastModifiedTime(c, csvTime);
         }
         continue;
       }
       if (action == 2) {
         // A copy of a partition's file elsewhere: the same rows under another name.
-        String file = random.nextBoolean() ? "day=0/part-0.jsonl" : "day=1/part-0.jsonl";
+        String part = random.nextBoolean() ? "day=0" : "day=1";
         Path copy = lake.resolve("copy-" + step + ".jsonl");
-        Files.copy(ds.resolve(file), copy);
-        spellings.put(copy.toString(), file);
+        Files.copy(ds.resolve(part + "/part-0.jsonl"), copy);
+        spellings.put(copy.toString(), DataFormat.JSON);
         continue;
       }
-      List<String> names = new ArrayList<>(spellings.keySet());
-      String spelling = names.get(random.nextInt(names.size()));
-      String type = TYPES[random.nextInt(TYPES.length)];
-      String key = "k" + random.nextInt(2);
-      double epsilon = 1 + random.nextInt(2);
-      String where = random.nextInt(3) == 0 ? "text LIKE '%g1%'" : null;
+      // Half the time the previous release's command again with one thing changed (as a user hunting for an
+      // under-count would), else a command drawn afresh.
+      Params p = last != null && random.nextBoolean() ? last.varied(random, spellings)
+          : Params.drawn(random, spellings);
+      last = p;
+      String spelling = p.spelling();
+      DataFormat format = spellings.get(spelling);
+      String idColumn = p.byTimestamp() ? "ts" : "id";
+      String textColumn = p.textColumn();
+      String schema = "id " + (p.byTimestamp() ? "BIGINT" : p.type()) + ", ts " + (p.byTimestamp() ? "TIMESTAMP"
+          : "STRING") + (p.swapped() && format == DataFormat.CSV ? ", note STRING, text STRING"
+          : ", text STRING, note STRING");
+      Map<String, String> options = format == DataFormat.CSV && p.trimmed()
+          ? Map.of("ignoreLeadingWhiteSpace", "true") : Map.of();
+      java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone(p.zone()));
+      String key = p.key();
+      double epsilon = p.epsilon();
+      String where = p.where() ? textColumn + " LIKE '%g1%'" : null;
+      boolean privateCorpus = p.privateCorpus(); // SanText+'s ranks counted over the rows it releases
       boolean stream = action == 3;
       boolean crash = random.nextInt(8) == 0;
 
-      SourceSnapshot snapshot = SourceSnapshot.of(spark, spelling, DataFormat.JSON, Map.of());
-      InputTable input = InputTable.read(spark, spelling, DataFormat.JSON, Map.of(), "id " + type + ", text STRING",
-          where, "id", "text");
+      SourceSnapshot snapshot = SourceSnapshot.of(spark, spelling, format, options);
+      InputTable input = InputTable.read(spark, spelling, format, options, schema, where, idColumn, textColumn);
       Dataset<Row> accepted = input.accepted();
+      InputTable.Counts counts = input.count(true); // the job's own pass: what the release sanitizes
       String version;
       if (stream) {
         // A micro-batch; a replay (same batch id) half the time.
@@ -160,10 +201,15 @@ class LedgerPropertyTest {
         snapshot = snapshot.read(input.all());
         version = snapshot.version();
       }
-      ReleasedRows rows = ReleasedRows.of(accepted, "id");
-      Release release = new Release("r" + seed + "-" + step, new Timestamp(1_000_000L + step), snapshot.source(), version,
-          rows, "santext", "santext ε=" + epsilon, epsilon, "g", key, "column", "settings ε=" + epsilon + " where="
-          + where, "out", "test");
+      ReleasedRows rows = ReleasedRows.of(accepted, idColumn);
+      SecretKey secret = KEYS.get(key);
+      // The settings as the job fingerprints them: ε, the word frequencies' source and the columns; not --where.
+      String settings = "settings ε=" + epsilon + " frequencies=" + (privateCorpus ? "private-corpus" : "public")
+          + " text=" + textColumn;
+      String content = ContentKey.of(secret::tag, null, null).fingerprint(counts.content());
+      Release release = new Release("r" + seed + "-" + step, new Timestamp(1_000_000L + step), snapshot.source(),
+          version, rows, "santext", "santext ε=" + epsilon, epsilon, "g", secret.fingerprint(), "column", settings,
+          content, "out", "test");
       Spending.Outcome outcome = new Spending(snapshot.source(), ledger).with(release, BUDGET);
       if (outcome.refused()) {
         continue; // refused before its record: nothing emitted, nothing recorded
@@ -171,13 +217,17 @@ class LedgerPropertyTest {
       ledger.add(release);
       count++;
       if (!crash) {
-        // What the run emitted, as the job would read it now: each row's seed bytes and text.
-        for (Row r : accepted.select(functions.col("id"), functions.col("text")).collectAsList()) {
-          Object value = r.get(0);
-          long id = Long.parseLong(r.getString(1).substring(1, r.getString(1).indexOf(' ')));
-          String seedBytes = value instanceof BigDecimal d ? d.stripTrailingZeros().toPlainString() : value.toString();
-          emitted.computeIfAbsent(id, k -> new HashSet<>()).add(new Emitted(key, epsilon, seedBytes, r.getString(1)));
-          emittedIn.computeIfAbsent(id, k -> new HashSet<>()).add(rows.space());
+        // What the run emitted, as the job would read it now: each row's seed bytes and text, and its key.
+        List<Row> read = accepted.select(functions.col(idColumn), functions.col(textColumn),
+            ReleasedRows.key(functions.col(idColumn), ReleasedRows.idForm(accepted.schema().apply(idColumn).dataType())
+                .equals(ReleasedRows.INTEGRAL_FORM)).as("k")).collectAsList();
+        String corpus = privateCorpus ? read.stream().map(r -> r.getString(1)).sorted().toList().toString() : "public";
+        for (Row r : read) {
+          String seedBytes = new String(dev.dptext.sanitizer.Sanitizer.idBytes(r.get(0)), StandardCharsets.UTF_8);
+          String text = r.getString(1);
+          long id = Long.parseLong(text.strip().substring(1, text.strip().indexOf(' ')));
+          emitted.computeIfAbsent(id, k -> new HashSet<>()).add(new Emitted(key, epsilon, seedBytes, text, corpus));
+          emittedIn.computeIfAbsent(id, k -> new HashMap<>()).put(rows.space(), r.getLong(2));
         }
         if (!stream && !snapshot.unchangedSince(spark)) {
           ledger.set(ledger.size() - 1, withUnknownSnapshot(release));
@@ -188,17 +238,62 @@ class LedgerPropertyTest {
     return count;
   }
 
+  /** One release's command: how it reads, keys and seeds. */
+  record Params(String spelling, boolean byTimestamp, String type, String textColumn, boolean swapped,
+      boolean trimmed, String zone, String key, double epsilon, boolean where, boolean privateCorpus) {
+    static Params drawn(Random random, Map<String, DataFormat> spellings) {
+      // Half the releases read the CSV copy, whose reading options and schema order change its values.
+      boolean csv = random.nextBoolean();
+      List<String> names = spellings.keySet().stream().filter(n -> (spellings.get(n) == DataFormat.CSV) == csv)
+          .toList();
+      return new Params(names.get(random.nextInt(names.size())), random.nextInt(5) == 0,
+          TYPES[random.nextInt(TYPES.length)], random.nextInt(3) == 0 ? "note" : "text", random.nextBoolean(),
+          random.nextBoolean(), ZONES[random.nextInt(ZONES.length)], "k" + random.nextInt(2), 1 + random.nextInt(2),
+          random.nextInt(3) == 0, random.nextInt(4) == 0);
+    }
+
+    /** This command with one of the ways it reads, keys or seeds changed. */
+    Params varied(Random random, Map<String, DataFormat> spellings) {
+      Params d = drawn(random, spellings);
+      return switch (random.nextInt(9)) {
+        case 0 -> new Params(spelling, byTimestamp, type, textColumn, !swapped, trimmed, zone, key, epsilon, where,
+            privateCorpus);
+        case 1 -> new Params(spelling, byTimestamp, type, textColumn, swapped, !trimmed, zone, key, epsilon, where,
+            privateCorpus);
+        case 2 -> new Params(spelling, byTimestamp, type, textColumn.equals("text") ? "note" : "text", swapped, trimmed,
+            zone, key, epsilon, where, privateCorpus);
+        case 3 -> new Params(spelling, byTimestamp, type, textColumn, swapped, trimmed, d.zone(), key, epsilon, where,
+            privateCorpus);
+        case 4 -> new Params(spelling, !byTimestamp, type, textColumn, swapped, trimmed, zone, key, epsilon, where,
+            privateCorpus);
+        case 5 -> new Params(spelling, byTimestamp, d.type(), textColumn, swapped, trimmed, zone, key, epsilon, where,
+            privateCorpus);
+        case 6 -> new Params(spelling, byTimestamp, type, textColumn, swapped, trimmed, zone, key, epsilon, !where,
+            privateCorpus);
+        case 7 -> new Params(spelling, byTimestamp, type, textColumn, swapped, trimmed, zone, key, epsilon, where,
+            !privateCorpus);
+        default -> new Params(d.spelling(), byTimestamp, type, textColumn, swapped, trimmed, zone, key, epsilon, where,
+            privateCorpus);
+      };
+    }
+  }
+
+  private static String edited(String text, Random random) {
+    return text.substring(0, text.length() - 4) + (char) ('a' + random.nextInt(26)) + text.substring(text.length() - 3);
+  }
+
   /** Checks the invariants for every row emitted so far, in every id space it was emitted in. */
   private void check(int seed, int step, List<Release> ledger, Map<Long, Set<Emitted>> emitted,
-      Map<Long, Set<String>> emittedIn) {
+      Map<Long, Map<String, Long>> emittedIn) {
     Spending spending = new Spending(Release.FILES, ledger);
     double all = ledger.stream().mapToDouble(Release::epsilon).sum();
     List<Spending.Segment> segments = spending.segments();
     for (Map.Entry<Long, Set<Emitted>> e : emitted.entrySet()) {
       double truth = e.getValue().stream().mapToDouble(Emitted::epsilon).sum();
       assertTrue(truth <= BUDGET + 1e-9, "seed " + seed + " step " + step + ": the budget let a row reach " + truth);
-      for (String space : emittedIn.get(e.getKey())) {
-        long key = keyIn(space, e.getKey());
+      for (Map.Entry<String, Long> in : emittedIn.get(e.getKey()).entrySet()) {
+        String space = in.getKey();
+        long key = in.getValue();
         double counted = segments.stream().filter(s -> s.space().equals(space) && s.lo() <= key && key <= s.hi())
             .mapToDouble(Spending.Segment::total).findFirst().orElse(0);
         assertTrue(counted >= truth - 1e-9, "seed " + seed + " step " + step + ": row " + e.getKey() + " in "
@@ -208,38 +303,29 @@ class LedgerPropertyTest {
     }
   }
 
-  private final Map<String, Long> keys = new HashMap<>();
-
-  /** The row keys of {@code ids} in the space of each type, as the job computes them: one query per type. */
-  private void computeKeys(List<Long> ids) {
-    Dataset<Row> text = spark.createDataset(ids.stream().map(String::valueOf).toList(),
-        org.apache.spark.sql.Encoders.STRING()).toDF("raw");
-    for (String type : TYPES) {
-      for (Row r : text.select(functions.col("raw"), ReleasedRows.key(functions.col("raw").cast(type),
-          type.equals("BIGINT"))).collectAsList()) {
-        keys.put(type + "#" + r.getString(0), r.getLong(1));
-      }
-    }
-  }
-
-  /** The row key of id {@code id} in {@code space}. */
-  private long keyIn(String space, long id) {
-    String type = space.contains("integral") ? "BIGINT" : space.contains("double") ? "DOUBLE"
-        : space.contains("decimal") ? "DECIMAL(20,0)" : "STRING";
-    return keys.get(type + "#" + id);
-  }
-
   private static Release withUnknownSnapshot(Release r) {
     return new Release(r.releaseId(), r.recordedAt(), r.source(), null, r.rows(), r.mechanism(), r.parameters(),
-        r.epsilon(), r.guarantee(), r.keyFingerprint(), r.randomness(), r.settingsFingerprint(), r.output(),
-        r.dptextVersion());
+        r.epsilon(), r.guarantee(), r.keyFingerprint(), r.randomness(), r.settingsFingerprint(), r.contentFingerprint(),
+        r.output(), r.dptextVersion());
   }
 
-  private static void write(Path file, Map<Long, String> rows) throws IOException {
+  /** The partition {@code part} as JSON lines under {@code json} and as headerless CSV under {@code csv}. */
+  private static void write(Path json, Path csv, String part, Map<Long, Source> rows) throws IOException {
+    StringBuilder j = new StringBuilder();
+    StringBuilder c = new StringBuilder();
+    for (Source r : rows.values()) {
+      j.append("{\"id\": ").append(r.id()).append(", \"ts\": \"").append(r.ts()).append("\", \"text\": \"")
+          .append(r.text()).append("\", \"note\": \"").append(r.note()).append("\"}\n");
+      c.append(r.id()).append(',').append(r.ts()).append(", ").append(r.text()).append(", ").append(r.note())
+          .append('\n');
+    }
+    write(json.resolve(part + "/part-0.jsonl"), j.toString());
+    write(csv.resolve(part + "/part-0.csv"), c.toString());
+  }
+
+  private static void write(Path file, String content) throws IOException {
     Files.createDirectories(file.getParent());
-    StringBuilder b = new StringBuilder();
-    rows.forEach((id, text) -> b.append("{\"id\": ").append(id).append(", \"text\": \"").append(text).append("\"}\n"));
-    Files.writeString(file, b.toString(), StandardCharsets.UTF_8);
+    Files.writeString(file, content, StandardCharsets.UTF_8);
   }
 
   @Test

@@ -50,7 +50,8 @@ class LedgerSqlTest {
         double epsilon = 1 + random.nextInt(3) + (random.nextBoolean() ? 0.1 : 0);
         // The settings' fingerprint covers ε, as the job's does.
         Release r = new Release("r" + i, new Timestamp(1_000_000L + i), source, "v" + random.nextInt(2), released,
-            "santext", "santext", epsilon, "g", key, key == null ? "fresh" : "column", "s" + epsilon, "out", "test");
+            "santext", "santext", epsilon, "g", key, key == null ? "fresh" : "column", "s" + epsilon,
+            random.nextInt(6) == 0 ? null : "c" + random.nextInt(2), "out", "test");
         rows.add(r.intended());
         boolean changed = random.nextInt(8) == 0;
         if (changed) {
@@ -85,9 +86,9 @@ class LedgerSqlTest {
     }
     // A source released only without ids: one row, the sum.
     Release a = new Release("a", new Timestamp(1), "src", "v1", new ReleasedRows(null, ReleasedRows.Kind.NONE, null, null,
-        true, 5), "santext", "santext", 2, "g", "k", "content-hash", "s", "out", "test");
+        true, 5), "santext", "santext", 2, "g", "k", "content-hash", "s", "c", "out", "test");
     Release b = new Release("b", new Timestamp(2), "src", "v1", new ReleasedRows(null, ReleasedRows.Kind.NONE, null, null,
-        true, 5), "santext", "santext", 2, "g", null, "fresh", "s", "out", "test");
+        true, 5), "santext", "santext", 2, "g", null, "fresh", "s", null, "out", "test");
     spark.createDataFrame(List.of(a.intended(), b.intended()), Release.SCHEMA).createOrReplaceTempView("ledger_none");
     List<Row> none = spark.sql(LedgerSql.segments("ledger_none")).collectAsList();
     assertEquals(1, none.size());

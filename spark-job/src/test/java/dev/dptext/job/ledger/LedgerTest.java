@@ -169,11 +169,11 @@ class LedgerTest {
       outcomes.add(pool.submit(() -> {
         start.await();
         ReleasePlan plan = new ReleasePlan(ledger, 5.0, "delta:race", "id", "santext", "santext ε=3.0", 3.0, "g", key,
-            "column", "s", "out");
+            "column", "s", "out", ContentKey.NONE);
         ReleasedRows rows = new ReleasedRows("id", ReleasedRows.Kind.INTEGRAL, "integral",
             List.of(new ReleasedRows.Range(0, 9)), true, 10);
         try {
-          LedgerGate.before(spark, plan, "v1", rows, false, line -> { });
+          LedgerGate.before(spark, plan, "v1", rows, null, false, line -> { });
           return "recorded";
         } catch (dev.dptext.job.base.JobException e) {
           assertEquals(dev.dptext.job.base.ExitCode.BUDGET, e.exitCode, e.getMessage());

@@ -116,6 +116,106 @@ class LedgerUnderCountTest {
     assertEquals(0, asLongAgain.exitCode(), "the BIGINT run again is a repeat: " + asLongAgain.err());
   }
 
+  /**
+   * Issue 53: how the bytes are read. A headerless CSV ({@code id,review,note}) read with its two text columns
+   * in the other order, or with an input option that changes the values, emits other outputs for the same
+   * rows under the same text column's name: each is a new release; the same read again is a repeat.
+   */
+  @Test
+  void anotherWayOfReadingTheSameBytesIsNotARepeat() throws Exception {
+    Path file = tmp.resolve("reviews").resolve("t.csv");
+    Files.createDirectories(file.getParent());
+    List<String> lines = new ArrayList<>();
+    List<String> texts = LedgerTest.tickets(0, 12);
+    for (int id = 0; id < 12; id++) {
+      String text = texts.get(id).replaceAll(".*\"text\": \"(.*)\"}", "$1");
+      lines.add(id + ", " + text + ", note " + id + " about the order");
+    }
+    Files.write(file, lines);
+    String ledger = tmp.resolve("ledger-read").toString();
+    String[] csv = {"--input-format", "csv", "--text-column", "review", "--epsilon", "1", "--epsilon-budget", "2.5"};
+    Run first = readAs(file, ledger, "id BIGINT, review STRING, note STRING", csv);
+    assertEquals(0, first.exitCode(), first.err());
+    Run again = readAs(file, ledger, "id BIGINT, review STRING, note STRING", csv);
+    assertEquals(0, again.exitCode(), again.err());
+    assertTrue(again.out().contains("it adds nothing"), "the same read again: " + again.out());
+    Run swapped = readAs(file, ledger, "id BIGINT, note STRING, review STRING", csv);
+    assertEquals(0, swapped.exitCode(), swapped.err());
+    assertTrue(swapped.out().contains("it adds ε 1 to 12 row key(s)"), "other texts, other outputs: " + swapped.out());
+    List<String> trimmedArgs = new ArrayList<>(List.of(csv));
+    trimmedArgs.addAll(List.of("--input-option", "ignoreLeadingWhiteSpace=true"));
+    Run trimmed = readAs(file, ledger, "id BIGINT, review STRING, note STRING", trimmedArgs.toArray(new String[0]));
+    assertEquals(6, trimmed.exitCode(), "texts without their leading space are other texts, past the budget: "
+        + trimmed.out() + trimmed.err());
+  }
+
+  /**
+   * The options {@code ReleaseIdentityOptionsTest} says no output row depends on, changed together: the
+   * rows written are the same, row for row.
+   */
+  @Test
+  void optionsOfTheWriteChangeNoOutputRow() throws Exception {
+    Path file = partition("written", 0, 16);
+    Run plain = JobFixtures.sanitize(file, tmp.resolve("out-plain").toString(), keyFile, embeddings, "--input-format",
+        "json", "--output-format", "parquet", "--mode", "overwrite");
+    assertEquals(0, plain.exitCode(), plain.err());
+    String delta = tmp.resolve("out-delta").toString();
+    Run changed = JobFixtures.sanitize(file, delta, keyFile, embeddings, "--input-format", "json",
+        "--output-format", "delta", "--mode", "append", "--partitions", "3", "--show", "2", "--progress-interval", "1",
+        "--summary-json", tmp.resolve("summary.json").toString(), "--txn-app-id", "nightly", "--txn-version", "7",
+        "--on-corrupt", "reject", "--rejects", tmp.resolve("rejects").toString(), "--ledger",
+        tmp.resolve("ledger-written").toString(), "--epsilon-budget", "100");
+    assertEquals(0, changed.exitCode(), changed.err());
+    assertEquals(spark.read().parquet(tmp.resolve("out-plain").toString()).orderBy("id").collectAsList(),
+        spark.read().format("delta").load(delta).orderBy("id").collectAsList());
+  }
+
+  private static Run readAs(Path file, String ledger, String schema, String... extra) {
+    List<String> a = new ArrayList<>(List.of("--ledger", ledger, "--mode", "overwrite", "--output-format", "parquet",
+        "--input-schema", schema));
+    a.addAll(List.of(extra));
+    return JobFixtures.sanitize(file, tmp.resolve("out-read").toString(), keyFile, embeddings, a.toArray(new String[0]));
+  }
+
+  /**
+   * Issue 53: a TIMESTAMP id seeds its row by the instant, not by the JVM's local time: the same command in two
+   * time zones gives the same rows, and is a repeat (before, every output differed and the ledger took the
+   * second run for a repeat).
+   */
+  @Test
+  void timestampIdsSeedAlikeInEveryTimeZone() throws Exception {
+    Path file = tmp.resolve("stamped").resolve("t.jsonl");
+    Files.createDirectories(file.getParent());
+    List<String> lines = new ArrayList<>();
+    List<String> texts = LedgerTest.tickets(0, 12);
+    for (int i = 0; i < 12; i++) {
+      lines.add(texts.get(i).replace("{\"id\": " + i + ",", "{\"id\": \"2026-03-0" + (1 + i % 9) + "T0" + (i % 10)
+          + ":15:00.25Z\","));
+    }
+    Files.write(file, lines);
+    String ledger = tmp.resolve("ledger-zones").toString();
+    java.util.TimeZone zone = java.util.TimeZone.getDefault();
+    List<List<String>> outputs = new ArrayList<>();
+    try {
+      for (String id : new String[] {"UTC", "Asia/Tokyo"}) {
+        java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone(id));
+        String out = tmp.resolve("out-zones-" + id.replace('/', '-')).toString();
+        Run run = JobFixtures.sanitize(file, out, keyFile, embeddings, "--ledger", ledger, "--mode", "overwrite",
+            "--output-format", "parquet", "--input-format", "json", "--input-schema", "id TIMESTAMP, text STRING",
+            "--epsilon", "2", "--epsilon-budget", "3");
+        assertEquals(0, run.exitCode(), id + ": " + run.out() + run.err());
+        if (!outputs.isEmpty()) {
+          assertTrue(run.out().contains("it adds nothing"), id + ": the same rows again: " + run.out());
+        }
+        outputs.add(spark.read().parquet(out).orderBy("id").select("text").as(
+            org.apache.spark.sql.Encoders.STRING()).collectAsList());
+      }
+    } finally {
+      java.util.TimeZone.setDefault(zone);
+    }
+    assertEquals(outputs.get(0), outputs.get(1), "a row's output does not depend on the JVM's time zone");
+  }
+
   /** Finding 5: hashed-id buckets of a release never land in the integral id space of another. */
   @Test
   void hashedBucketsStayOutOfTheIntegralIdSpace() {
@@ -125,9 +225,9 @@ class LedgerUnderCountTest {
     ReleasedRows hashed = ReleasedRows.of(strings, "id");
     assertNotEquals(integral.space(), hashed.space());
     Release a = new Release("a", new java.sql.Timestamp(1), "delta:t", "v1", integral, "santext", "santext", 1, "g",
-        "k", "column", "s", "out", "test");
+        "k", "column", "s", "c", "out", "test");
     Release b = new Release("b", new java.sql.Timestamp(2), "delta:t", "v1", hashed, "santext", "santext", 1, "g",
-        "k", "column", "s", "out", "test");
+        "k", "column", "s", "c", "out", "test");
     assertNotEquals(a.repeatKey(), b.repeatKey(), "another seed form: another release");
     Spending s = new Spending("delta:t", List.of(a, b));
     long integralKeys = s.segments().stream().filter(g -> g.space().equals(integral.space()))

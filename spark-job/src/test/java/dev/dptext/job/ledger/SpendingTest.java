@@ -25,8 +25,8 @@ class SpendingTest {
         : new ReleasedRows("id", ReleasedRows.Kind.INTEGRAL, "integral", ReleasedRows.merge(ranges), true,
             ranges.stream().mapToLong(Range::size).sum());
     return new Release("r" + (++clock), new Timestamp(1_000_000L + clock), SOURCE, version, rows, "santext",
-        "santext ε=" + epsilon, epsilon, "g", key, key == null ? "fresh" : "column", "settings-" + epsilon, "out",
-        "test");
+        "santext ε=" + epsilon, epsilon, "g", key, key == null ? "fresh" : "column", "settings-" + epsilon,
+        "content-" + version, "out", "test");
   }
 
   static List<Range> ids(long lo, long hi) {
@@ -103,8 +103,8 @@ class SpendingTest {
   @Test
   void anotherIdSpaceCountsAgainstEveryRowButRefusesOnlyRowsPastTheBudget() {
     Release other = new Release("o", new Timestamp(1), SOURCE, "v1", new ReleasedRows("other_id",
-        ReleasedRows.Kind.INTEGRAL, "integral", ids(0, 99), true, 100), "santext", "santext", 1, "g", "k9", "column", "s1", "out",
-        "test");
+        ReleasedRows.Kind.INTEGRAL, "integral", ids(0, 99), true, 100), "santext", "santext", 1, "g", "k9", "column", "s1", "c1",
+        "out", "test");
     Spending s = new Spending(SOURCE, List.of(release("k1", "v1", 3, ids(0, 9)), other));
     Spending.Outcome hot = s.with(release("k2", "v1", 1, ids(0, 9)), 4.5);
     assertTrue(hot.refused());
