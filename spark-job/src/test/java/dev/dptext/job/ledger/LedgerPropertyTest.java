@@ -168,8 +168,8 @@ class LedgerPropertyTest {
       }
       // Half the time the previous release's command again with one thing changed (as a user hunting for an
       // under-count would), else a command drawn afresh.
-      Params p = last != null && random.nextBoolean() ? last.varied(random, spellings)
-          : Params.drawn(random, spellings);
+      Params p = last != null && random.nextInt(3) > 0 ? last.varied(seed, random, spellings)
+          : Params.drawn(seed, random, spellings);
       last = p;
       String spelling = p.spelling();
       DataFormat format = spellings.get(spelling);
@@ -241,20 +241,24 @@ class LedgerPropertyTest {
   /** One release's command: how it reads, keys and seeds. */
   record Params(String spelling, boolean byTimestamp, String type, String textColumn, boolean swapped,
       boolean trimmed, String zone, String key, double epsilon, boolean where, boolean privateCorpus) {
-    static Params drawn(Random random, Map<String, DataFormat> spellings) {
+    static Params drawn(int seed, Random random, Map<String, DataFormat> spellings) {
       // Half the releases read the CSV copy, whose reading options and schema order change its values.
       boolean csv = random.nextBoolean();
       List<String> names = spellings.keySet().stream().filter(n -> (spellings.get(n) == DataFormat.CSV) == csv)
           .toList();
-      return new Params(names.get(random.nextInt(names.size())), random.nextInt(5) == 0,
-          TYPES[random.nextInt(TYPES.length)], random.nextInt(3) == 0 ? "note" : "text", random.nextBoolean(),
+      // Each sequence keeps mostly to one id space (another space's release counts against every row, which
+      // would hide an under-count in this one): BIGINT ids, or for seed 3 TIMESTAMP ids.
+      boolean other = random.nextInt(6) == 0;
+      return new Params(names.get(random.nextInt(names.size())), (seed == 3) != other,
+          other ? TYPES[random.nextInt(TYPES.length)] : "BIGINT", random.nextInt(3) == 0 ? "note" : "text",
+          random.nextBoolean(),
           random.nextBoolean(), ZONES[random.nextInt(ZONES.length)], "k" + random.nextInt(2), 1 + random.nextInt(2),
           random.nextInt(3) == 0, random.nextInt(4) == 0);
     }
 
     /** This command with one of the ways it reads, keys or seeds changed. */
-    Params varied(Random random, Map<String, DataFormat> spellings) {
-      Params d = drawn(random, spellings);
+    Params varied(int seed, Random random, Map<String, DataFormat> spellings) {
+      Params d = drawn(seed, random, spellings);
       return switch (random.nextInt(9)) {
         case 0 -> new Params(spelling, byTimestamp, type, textColumn, !swapped, trimmed, zone, key, epsilon, where,
             privateCorpus);
