@@ -10,10 +10,13 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
 ROUNDS=${ROUNDS:-5}
 REVIEWS=${REVIEWS:-$HOME/.cache/dptext/imdb-reviews.jsonl}
-[[ -f spark-job/target/classpath.txt ]] || { echo "bench-ledger-content: build first: ./mvnw -q -DskipTests package" >&2; exit 2; }
+[[ -d spark-job/target/classes ]] || { echo "bench-ledger-content: build first: ./mvnw -q -DskipTests package" >&2; exit 2; }
+# Spark is provided to the job at run time: the job's test classpath has it (this checkout's classes first).
+[[ -f spark-job/target/bench-ledger.cp ]] || ./mvnw -B -ntp -q -pl spark-job dependency:build-classpath \
+  -Dmdep.outputFile=target/bench-ledger.cp -Dmdep.includeScope=test
 [[ -f "$REVIEWS" ]] || { echo "bench-ledger-content: no $REVIEWS; run scripts/data/fetch-data.sh" >&2; exit 2; }
 MODULE_OPTIONS=$(sed -n 's:.*<spark.module.options>\(.*\)</spark.module.options>.*:\1:p' pom.xml)
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +'%F %H:%M UTC'), commit $(git rev-parse --short HEAD)"
 # shellcheck disable=SC2086
-java $MODULE_OPTIONS -Xmx4g -cp "spark-job/target/classes:udfs/target/classes:$(cat spark-job/target/classpath.txt)" \
+java $MODULE_OPTIONS -Xmx4g -cp "spark-job/target/classes:udfs/target/classes:$(cat spark-job/target/bench-ledger.cp)" \
   benchmarks/single-file/LedgerContentCost.java "$REVIEWS" "$ROUNDS"

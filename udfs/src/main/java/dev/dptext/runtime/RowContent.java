@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.List;
 import org.apache.spark.sql.api.java.UDF2;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -23,7 +22,7 @@ import org.apache.spark.sql.types.DataTypes;
  * The sums are a plain function of ids and texts: they never leave the driver, which keys them under the
  * secret key before anything is recorded.
  */
-public final class RowContent implements UDF2<String, Object, List<Long>> {
+public final class RowContent implements UDF2<String, Object, long[]> {
   private static final long serialVersionUID = 1L;
 
   /** The lanes of a row's content. */
@@ -48,7 +47,7 @@ public final class RowContent implements UDF2<String, Object, List<Long>> {
   }
 
   @Override
-  public List<Long> call(String text, Object id) {
+  public long[] call(String text, Object id) {
     if (text == null) {
       return null;
     }
@@ -60,11 +59,12 @@ public final class RowContent implements UDF2<String, Object, List<Long>> {
     sha.update(seed);
     sha.update(text.getBytes(StandardCharsets.UTF_8));
     ByteBuffer h = ByteBuffer.wrap(sha.digest());
-    Long[] lanes = new Long[LANES];
+    // A primitive array: what both a classic session's and a Spark Connect server's encoders take for array<bigint>.
+    long[] lanes = new long[LANES];
     for (int i = 0; i < LANES; i++) {
       lanes[i] = Integer.toUnsignedLong(h.getInt());
     }
-    return List.of(lanes);
+    return lanes;
   }
 
   private static MessageDigest sha256() {

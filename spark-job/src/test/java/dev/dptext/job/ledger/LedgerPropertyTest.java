@@ -31,19 +31,25 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The ledger never under-counts: random sequences of releases of the same files through every spelling
- * (the folder, a partition folder, the file, a glob, a symbolic link, a hard link, a copy, {@code ..}),
- * in-place edits that keep or change size and modification time, the id column read as BIGINT, DOUBLE,
- * DECIMAL or STRING, two keys, two ε, {@code --where} subsets, stream micro-batches and their replays,
- * and crashes after the record; each release built by the job's own code from a real read (the source,
- * the file digests, the rows' ranges), and checked after every step against an oracle that knows which
- * rows were emitted with which randomness.
+ * The ledger never under-counts: random sequences of releases of the same rows through every spelling
+ * (the folder, a partition folder, the file, a glob, a symbolic link, a hard link, a copy, {@code ..}) and
+ * every way of reading them (JSON, or a headerless CSV copy with its text columns in either schema order and
+ * with or without an input option that changes its values; the id column read as BIGINT, DOUBLE, DECIMAL or
+ * STRING, or a TIMESTAMP id under three JVM time zones; either text column), in-place edits that keep or
+ * change size and modification time, two keys, two ε, {@code --where} subsets, SanText+ over the private
+ * corpus, stream micro-batches and their replays, and crashes after the record; two thirds of the steps
+ * replay the previous command with one of these changed. Each release is built by the job's own code from a
+ * real read (the source, the file digests, the rows' ranges, the content the check pass sums), and checked
+ * after every step against an oracle that knows which rows were emitted with which key, seed bytes, text and
+ * corpus.
  *
  * <p>The invariants, for every source row after every step: (1) the ledger's ε ≥ its true ε under basic
  * composition, where a release adds ε to a row unless the row was already emitted with the same key,
  * settings, seed bytes and text (then the same output); (2) the ledger's ε ≤ the sum of the ε of the
- * source's releases (no release counts twice); (3) a release the budget lets through takes no row past it.
- * Fixed seeds: a failure is reproducible, and the test has no false failures.
+ * source's releases (no release counts twice); (3) a release the budget lets through takes no row past it;
+ * (4) releases the ledger takes for one never emit two different outputs for a row (the sums of (1) can hide
+ * that behind an over-count elsewhere; this cannot). Fixed seeds: a failure is reproducible, and the test
+ * has no false failures.
  */
 @Tag("integration")
 class LedgerPropertyTest {
@@ -138,6 +144,7 @@ class LedgerPropertyTest {
     int batchId = 0;
     int count = 0;
     Params last = null;
+    Map<String, Map<Long, Emitted>> identities = new HashMap<>(); // per repeat key, what its releases emit
     for (int step = 0; step < STEPS; step++) {
       int action = random.nextInt(10);
       if (action < 2) {
@@ -216,21 +223,37 @@ class LedgerPropertyTest {
       }
       ledger.add(release);
       count++;
+      // What the run emits (a crashed one would have), as the job reads it now: each row's seed bytes and text.
+      List<Row> read = accepted.select(functions.col(idColumn), functions.col(textColumn),
+          ReleasedRows.key(functions.col(idColumn), ReleasedRows.idForm(accepted.schema().apply(idColumn).dataType())
+              .equals(ReleasedRows.INTEGRAL_FORM)).as("k")).collectAsList();
+      String corpus = privateCorpus ? read.stream().map(r -> r.getString(1)).sorted().toList().toString() : "public";
+      Map<Long, Emitted> emits = new HashMap<>();
+      Map<Long, Long> keyOf = new HashMap<>();
+      for (Row r : read) {
+        String seedBytes = new String(dev.dptext.sanitizer.Sanitizer.idBytes(r.get(0)), StandardCharsets.UTF_8);
+        String text = r.getString(1);
+        long id = Long.parseLong(text.strip().substring(1, text.strip().indexOf(' ')));
+        emits.put(id, new Emitted(key, epsilon, seedBytes, text, corpus));
+        keyOf.put(id, r.getLong(2));
+      }
+      if (!crash && !stream && !snapshot.unchangedSince(spark)) {
+        release = withUnknownSnapshot(release);
+        ledger.set(ledger.size() - 1, release);
+      }
+      // Invariant (4): releases the ledger counts as one never emit two outputs for a row. (This is what
+      // the sums can hide: a crash or another space's release over-counts the row elsewhere.)
+      Map<Long, Emitted> identity = identities.computeIfAbsent(release.repeatKey(), k -> new HashMap<>());
+      for (Map.Entry<Long, Emitted> e : emits.entrySet()) {
+        Emitted before = identity.putIfAbsent(e.getKey(), e.getValue());
+        assertTrue(before == null || before.equals(e.getValue()), "seed " + seed + " step " + step + ": release "
+            + release.releaseId() + " is taken for a repeat, yet row " + e.getKey() + " is emitted otherwise: "
+            + before + " then " + e.getValue());
+      }
       if (!crash) {
-        // What the run emitted, as the job would read it now: each row's seed bytes and text, and its key.
-        List<Row> read = accepted.select(functions.col(idColumn), functions.col(textColumn),
-            ReleasedRows.key(functions.col(idColumn), ReleasedRows.idForm(accepted.schema().apply(idColumn).dataType())
-                .equals(ReleasedRows.INTEGRAL_FORM)).as("k")).collectAsList();
-        String corpus = privateCorpus ? read.stream().map(r -> r.getString(1)).sorted().toList().toString() : "public";
-        for (Row r : read) {
-          String seedBytes = new String(dev.dptext.sanitizer.Sanitizer.idBytes(r.get(0)), StandardCharsets.UTF_8);
-          String text = r.getString(1);
-          long id = Long.parseLong(text.strip().substring(1, text.strip().indexOf(' ')));
-          emitted.computeIfAbsent(id, k -> new HashSet<>()).add(new Emitted(key, epsilon, seedBytes, text, corpus));
-          emittedIn.computeIfAbsent(id, k -> new HashMap<>()).put(rows.space(), r.getLong(2));
-        }
-        if (!stream && !snapshot.unchangedSince(spark)) {
-          ledger.set(ledger.size() - 1, withUnknownSnapshot(release));
+        for (Map.Entry<Long, Emitted> e : emits.entrySet()) {
+          emitted.computeIfAbsent(e.getKey(), k -> new HashSet<>()).add(e.getValue());
+          emittedIn.computeIfAbsent(e.getKey(), k -> new HashMap<>()).put(rows.space(), keyOf.get(e.getKey()));
         }
       }
       check(seed, step, ledger, emitted, emittedIn);
@@ -248,7 +271,7 @@ class LedgerPropertyTest {
           .toList();
       // Each sequence keeps mostly to one id space (another space's release counts against every row, which
       // would hide an under-count in this one): BIGINT ids, or for seed 3 TIMESTAMP ids.
-      boolean other = random.nextInt(6) == 0;
+      boolean other = random.nextInt(10) == 0;
       return new Params(names.get(random.nextInt(names.size())), (seed == 3) != other,
           other ? TYPES[random.nextInt(TYPES.length)] : "BIGINT", random.nextInt(3) == 0 ? "note" : "text",
           random.nextBoolean(),
@@ -259,7 +282,7 @@ class LedgerPropertyTest {
     /** This command with one of the ways it reads, keys or seeds changed. */
     Params varied(int seed, Random random, Map<String, DataFormat> spellings) {
       Params d = drawn(seed, random, spellings);
-      return switch (random.nextInt(9)) {
+      return switch (random.nextInt(7)) {
         case 0 -> new Params(spelling, byTimestamp, type, textColumn, !swapped, trimmed, zone, key, epsilon, where,
             privateCorpus);
         case 1 -> new Params(spelling, byTimestamp, type, textColumn, swapped, !trimmed, zone, key, epsilon, where,
@@ -268,13 +291,9 @@ class LedgerPropertyTest {
             zone, key, epsilon, where, privateCorpus);
         case 3 -> new Params(spelling, byTimestamp, type, textColumn, swapped, trimmed, d.zone(), key, epsilon, where,
             privateCorpus);
-        case 4 -> new Params(spelling, !byTimestamp, type, textColumn, swapped, trimmed, zone, key, epsilon, where,
+        case 4 -> new Params(spelling, byTimestamp, type, textColumn, swapped, trimmed, zone, key, epsilon, !where,
             privateCorpus);
-        case 5 -> new Params(spelling, byTimestamp, d.type(), textColumn, swapped, trimmed, zone, key, epsilon, where,
-            privateCorpus);
-        case 6 -> new Params(spelling, byTimestamp, type, textColumn, swapped, trimmed, zone, key, epsilon, !where,
-            privateCorpus);
-        case 7 -> new Params(spelling, byTimestamp, type, textColumn, swapped, trimmed, zone, key, epsilon, where,
+        case 5 -> new Params(spelling, byTimestamp, type, textColumn, swapped, trimmed, zone, key, epsilon, where,
             !privateCorpus);
         default -> new Params(d.spelling(), byTimestamp, type, textColumn, swapped, trimmed, zone, key, epsilon, where,
             privateCorpus);

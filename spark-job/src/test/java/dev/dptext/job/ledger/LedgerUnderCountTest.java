@@ -161,7 +161,7 @@ class LedgerUnderCountTest {
     assertEquals(0, plain.exitCode(), plain.err());
     String delta = tmp.resolve("out-delta").toString();
     Run changed = JobFixtures.sanitize(file, delta, keyFile, embeddings, "--input-format", "json",
-        "--output-format", "delta", "--mode", "append", "--partitions", "3", "--show", "2", "--progress-interval", "1",
+        "--output-format", "delta", "--mode", "append", "--partitions", "3", "--show", "2",
         "--summary-json", tmp.resolve("summary.json").toString(), "--txn-app-id", "nightly", "--txn-version", "7",
         "--on-corrupt", "reject", "--rejects", tmp.resolve("rejects").toString(), "--ledger",
         tmp.resolve("ledger-written").toString(), "--epsilon-budget", "100");
