@@ -110,5 +110,6 @@ def _sanitize_python(
     from dptext.engine import spark as engine
 
     conf = session.engine_conf(df.sparkSession, settings, id_col, id_mode)
+    engine.check_input(df, input_col, id_col, conf.get("idMode", "column"))
     column = engine.column(F.col(input_col), None if id_col is None else F.col(id_col), conf)
     return df.withColumn(output_col or input_col, column)

@@ -4,9 +4,10 @@ A dptext error raised in the JVM reaches Python as pyspark wraps it: a ``Py4JJav
 exception on a classic session, a Spark Connect exception on a Connect client, with thousands of
 characters of JVM stack trace around the message. Once ``dptext`` is imported, an error *thrown by
 dptext's Java code* (its exception was created in a ``dev.dptext`` class) is raised as ``DpTextError``
-with that exception's message; pyspark's exception is kept as ``__cause__``. Every other error is
-left exactly as pyspark raises it. Set the environment variable ``DPTEXT_JVM_ERRORS=1`` to get
-pyspark's exceptions unchanged.
+with that exception's message; pyspark's exception is kept as ``__cause__``. So is a ``DpTextError`` the
+Python engine raised in a Python worker (a null id, say), which pyspark reports as a ``PythonException``
+holding the worker's traceback. Every other error is left exactly as pyspark raises it. Set the
+environment variable ``DPTEXT_JVM_ERRORS=1`` to get pyspark's exceptions unchanged.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class DpTextError(ValueError):
 
 _EXCEPTION = re.compile(r"(?:[a-zA-Z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?=: |$)")
 _FRAME = re.compile(r"^\s*at ")
+# The last line of a Python worker's traceback when the Python engine refused a row (errors are one line).
+_WORKER_ERROR = re.compile(r"^dptext\.errors\.DpTextError: (.+)$", re.MULTILINE)
 
 
 def dptext_message(text: str) -> tuple[str, str] | None:
@@ -73,13 +76,15 @@ def _text_of(error: BaseException) -> str:
 
 
 def convert(error: BaseException) -> DpTextError | None:
-    """``DpTextError`` for an exception dptext's Java code threw, else ``None``."""
+    """``DpTextError`` for an exception dptext's Java code threw or the Python engine raised in a worker, else
+    ``None``."""
     if isinstance(error, DpTextError) or os.environ.get(JVM_ERRORS_ENV, "").strip().lower() in ("1", "true"):
         return None
     text = _text_of(error)
     found = dptext_message(text)
     if found is None:
-        return None
+        worker = _WORKER_ERROR.search(text)
+        return DpTextError(worker.group(1).strip()) if worker else None
     java_class, message = found
     if not message:  # a Connect server's trace names the class only: the message is the error's own
         message = text.split("\n\nJVM stacktrace:", 1)[0].strip()

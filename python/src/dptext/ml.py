@@ -142,7 +142,14 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
         input_col = self.getOrDefault("inputCol") if self.isDefined("inputCol") else None
         if input_col is None:
             raise DpTextError("DpTextSanitizer: set inputCol (the text column)")
-        output_col = self.getOrDefault("outputCol") if self.isDefined("outputCol") else input_col
+        if not self.isDefined("outputCol"):
+            raise DpTextError("DpTextSanitizer: set outputCol (the new column for the sanitized text)")
+        output_col = self.getOrDefault("outputCol")
+        if output_col in dataset.columns:  # the JVM stage's words (transformSchema)
+            raise DpTextError(
+                f"The output column '{output_col}' already exists in the input; choose another outputCol "
+                "(DpTextSanitizer never overwrites a column)"
+            )
         id_col = self.getOrDefault("idCol") if self.isDefined("idCol") else None
         _require_columns(dataset, input_col, id_col)
         mode = conf.get("idMode", "column")
@@ -156,6 +163,7 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
             raise DpTextError(
                 f"DpTextSanitizer has idCol '{id_col}' but idMode {mode}; clear one of them (idMode column uses idCol)"
             )
+        engine.check_input(dataset, input_col, id_col, mode)
         column = engine.column(F.col(input_col), None if id_col is None else F.col(id_col), conf)
         return dataset.withColumn(output_col, column)
 

@@ -704,3 +704,69 @@ def test_id_bytes_refusals():
     assert ids.id_bytes(["x"], types.StringType("UTF8_LCASE")) == [b"x"]
     assert ids.id_bytes([Decimal("100.00"), Decimal("0E-5"), Decimal("-0.00")], "decimal(10,2)") == [b"100", b"0", b"0"]
     assert keys.java_utf8("a\ud800b") == b"a?b"
+
+
+def _from_arrow(array):
+    """A column as a Python worker gets it: Arrow to pandas through pyspark's converter (as the pandas UDF's)."""
+    pytest.importorskip("pyspark")
+    from pyspark.sql.pandas.types import _create_converter_to_pandas, from_arrow_type
+
+    series = array.to_pandas(date_as_object=True, coerce_temporal_nanoseconds=True)
+    data_type = from_arrow_type(array.type, prefer_timestamp_ntz=True)
+    return _create_converter_to_pandas(data_type, nullable=True, timezone="UTC", error_on_duplicated_field_names=True)(
+        series
+    )
+
+
+@pytest.mark.parametrize("pandas_3", [False, True], ids=["pandas-2", "pandas-3-strings"])
+def test_a_null_id_seeds_nothing_whatever_pandas_makes_of_it(pandas_3):
+    """A null id reaches the engine's UDF as None, or as NaN where pandas 3 (its default string dtype, which the
+    serverless client venv gets) reads a string column: both are a null id, which the sanitizer refuses as the JVM
+    does; never the seed b"nan". A DOUBLE id's own NaN reaches it as Spark's CAST, the text "NaN", and seeds as
+    the JVM's Double.toString."""
+    pa = pytest.importorskip("pyarrow")
+    import pandas as pd
+
+    from dptext.engine import spark as python_engine
+    from dptext.engine.sanitizer import PythonSanitizer
+
+    with pd.option_context("future.infer_string", pandas_3):
+        for kind, text, raw in (
+            ("string", pa.array(["a", None]), pa.array(["a", None])),
+            ("bigint", pa.array(["7", None]), pa.array([7, None])),
+            ("double", pa.array(["NaN", None]), pa.array([float("nan"), None])),
+            ("binary", pa.array([None, None], pa.string()), pa.array([b"\x00", None])),
+        ):
+            seeds = python_engine.id_seeds(_from_arrow(pa.array([kind, kind])), _from_arrow(text), _from_arrow(raw))
+            assert seeds[1] is None, (kind, seeds)
+            assert seeds[0] == {"string": b"a", "bigint": b"7", "double": b"NaN", "binary": b"\x00"}[kind]
+        # The SQL function's ids: a string column with a null is no floating-point series, and its null is none.
+        assert python_engine.sql_id_seeds(_from_arrow(pa.array(["a", None]))) == [b"a", None]
+    sanitizer = PythonSanitizer.__new__(PythonSanitizer)  # sanitize's id check comes before any model is used
+    sanitizer.settings = type("S", (), {"id_mode": "column"})()
+    with pytest.raises(python_engine.DpTextError, match=r"^dptext: a row has a null id"):
+        sanitizer.sanitize(["the movie", "a film"], [b"a", None])
+    assert sanitizer.sanitize([None, None], [b"a", None]) == [None, None]  # no text: no id needed, as on the JVM
+
+
+def test_the_worker_refuses_what_it_cannot_take_in_one_line():
+    """What only reaches a worker (dp_sanitize's column function and the SQL function have no schema when they are
+    called): text that is not a string is refused, never an all-null output; a timestamp id is refused by name."""
+    pa = pytest.importorskip("pyarrow")
+    import pandas as pd
+
+    from dptext.engine import spark as python_engine
+
+    with pytest.raises(python_engine.DpTextError, match=r"^The text reached dptext as a int; dptext needs a string"):
+        python_engine._texts(_from_arrow(pa.array([5, 6])))
+    with pytest.raises(python_engine.DpTextError, match=r"^The text reached dptext as a bytes"):
+        python_engine._texts(_from_arrow(pa.array([b"hi", None])))
+    assert python_engine._texts(pd.Series(["a", None, float("nan")], dtype=object)) == ["a", None, None]
+    stamps = _from_arrow(pa.array([dt.datetime(2020, 1, 1), None], pa.timestamp("us")))
+    for refuse in (
+        lambda: python_engine.sql_id_seeds(stamps),
+        lambda: python_engine.id_seeds(pd.Series(["timestamp"] * 2), pd.Series(["2020-01-01 00:00:00", None]), stamps),
+    ):
+        with pytest.raises(python_engine.DpTextError, match=r"type timestamp.*cast it to a string or bigint") as e:
+            refuse()
+        assert "\n" not in str(e.value)

@@ -31,19 +31,32 @@ if TYPE_CHECKING:
 _CAST_TYPES = ("bigint", "int", "smallint", "tinyint", "string", "double", "float", "boolean", "date")
 
 
+def is_null(v: Any) -> bool:
+    """Whether a value pandas gives a worker is SQL's null: None, or NaN, NaT or pd.NA, which pandas puts where
+    Arrow has a null (pandas 3 reads a string column's nulls as NaN; an integral column with nulls is float64).
+    A DOUBLE id's own NaN never reaches a worker as one: its id text is Spark's CAST, the string "NaN"."""
+    return v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v)
+
+
 def id_seeds(id_type: Any, id_text: Any, id_raw: Any) -> list[bytes | None]:
-    """The seed bytes of a batch's ids, as ``Sanitizer.idBytes`` makes them (docs/keys-and-randomness.md)."""
-    texts = list(id_text)
-    kind = next((str(t) for t in id_type if t is not None), "string").lower()
+    """The seed bytes of a batch's ids, as ``Sanitizer.idBytes`` makes them (docs/keys-and-randomness.md);
+    ``None`` for a null id (refused by the sanitizer when its row has text, as on the JVM)."""
+    texts = [None if is_null(v) else v for v in id_text.tolist()]
+    kind = next((str(t) for t in id_type.tolist() if not is_null(t)), "string").lower()
     if kind == "binary":
-        return [None if v is None else bytes(v) for v in id_raw]
+        return [None if is_null(v) else bytes(v) for v in id_raw.tolist()]
     if kind.startswith("decimal"):  # CAST keeps the column's scale (5.00); the JVM strips the zeros (5)
         return [None if v is None else ids.java_decimal_string(Decimal(v)).encode("ascii") for v in texts]
-    if kind in _CAST_TYPES or kind.startswith(("varchar", "char")):
+    if kind in _CAST_TYPES or kind.startswith(("varchar", "char", "string")):  # "string collate UTF8_LCASE" too
         return [None if v is None else str(v).encode("utf-8") for v in texts]
-    raise DpTextError(
-        f"The Python engine does not seed rows by an id of type {kind}: use an integral, string, decimal or binary "
-        "id column (a timestamp's text form differs between Spark's CAST and the JVM engine)"
+    raise DpTextError(unseedable_id("the id", kind))
+
+
+def unseedable_id(name: str, kind: str) -> str:
+    """The refusal of an id type the Python engine does not seed by (one line, naming the fixes)."""
+    return (
+        f"{name} has type {kind}, which the Python engine does not seed rows by: cast it to a string or bigint "
+        "first, or choose id_mode='content-hash'"
     )
 
 
@@ -68,7 +81,17 @@ def _make_udf(settings: EngineSettings, fingerprint: str | None, with_id: bool):
 
 
 def _texts(series: Any) -> list[str | None]:
-    return [v if isinstance(v, str) else None for v in series.tolist()]
+    out: list[str | None] = []
+    for v in series.tolist():
+        if isinstance(v, str):
+            out.append(v)
+        elif is_null(v):
+            out.append(None)
+        else:  # never a silent null for a value of another type (dptext.sanitize checks the column's type first)
+            raise DpTextError(
+                f"The text reached dptext as a {type(v).__name__}; dptext needs a string column (cast it first)"
+            )
+    return out
 
 
 def prepare(conf: dict[str, str]) -> tuple[EngineSettings, str | None]:
@@ -84,6 +107,45 @@ def prepare(conf: dict[str, str]) -> tuple[EngineSettings, str | None]:
     else:
         m.table(0, settings.mechanism)
     return settings, fingerprint
+
+
+def check_input(df: Any, text_col: str, id_col: str | None, id_mode: str) -> None:
+    """The JVM's checks of the columns (``DpText.Builder.validate``), with its messages, when the call is made:
+    the text column must be a string column (never an all-null output), the id column (id mode column) an
+    atomic type; and what the Python engine alone refuses, an id type it does not seed by (a timestamp, an
+    interval), here in one line rather than in a task. A missing column: ``dataframe._require_columns``."""
+    from pyspark.sql.types import AtomicType, StringType
+
+    text_type = _column_type(df, text_col)
+    if text_type is not None and text_type != StringType():  # a collated string too, as the JVM's equals
+        raise DpTextError(
+            f"The text column '{text_col}' has type {text_type.simpleString()}; dptext needs a string column "
+            "(cast it first)"
+        )
+    if id_mode != "column" or id_col is None:
+        return
+    id_type = _column_type(df, id_col)
+    if id_type is None:
+        return
+    if not isinstance(id_type, AtomicType):  # arrays, maps, structs, void: the JVM refuses these, in these words
+        raise DpTextError(
+            f"The id column '{id_col}' has type {id_type.simpleString()}; use a string, integer or binary id"
+        )
+    try:
+        ids.id_bytes([], id_type)
+    except ValueError:
+        raise DpTextError(unseedable_id(f"The id column '{id_col}'", id_type.simpleString())) from None
+
+
+def _column_type(df: Any, name: str) -> Any:
+    """The column's type: from the schema for a top-level column, else as Spark resolves the name (a nested
+    field); ``None`` for a top-level name the schema lacks (``_require_columns`` refuses it)."""
+    fields = {f.name: f.dataType for f in df.schema.fields}
+    if name in fields:
+        return fields[name]
+    if "." in name or "`" in name:
+        return df.select(name).schema.fields[0].dataType
+    return None
 
 
 def column(text: Column, id_col: Column | None, conf: dict[str, str]) -> Column:
@@ -120,10 +182,8 @@ def sql_id_seeds(values: Any) -> list[bytes | None]:
     """Seed bytes of ids that reached a SQL-registered UDF as pandas values (no type name travels with them):
     integral, string, decimal and binary ids seed as on the JVM; a floating-point series is refused, since an
     integral column with nulls arrives as one too and the two would seed differently."""
-    import numpy as np
-
     dtype = getattr(values, "dtype", None)
-    if dtype is not None and np.issubdtype(dtype, np.floating):
+    if dtype is not None and pd.api.types.is_float_dtype(dtype):  # pandas 3's string dtype is no NumPy dtype
         raise DpTextError(
             "The id reached dptext's SQL function as a floating-point number (a DOUBLE or FLOAT id, or an integral "
             "id column with nulls): pass CAST(id AS STRING); for an integral column it seeds exactly as the "
@@ -131,9 +191,11 @@ def sql_id_seeds(values: Any) -> list[bytes | None]:
         )
     out: list[bytes | None] = []
     for v in values.tolist():
-        if v is None:
+        if is_null(v):  # NaN: a string column's null under pandas 3
             out.append(None)
             continue
+        if isinstance(v, datetime.datetime):  # a date subclass: a timestamp id is refused, not seeded as a date
+            raise DpTextError(unseedable_id("The id", "timestamp"))
         kind = next((k for t, k in _SQL_KINDS if isinstance(v, t)), None)
         if kind is None:
             raise DpTextError(
