@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from decimal import Decimal
 from pathlib import Path
@@ -65,9 +66,10 @@ def test_the_python_engine_gives_the_jvm_rows(reviews, run):
     [
         ("INT", [1, -7, 2147483647]),
         ("BIGINT", [9007199254740993, -1, 0]),
-        ("DOUBLE", [5.0, 1e20, 0.1]),
+        ("DOUBLE", [5.0, 1e20, float("nan")]),  # a real NaN seeds as Double.toString's "NaN" (not as a null id)
         ("DECIMAL(10,2)", [Decimal("5.00"), Decimal("-0.50"), Decimal("100.00")]),
         ("STRING", ["ticket-1", "é", "5"]),
+        ("STRING COLLATE UTF8_LCASE", ["Ticket-1", "é", "5"]),
         ("BINARY", [b"\x00\xff", b"abc", b"\x80"]),
     ],
 )
@@ -114,3 +116,89 @@ def test_content_hash_and_a_missing_column(tickets):
     assert all(r["a"] == r["b"] for r in b.collect())
     with pytest.raises(dptext.DpTextError, match="'nope' is not in the input"):
         dptext.sanitize(tickets, "nope", id_col="ticket_id", engine="python")
+
+
+# Every input the JVM refuses (DpText.Builder.validate, DpTextSanitizer.transformSchema, Sanitizer.streamFor),
+# and the id types only the Python engine refuses: (the call, when it fails: "call" or "run", what the JVM
+# does: "same" (the same message), a pattern both messages match, or None (it seeds them; the engine refuses)).
+BAD = "5L AS big, X'6869' AS bin, 'the movie' COLLATE UTF8_LCASE AS coll, 'the movie' AS text, 1L AS id"
+BAD += ", timestamp'2020-01-01 00:00:00' AS ts, timestamp_ntz'2020-01-01 00:00:00' AS ntz, interval '1' day AS days"
+BAD += ", array(1) AS arr, named_struct('a', 1) AS st, NULL AS nothing, CAST(NULL AS STRING) AS id_null"
+BAD += ", CAST(NULL AS BIGINT) AS id_null_big"
+REFUSED = {
+    "text-bigint": (lambda df, e: dptext.sanitize(df, "big", "o", id_col="id", engine=e), "call", "same"),
+    "text-binary": (lambda df, e: dptext.sanitize(df, "bin", "o", id_col="id", engine=e), "call", "same"),
+    "text-collated": (lambda df, e: dptext.sanitize(df, "coll", "o", id_col="id", engine=e), "call", "same"),
+    "text-missing": (lambda df, e: dptext.sanitize(df, "nope", "o", id_col="id", engine=e), "call", "same"),
+    "id-missing": (lambda df, e: dptext.sanitize(df, "text", "o", id_col="nope", engine=e), "call", "same"),
+    "id-array": (lambda df, e: dptext.sanitize(df, "text", "o", id_col="arr", engine=e), "call", "same"),
+    "id-struct": (lambda df, e: dptext.sanitize(df, "text", "o", id_col="st", engine=e), "call", "same"),
+    "id-void": (lambda df, e: dptext.sanitize(df, "text", "o", id_col="nothing", engine=e), "call", "same"),
+    "id-null-string": (lambda df, e: dptext.sanitize(df, "text", "o", id_col="id_null", engine=e), "run", "same"),
+    "id-null-bigint": (lambda df, e: dptext.sanitize(df, "text", "o", id_col="id_null_big", engine=e), "run", "same"),
+    "no-id": (lambda df, e: dptext.sanitize(df, "text", "o", engine=e), "call", r"(?i)id.*column.*content"),
+    "id-and-content-hash": (
+        lambda df, e: dptext.sanitize(df, "text", "o", id_col="id", id_mode="content-hash", engine=e),
+        "call",
+        "same",
+    ),
+    "unknown-id-mode": (lambda df, e: dptext.sanitize(df, "text", "o", id_mode="hsah", engine=e), "call", "same"),
+    "id-timestamp": (lambda df, e: dptext.sanitize(df, "text", "o", id_col="ts", engine=e), "call", None),
+    "id-timestamp-ntz": (lambda df, e: dptext.sanitize(df, "text", "o", id_col="ntz", engine=e), "call", None),
+    "id-interval": (lambda df, e: dptext.sanitize(df, "text", "o", id_col="days", engine=e), "call", None),
+    "stage-output-exists": (
+        lambda df, e: dptext.DpTextSanitizer(inputCol="text", outputCol="big", idCol="id", engine=e).transform(df),
+        "call",
+        "same",
+    ),
+    "stage-output-unset": (
+        lambda df, e: dptext.DpTextSanitizer(inputCol="text", idCol="id", engine=e).transform(df),
+        "call",
+        "same",
+    ),
+    "stage-text-bigint": (
+        lambda df, e: dptext.DpTextSanitizer(inputCol="big", outputCol="o", idCol="id", engine=e).transform(df),
+        "call",
+        "same",
+    ),
+    "stage-id-timestamp": (
+        lambda df, e: dptext.DpTextSanitizer(inputCol="text", outputCol="o", idCol="ts", engine=e).transform(df),
+        "call",
+        None,
+    ),
+}
+
+
+def _refusal(call, df, engine, when) -> str | None:
+    """The DpTextError's message, at the call or when the rows are computed; None if neither refused."""
+    try:
+        out = call(df, engine)
+    except dptext.DpTextError as e:
+        assert when == "call", f"refused at the call, expected when the query runs: {e}"
+        return str(e)
+    try:
+        out.collect()
+    except dptext.DpTextError as e:
+        assert when == "run", f"refused when the query runs, expected at the call: {e}"
+        return str(e)
+    return None
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_the_python_engine_refuses_what_the_jvm_refuses_in_its_words(spark, case):
+    """Same rows or a refusal, never a silent difference (issue 53): each input the JVM refuses, the Python engine
+    refuses with the same meaning, as a one-line DpTextError, at the call where the schema tells (a null id only
+    when the rows are read, as on the JVM); an id type the engine does not seed by (the JVM does), at the call."""
+    call, when, jvm = REFUSED[case]
+    df = spark.sql(f"SELECT {BAD}")
+    said = _refusal(call, df, "python", when)
+    assert said is not None, "the Python engine did not refuse"
+    assert "\n" not in said and len(said) < 400, said
+    on_jvm = _refusal(call, df, "jvm", when)
+    if jvm is None:
+        assert on_jvm is None, f"the JVM refused too: {on_jvm}"
+        assert "cast it to a string or bigint" in said and "content-hash" in said, said
+    elif jvm == "same":
+        assert said == on_jvm
+    else:
+        assert re.search(jvm, said) and re.search(jvm, on_jvm or ""), (said, on_jvm)
