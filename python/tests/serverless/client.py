@@ -58,6 +58,21 @@ def main(url: str, reviews: str, key: str, out: str, runs_json: str, sample: str
         dptext.sanitize(df, "no_such_column", id_col="id", key_file=key)
     except dptext.DpTextError as e:
         print("missing-column:", e)
+    # Bad input the JVM refuses, refused too (issue 53): a null string id (NaN to this venv's pandas) when the rows
+    # are read, a text that is no string and a timestamp id when the call is made. Each prints its one line.
+    bad = spark.sql(
+        "SELECT * FROM VALUES (1L, CAST(NULL AS STRING), 'the movie', timestamp'2020-01-01 00:00:00'),"
+        " (2L, 'b', 'a film', timestamp'2020-01-02 00:00:00') AS t(id, id_null, text, ts)"
+    )
+    for name, call in (
+        ("null-id", lambda: dptext.sanitize(bad, "text", "o", id_col="id_null", key_file=key).collect()),
+        ("bigint-text", lambda: dptext.sanitize(bad, "id", "o", id_col="id_null", key_file=key)),
+        ("timestamp-id", lambda: dptext.sanitize(bad, "text", "o", id_col="ts", key_file=key)),
+    ):
+        try:
+            print(f"{name}: not refused", call())
+        except Exception as e:
+            print(f"{name}: {type(e).__name__}: {e}".replace("\n", " | "))
     spark.stop()
 
 

@@ -114,6 +114,21 @@ def test_a_missing_column_is_one_line(client):
     assert "'no_such_column' is not in the input" in said and len(said) < 300
 
 
+@pytest.mark.parametrize(
+    "case,said",
+    [
+        ("null-id", "DpTextError: dptext: a row has a null id; every row needs a non-null, unique id"),
+        ("bigint-text", "DpTextError: The text column 'id' has type bigint; dptext needs a string column"),
+        ("timestamp-id", "DpTextError: The id column 'ts' has type timestamp, which the Python engine does not seed"),
+    ],
+)
+def test_bad_input_is_refused_in_one_line(client, case, said):
+    """Issue 53: the client venv's pandas (3, reading a string column's nulls as NaN) neither seeds a null id nor
+    writes the row; a bigint text and a timestamp id are refused when the call is made."""
+    line = next(line for line in client[1].splitlines() if line.startswith(case + ":"))
+    assert line.startswith(f"{case}: {said}") and " | " not in line and len(line) < 400, line
+
+
 def test_the_key_is_in_no_log_and_no_output(client, bare_server, key):
     secret = key.read_text().strip()
     assert secret not in bare_server.log.read_text(errors="replace")
