@@ -21,8 +21,9 @@ BOOLEAN                       Boolean                   ``true`` / ``false``
 DATE                          java.sql.Date / LocalDate ``yyyy-MM-dd``
 ============================  ========================  ==============================================
 
-Anything else is refused: a timestamp's ``toString`` depends on the JVM's time zone, intervals, arrays,
-maps and structs have no stable id form; use an integral or string id column. So are the ten DATEs
+Anything else is refused: intervals, arrays, maps and structs have no stable id form; TIMESTAMP ids, which
+the JVM seeds by their instant in UTC (``Instant.toString``), are not seeded by this engine yet (cast them to
+a string or a bigint, or use content-hash); use an integral or string id column. So are the ten DATEs
 1582-10-05 to 1582-10-14, which java.sql.Date (Spark's default) prints as later days and LocalDate
 (``spark.sql.datetime.java8API.enabled``) as they are.
 
