@@ -1,5 +1,7 @@
 package dev.dptext.classic;
 
+import java.io.IOException;
+import java.io.ObjectInputStream;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.spark.TaskContext;
@@ -11,10 +13,16 @@ import org.apache.spark.util.AccumulatorV2;
  * task re-run after a lost shuffle file) is not counted twice, and a failed attempt is never merged.
  */
 public final class RowsPerPartition extends AccumulatorV2<Long, Long> implements RowCounter {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
 
-  private final Map<Integer, Long> byPartition = new HashMap<>();
-  private int partition = -1;
+  // Spark registers an accumulator with its task in the middle of deserializing it (AccumulatorV2.readObject
+  // runs before this class's fields are read), and from then on the executor's heartbeat thread calls isZero
+  // and the driver value on it: the fields may still hold the JVM's defaults (null, false, 0). So each
+  // default means "nothing counted", and no method assumes byPartition is set (as Spark's own
+  // CollectionAccumulator does); readObject sets it once the fields are read.
+  private Map<Integer, Long> byPartition = new HashMap<>();
+  private boolean counting; // whether partition is set: a task's copy that has counted
+  private int partition;
   private long rows;
 
   @Override
@@ -29,22 +37,28 @@ public final class RowsPerPartition extends AccumulatorV2<Long, Long> implements
 
   /** {@code n} rows of {@code partition} (a task adds to its own partition only). */
   public void addRows(int partition, long n) {
-    if (this.partition >= 0 && this.partition != partition) {
+    if (counting && this.partition != partition) {
       throw new IllegalStateException("a task counts one partition: " + this.partition + ", then " + partition);
     }
     this.partition = partition;
+    counting = true;
     rows += n;
   }
 
   @Override
   public boolean isZero() {
-    return byPartition.isEmpty() && partition < 0 && rows == 0;
+    Map<Integer, Long> done = byPartition;
+    return (done == null || done.isEmpty()) && !counting && rows == 0;
   }
 
   @Override
   public AccumulatorV2<Long, Long> copy() {
     RowsPerPartition c = new RowsPerPartition();
-    c.byPartition.putAll(byPartition);
+    Map<Integer, Long> done = byPartition;
+    if (done != null) {
+      c.byPartition.putAll(done);
+    }
+    c.counting = counting;
     c.partition = partition;
     c.rows = rows;
     return c;
@@ -52,27 +66,47 @@ public final class RowsPerPartition extends AccumulatorV2<Long, Long> implements
 
   @Override
   public void reset() {
-    byPartition.clear();
-    partition = -1;
+    byPartition = new HashMap<>();
+    counting = false;
+    partition = 0;
     rows = 0;
   }
 
   @Override
   public void add(Long v) {
-    addRows(partition >= 0 ? partition : TaskContext.getPartitionId(), v);
+    addRows(counting ? partition : TaskContext.getPartitionId(), v);
   }
 
   @Override
   public void merge(AccumulatorV2<Long, Long> other) {
     RowsPerPartition o = (RowsPerPartition) other;
-    byPartition.putAll(o.byPartition);
-    if (o.partition >= 0) {
+    if (byPartition == null) {
+      byPartition = new HashMap<>();
+    }
+    if (o.byPartition != null) {
+      byPartition.putAll(o.byPartition);
+    }
+    if (o.counting) {
       byPartition.put(o.partition, o.rows);
     }
   }
 
   @Override
   public Long value() {
-    return byPartition.values().stream().mapToLong(Long::longValue).sum() + (partition >= 0 ? rows : 0);
+    Map<Integer, Long> done = byPartition;
+    long sum = counting ? rows : 0;
+    if (done != null) {
+      for (long n : done.values()) {
+        sum += n;
+      }
+    }
+    return sum;
+  }
+
+  private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+    in.defaultReadObject();
+    if (byPartition == null) {
+      byPartition = new HashMap<>();
+    }
   }
 }
