@@ -52,6 +52,53 @@ class LauncherArchiveTest {
     }
   }
 
+  @Test
+  void aRunKilledWhileDumpingLeavesNoArchiveAndNoProcess() throws Exception {
+    Path target = root.resolve("spark-job/target");
+    Path pid = root.resolve("java.pid");
+    // Sanitizes (the marker), then is killed while it dumps: the archive's header, which the JVM writes last,
+    // is still zeros. It stays the launcher's process (exec), holding what the launcher gave it.
+    Path bin = LauncherSandbox.prepare(root, ""
+        + "for a in \"$@\"; do\n"
+        + "  case \"$a\" in\n"
+        + "    -XX:ArchiveClassesAtExit=*) archive=${a#*=} ;;\n"
+        + "    -Ddptext.sanitizedMarker=*) marker=${a#*=} ;;\n"
+        + "  esac\n"
+        + "done\n"
+        + "echo sanitized > \"$marker\"\n"
+        + "printf '\\0\\0\\0\\0classes' > \"$archive\"\n"
+        + "echo $$ > " + pid + "\n"
+        + "exec sleep 300\n");
+    ProcessBuilder pb = new ProcessBuilder("bash", root.resolve("scripts/dptext").toString(), "sanitize", "--input", "x")
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
+    pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+    pb.environment().remove("DPTEXT_CDS");
+    pb.environment().remove("DPTEXT_CDS_DIR");
+    Process p = pb.start();
+    List<ProcessHandle> launched = new java.util.ArrayList<>();
+    try {
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+      while (!(Files.exists(pid) && Files.readString(pid).endsWith("\n")) && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      launched.add(p.toHandle());
+      p.descendants().forEach(launched::add);
+      ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).ifPresent(launched::add);
+      assertEquals(0, new ProcessBuilder("kill", "-KILL", Long.toString(p.pid())).start().waitFor());
+      long gone = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+      while (launched.stream().anyMatch(ProcessHandle::isAlive) && System.nanoTime() < gone) {
+        Thread.sleep(20);
+      }
+      assertEquals(List.of(), launched.stream().filter(ProcessHandle::isAlive)
+          .map(h -> h.pid() + " " + h.info().command().orElse("?")).toList(), "left running after kill -9");
+      try (Stream<Path> left = Files.list(target.resolve("cds"))) {
+        assertEquals(List.of(), left.toList(), "no archive cut short, no temporary file");
+      }
+    } finally {
+      launched.forEach(ProcessHandle::destroyForcibly);
+    }
+  }
+
   private int run(Path bin, String... args) throws Exception {
     List<String> cmd = new java.util.ArrayList<>(List.of("bash", root.resolve("scripts/dptext").toString()));
     cmd.addAll(List.of(args));
