@@ -131,7 +131,8 @@ public final class LedgerGate {
 
   private static String spends(Spending.Outcome o, Double budget) {
     String added = o.keysCharged() == 0 ? "it adds nothing (it repeats an earlier release: the same key and "
-        + "settings over the same rows, each with the same seed and text)" : String.format(Locale.ROOT, "it adds ε %s to %,d row key(s)",
+        + "settings over the same rows, each with the same seed and text)"
+        : String.format(Locale.ROOT, "it adds ε %s to %,d row key(s)",
         Spending.format(o.epsilon()), o.keysCharged());
     return added + String.format(Locale.ROOT, "; the largest ε per row of the source goes from %s to %s",
         Spending.format(o.maximumBefore()), Spending.format(o.maximumAfter()))
