@@ -126,10 +126,11 @@ public final class InPlace {
           + "--txn-version do not apply (a re-run finds the table already sanitized and does nothing): drop them");
     }
     long version = DeltaTables.latestVersion(spark, input);
-    if (mode == WriteMode.OVERWRITE && writtenByDptext(spark, input, version)) {
-      return finished(policy, "Nothing to do: the latest version (" + version + ") of " + target.path()
-          + " was written by dptext (an earlier in-place run); sanitizing it again would only lose utility. Nothing "
-          + "was read or written");
+    if (mode == WriteMode.OVERWRITE) {
+      Optional<String> done = alreadyDone(policy, target.path(), SanitizedHistory.judge(spark, input, version));
+      if (done.isPresent()) {
+        return finished(policy, done.get());
+      }
     }
     if (policy != InPlacePolicy.PURGE_HISTORY) {
       return new InPlace(policy, version, Map.of(), List.of(), null, null);
@@ -159,32 +160,38 @@ public final class InPlace {
   }
 
   /**
-   * Whether {@code version} was committed by dptext, or follows a dptext write through property
-   * commits only: the audit's mirror ({@link TableWriter#write}) and a purge's fence commits
-   * ({@link InPlaceSwap#FENCE}).
+   * The "Nothing to do" message when an in-place overwrite has nothing left to do, judged by what the
+   * table holds ({@link SanitizedHistory}), not by who wrote its newest commit: for {@code purge-history}
+   * no version of the table holds a row dptext did not sanitize; for {@code keep-history} every live row
+   * was written by dptext's sanitizing commits. Otherwise empty (the run goes on), and when a purge is
+   * about to sanitize rows that are already sanitized, the run says why.
    */
-  private static boolean writtenByDptext(SparkSession spark, String path, long version) {
-    boolean mirrorSeen = false;
-    for (org.apache.spark.sql.Row commit : spark.sql("DESCRIBE HISTORY " + DeltaTables.ident(spark, path))
-        .where(org.apache.spark.sql.functions.col("version").leq(version))
-        .select("version", "operation", "operationParameters", "userMetadata").orderBy(
-            org.apache.spark.sql.functions.col("version").desc()).collectAsList()) {
-      String userMetadata = commit.getAs("userMetadata");
-      if (userMetadata != null && userMetadata.contains("\"dptext.version\"")) {
-        return true;
-      }
-      if (!"SET TBLPROPERTIES".equals(commit.getAs("operation"))) {
-        return false;
-      }
-      boolean fence = String.valueOf(commit.<Object>getAs("operationParameters")).contains(InPlaceSwap.FENCE);
-      if (!fence) {
-        if (mirrorSeen) {
-          return false;
-        }
-        mirrorSeen = true; // one other property commit: the audit's mirror
-      }
+  private static Optional<String> alreadyDone(InPlacePolicy policy, String output, SanitizedHistory.Judgement j) {
+    String again = "; sanitizing it again would only lose utility. Nothing was read or written";
+    if (policy == InPlacePolicy.PURGE_HISTORY && j.noRawVersion()) {
+      return Optional.of("Nothing to do: no version of " + output + " holds a raw row: " + j.createdBy() + " created "
+          + "the table, and each commit since, up to version " + j.latest() + ", added only rows dptext sanitized, or "
+          + "none (table properties, OPTIMIZE, VACUUM)" + again);
     }
-    return false;
+    if (policy == InPlacePolicy.KEEP_HISTORY && j.liveRowsSanitized()) {
+      SanitizedHistory.Commit since = j.wholeTable().get();
+      String earlier = j.unsanitized().map(u -> ". Versions before " + since.version() + " still hold rows dptext "
+          + "did not sanitize (" + u + ": RAW text, by time travel) until VACUUM removes their files; --in-place "
+          + "purge-history deletes them now").orElse("");
+      return Optional.of("Nothing to do: every row of " + output + " at version " + j.latest() + " was written by "
+          + "dptext: " + since + (since.version() == 0 ? " created the table" : " replaced the whole table")
+          + ", and each commit since added only rows dptext sanitized, or none" + again + earlier);
+    }
+    if (policy == InPlacePolicy.PURGE_HISTORY && j.liveRowsSanitized()) {
+      // Not a silent "nothing to do" (raw versions stay readable), nor a silent second sanitization.
+      String why = j.unsanitized().map(u -> "an earlier version holds rows dptext did not sanitize (" + u + ")")
+          .orElse("its history no longer reaches version 0 (the log was cleaned up), so no earlier version can be "
+              + "shown free of raw rows");
+      System.out.println("dptext: every live row of " + output + " was written by dptext (since "
+          + j.wholeTable().get() + "), but " + why + ": purge-history sanitizes the current rows again (less utility) "
+          + "and replaces the table without its history");
+    }
+    return Optional.empty();
   }
 
   /**

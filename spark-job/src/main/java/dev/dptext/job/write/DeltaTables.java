@@ -32,7 +32,7 @@ import org.apache.spark.sql.functions;
  */
 public final class DeltaTables {
   /** userMetadata key: this run's id, to find its own commit in the history. */
-  static final String RUN = "dptext.run";
+  public static final String RUN = "dptext.run";
   /** userMetadata key: the commit's Delta transaction app id. */
   static final String TXN_APP_ID = "dptext.txnAppId";
   /** userMetadata key: the commit's Delta transaction version. */
@@ -225,7 +225,7 @@ public final class DeltaTables {
   }
 
   /** A commit's userMetadata as the flat JSON object dptext writes; empty for anything else. */
-  static Map<String, String> metadata(Row commit) {
+  public static Map<String, String> metadata(Row commit) {
     String text = commit.getAs("userMetadata");
     Map<String, String> m = new LinkedHashMap<>();
     if (text == null) {

@@ -44,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * start an append right after a step and let it commit after the purge. After each case: the table is readable,
  * its rows are what the exit code and the writer's outcome promise, a purge that reports success
  * leaves no byte of the raw canary anywhere in the table's folder (Parquet, {@code _delta_log} JSON
- * and {@code .crc} included), and one that does not leaves the raw table as it was.
+ * and {@code .crc} included), and one that does not leaves the raw table as it was. Then the same table
+ * through other writers between in-place runs, one after the other: "nothing to do" only with no raw row left.
  */
 @Tag("integration")
 class PurgeInterleavingTest {
@@ -305,6 +306,81 @@ class PurgeInterleavingTest {
     assertEquals(0, r.exitCode(), r.err());
     assertEquals(List.of(), canaryFound(Path.of(table)));
     assertFalse(Files.exists(lock));
+  }
+
+  /**
+   * "Nothing to do" is judged by what the table holds, not by who wrote its newest commit (issue 53: a dptext
+   * append from another input into the raw table made a purge report success over the raw rows). One table
+   * goes through other writers and in-place runs, each writer after one run and before the next: a dptext
+   * append from another input (its rows sanitized, the raw ones staying), a plain Spark append of raw rows,
+   * an {@code UPDATE} writing raw text, each followed by a dptext append where it made the newest commit
+   * dptext's. Each run may report nothing to do only when no raw row is left (purge-history: in no version;
+   * keep-history: in no live row), and otherwise runs and leaves none (purge-history: no raw canary in any
+   * file of the table's folder; keep-history: in no live row, its raw versions staying as it says).
+   */
+  @org.junit.jupiter.api.Test
+  void aRunSaysNothingToDoOnlyWhenNoRawRowIsLeftWhoeverWroteTheNewestCommit() throws Exception {
+    String table = copyOfTemplate("judged");
+    // Before any in-place run: the newest commit is dptext's, the raw rows are all there.
+    dptextAppend(table, 1);
+    judged("purge-history", table, false, 25, "before a purge, a dptext append");
+    // After the purge: a dptext append keeps every version free of raw rows.
+    dptextAppend(table, 2);
+    Run clean = judged("purge-history", table, true, 30, "after a purge, a dptext append");
+    assertTrue(clean.out().contains("no version of " + table + " holds a raw row"), clean.out());
+    // After the purge: raw rows by another writer, then a dptext append (the newest commit dptext's again).
+    spark.range(3000, 3005).selectExpr("id", "concat('" + CANARY + " another writer row ', id) AS text").write()
+        .format("delta").mode("append").save(table);
+    dptextAppend(table, 3);
+    judged("purge-history", table, false, 40, "after a purge, a plain append, a dptext append");
+    // After the purge: an UPDATE writing raw text, then a dptext append.
+    spark.sql("UPDATE delta.`" + table + "` SET text = concat('" + CANARY + " updated ', id) WHERE id < 3");
+    dptextAppend(table, 4);
+    judged("keep-history", table, false, 45, "after a purge, an UPDATE, a dptext append");
+    // After keep-history: every live row is sanitized; its raw versions stay, and the message says so.
+    dptextAppend(table, 5);
+    Run kept = judged("keep-history", table, true, 50, "after keep-history, a dptext append");
+    assertTrue(kept.out().contains("still hold rows dptext did not sanitize"), kept.out());
+    // A purge of that table: the live rows are dptext's but raw versions are readable, so it runs (and says so).
+    Run purged = judged("purge-history", table, false, 50, "after keep-history, nothing");
+    assertTrue(purged.out().contains("purge-history sanitizes the current rows again"), purged.out());
+  }
+
+  /**
+   * The next in-place run of {@code policy} on {@code table}: exit 0, "nothing to do" exactly when
+   * {@code nothingToDo}, {@code rows} rows, and no raw canary left (see the test above).
+   */
+  Run judged(String policy, String table, boolean nothingToDo, long rows, String what) throws Exception {
+    long start = System.nanoTime();
+    Run r = fx.sanitize(Path.of(table), table, "--mode", "overwrite", "--in-place", policy);
+    String outcome = policy + " " + what + ": exit " + r.exitCode() + "\n" + r.out() + r.err();
+    outcomes.add(String.format("%-46s: %s exit %d%s (%d ms)", what, policy, r.exitCode(),
+        r.out().contains("Nothing to do") ? ", nothing to do" : "", (System.nanoTime() - start) / 1_000_000));
+    assertEquals(0, r.exitCode(), outcome);
+    assertEquals(nothingToDo, r.out().contains("Nothing to do"), outcome);
+    var live = spark.read().format("delta").load(table);
+    assertEquals(rows, live.count(), outcome);
+    assertEquals(0, live.where(org.apache.spark.sql.functions.to_json(org.apache.spark.sql.functions.struct("*"))
+        .contains(CANARY)).count(), outcome);
+    if (policy.equals("purge-history")) {
+      assertEquals(List.of(), canaryFound(Path.of(table)), outcome);
+    }
+    return r;
+  }
+
+  /** A dptext append of five raw tickets from another input ({@code n}: ids 4000 + 10n …) into {@code table}. */
+  void dptextAppend(String table, int n) throws Exception {
+    Path other = tmp.resolve("other-input-" + n + ".jsonl");
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      lines.add("{\"id\": " + (4000 + 10 * n + i) + ", \"text\": \"" + CANARY + " another input's parcel " + i
+          + " arrived late\"}");
+    }
+    Files.write(other, lines);
+    long start = System.nanoTime();
+    Run r = fx.sanitize(other, table, "--mode", "append");
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    outcomes.add(String.format("%-46s: (%d ms)", "dptext append " + n, (System.nanoTime() - start) / 1_000_000));
   }
 
   static String copyOfTemplate(String name) throws java.io.IOException {
