@@ -1,6 +1,8 @@
 package dev.dptext.job.inplace;
 
 import dev.dptext.job.write.DeltaTables;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -85,20 +87,34 @@ final class SanitizedHistory {
 
   private SanitizedHistory() {}
 
+  /** One row of {@code DESCRIBE HISTORY}: what the judgement reads of a commit. */
+  record Entry(long version, String operation, Map<String, String> parameters, String userMetadata) {}
+
   /** Judges the table at {@code path} at {@code version} (its history up to it, in one read). */
   static Judgement judge(SparkSession spark, String path, long version) {
-    List<Row> commits = spark.sql("DESCRIBE HISTORY " + DeltaTables.ident(spark, path))
+    List<Entry> entries = new ArrayList<>();
+    for (Row c : spark.sql("DESCRIBE HISTORY " + DeltaTables.ident(spark, path))
         .where(functions.col("version").leq(version))
-        .select("version", "operation", "operationParameters", "userMetadata")
-        .orderBy(functions.col("version").desc()).collectAsList();
+        .select("version", "operation", "operationParameters", "userMetadata").collectAsList()) {
+      Map<String, String> params = c.isNullAt(2) ? Map.of() : c.getJavaMap(2);
+      entries.add(new Entry(c.getLong(0), c.getString(1), params, c.isNullAt(3) ? null : c.getString(3)));
+    }
+    return judge(entries, version);
+  }
+
+  /** Judges a history ({@code entries}, in any order) up to {@code version}. */
+  static Judgement judge(List<Entry> entries, long version) {
+    List<Entry> newestFirst = new ArrayList<>(entries);
+    newestFirst.removeIf(e -> e.version() > version);
+    newestFirst.sort(Comparator.comparingLong(Entry::version).reversed());
     long oldest = version;
     Commit unsanitized = null;
     Commit wholeTable = null;
     Commit createdBy = null;
-    for (Row c : commits) {
-      long v = c.<Long>getAs("version");
-      String op = c.getAs("operation");
-      Map<String, String> audit = DeltaTables.metadata(c);
+    for (Entry c : newestFirst) {
+      long v = c.version();
+      String op = c.operation();
+      Map<String, String> audit = DeltaTables.metadata(c.userMetadata());
       boolean sanitizing = audit.containsKey("dptext.version") && audit.containsKey("dptext.mechanism");
       Commit commit = new Commit(v, op, author(audit, sanitizing));
       oldest = v;
@@ -111,7 +127,7 @@ final class SanitizedHistory {
         }
         continue;
       }
-      if (unsanitized == null && wholeTable == null && (v == 0 || sanitizing && replacesTable(c, op))) {
+      if (unsanitized == null && wholeTable == null && (v == 0 || sanitizing && replacesTable(op, c.parameters()))) {
         wholeTable = commit;
       }
     }
@@ -120,11 +136,10 @@ final class SanitizedHistory {
   }
 
   /** Whether a sanitizing commit replaced every row of the table (not a slice, not an addition). */
-  private static boolean replacesTable(Row c, String op) {
+  private static boolean replacesTable(String op, Map<String, String> params) {
     if (REPLACING.contains(op)) {
       return true;
     }
-    Map<String, String> params = c.getJavaMap(c.fieldIndex("operationParameters"));
     if (!"WRITE".equals(op) || params == null || !"Overwrite".equals(params.get("mode"))) {
       return false;
     }

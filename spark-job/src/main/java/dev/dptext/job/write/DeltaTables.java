@@ -226,7 +226,11 @@ public final class DeltaTables {
 
   /** A commit's userMetadata as the flat JSON object dptext writes; empty for anything else. */
   public static Map<String, String> metadata(Row commit) {
-    String text = commit.getAs("userMetadata");
+    return metadata(commit.<String>getAs("userMetadata"));
+  }
+
+  /** A userMetadata text as the flat JSON object dptext writes; empty for anything else (or null). */
+  public static Map<String, String> metadata(String text) {
     Map<String, String> m = new LinkedHashMap<>();
     if (text == null) {
       return m;
