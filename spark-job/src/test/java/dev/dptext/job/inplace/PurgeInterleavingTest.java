@@ -342,6 +342,10 @@ class PurgeInterleavingTest {
     Run kept = judged("keep-history", table, true, 50, "after keep-history, a dptext append");
     assertTrue(kept.out().contains("still hold rows dptext did not sanitize"), kept.out());
     // A purge of that table: the live rows are dptext's but raw versions are readable, so it runs (and says so).
+    // Its fence follows the long history (~9 s here): with -DpurgeMatrix=full only; SanitizedHistoryTest has the rule.
+    if (!System.getProperty("purgeMatrix", "").equals("full")) {
+      return;
+    }
     Run purged = judged("purge-history", table, false, 50, "after keep-history, nothing");
     assertTrue(purged.out().contains("purge-history sanitizes the current rows again"), purged.out());
   }
