@@ -298,6 +298,12 @@ public final class TableWriter {
       default -> "errorifexists"; // MERGE reaches here only to create its table
     };
     w = w.mode(mode);
+    if (t.mode() == WriteMode.OVERWRITE) {
+      // --mode overwrite replaces the whole table, whatever the session's spark.sql.sources.partitionOverwriteMode:
+      // a dynamic overwrite would keep other partitions' rows while the history says "Overwrite" with no
+      // predicate, which the in-place rule (SanitizedHistory) reads as a whole-table replacement.
+      w = w.option("partitionOverwriteMode", "static");
+    }
     if (named) {
       // A catalog table, managed or external, where the catalog keeps it. Creating one is a CREATE TABLE
       // AS SELECT, which takes the commit's userMetadata from Delta's session setting, not the option.
