@@ -111,6 +111,19 @@ class LauncherArchiveTest {
     p.getInputStream().readAllBytes();
     int code = p.waitFor();
     assertTrue(code == 0, err);
+    // The launcher's PID is the JVM's (exec); the archive is kept or dropped by its helper once the JVM has
+    // exited, the helper's last act removing the run's marker. Its end of stderr should come after that, but
+    // CI once saw the check run first: wait (bounded) for the helper's files to be gone.
+    Path cds = root.resolve("spark-job/target/cds");
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    while (Files.isDirectory(cds) && System.nanoTime() < deadline) {
+      try (Stream<Path> files = Files.list(cds)) {
+        if (files.noneMatch(f -> f.toString().endsWith(".tmp") || f.toString().endsWith(".sanitized"))) {
+          break;
+        }
+      }
+      Thread.sleep(20);
+    }
     return code;
   }
 
