@@ -95,6 +95,15 @@ class Mechanism:
     name: str
     output_start: int = 0
 
+    def sanitize_rows(self, streams, ranks: np.ndarray, first: np.ndarray) -> np.ndarray | None:
+        """The outputs of every token of the batch at once, or ``None`` to be driven round by round (``step``).
+
+        Row r's tokens are ``ranks[first[r]:first[r + 1]]``, in text order, and their draws are row r's of
+        ``streams``. Mechanisms whose JVM counterpart draws for all of a row's tokens before mapping any of
+        them to a word (the embedding-noise mechanisms and BRR: noise for every token, then one search)
+        answer here, in that order."""
+        return None
+
     def prepare(self, words: np.ndarray) -> None:
         """Computes what the rounds for these input words need (tables computed on first use)."""
 

@@ -224,25 +224,10 @@ class PythonSanitizer:
         # Every vocabulary token of the batch, row after row; row r's tokens start at first[r].
         first = np.concatenate([[0], np.cumsum(counts)])
         ranks = np.fromiter((r for t in tokenized for r in t.ranks), dtype=np.int64, count=int(first[-1]))
-        outputs = np.empty_like(ranks)
         mechanism = self.mechanism
-        mechanism.prepare(ranks)
-        # The rows advance together, one round each per iteration: a row whose round ends its token moves to
-        # its next token, so each row's stream sees its tokens' rounds in order, as in the JVM, while every
-        # iteration works on all the rows that still have tokens (not on one token position at a time, where
-        # the rows with long rejection chains would leave the others idle).
-        active = np.flatnonzero(counts > 0)
-        position = first[:-1].copy()
-        end = first[1:]
-        fresh = np.ones(n_rows, dtype=bool)
-        while active.size:
-            at = position[active]
-            done, y = mechanism.step(streams, active, ranks[at], fresh[active])
-            finished = active[done]
-            outputs[at[done]] = y[done]
-            position[finished] += 1
-            fresh[active] = done
-            active = active[position[active] < end[active]]
+        outputs = mechanism.sanitize_rows(streams, ranks, first)
+        if outputs is None:
+            outputs = self._by_rounds(streams, ranks, first, counts)
         oov_counts = np.fromiter((t.oov_count for t in tokenized), dtype=np.int64, count=n_rows)
         oov = np.zeros((n_rows, int(oov_counts.max())), dtype=np.int64)
         if self.settings.oov == "random" and oov.shape[1]:
@@ -263,6 +248,30 @@ class PythonSanitizer:
                 case,
             )
         return out
+
+    def _by_rounds(self, streams, ranks: np.ndarray, first: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """The outputs of a mechanism driven round by round (``Mechanism.step``)."""
+        mechanism = self.mechanism
+        outputs = np.empty_like(ranks)
+        mechanism.prepare(ranks)
+        n_rows = len(counts)
+        # The rows advance together, one round each per iteration: a row whose round ends its token moves to
+        # its next token, so each row's stream sees its tokens' rounds in order, as in the JVM, while every
+        # iteration works on all the rows that still have tokens (not on one token position at a time, where
+        # the rows with long rejection chains would leave the others idle).
+        active = np.flatnonzero(counts > 0)
+        position = first[:-1].copy()
+        end = first[1:]
+        fresh = np.ones(n_rows, dtype=bool)
+        while active.size:
+            at = position[active]
+            done, y = mechanism.step(streams, active, ranks[at], fresh[active])
+            finished = active[done]
+            outputs[at[done]] = y[done]
+            position[finished] += 1
+            fresh[active] = done
+            active = active[position[active] < end[active]]
+        return outputs
 
 
 _SANITIZERS: dict[tuple, PythonSanitizer] = {}
