@@ -11,10 +11,8 @@ each row in ``rows`` (distinct), advancing those rows' streams only. A rejection
 the rows whose proposal was rejected, and only for them, so each row's stream sees the sequence of calls
 the JVM makes for that row.
 
-Mechanisms that add noise to embeddings (laplace, mahalanobis, vickrey, vickrey-topk, brr) are not here:
-they map noisy vectors back to words through a nearest-word search whose floating-point ties and
-approximate scoring (matrix products, BLAS) the JVM does not fix bit for bit, so the Python engine refuses
-them and names the compute that runs them (``unsupported``).
+The mechanisms that add noise to embeddings (laplace, mahalanobis, vickrey, vickrey-topk) are in ``noise``;
+BRR is refused until it is written down the same way.
 """
 
 from __future__ import annotations
@@ -30,8 +28,11 @@ import numpy as np
 from dptext.engine import fdlibm
 from dptext.engine.model import Model, NeighbourTable
 
-NOISE_MECHANISMS = ("laplace", "mahalanobis", "vickrey", "vickrey-topk", "brr")
-SUPPORTED = ("santext", "santext+", "tem", "custext", "custext+", "1-diffractor")
+NOISE_MECHANISMS = ("brr",)
+SUPPORTED = (
+    "santext", "santext+", "tem", "custext", "custext+", "1-diffractor",
+    "laplace", "mahalanobis", "vickrey", "vickrey-topk",
+)
 
 _PAIRS_PER_CHUNK = 1 << 13
 

@@ -70,6 +70,7 @@ class Model:
         self._lock = threading.Lock()
         self._table_names = {int(t["targetStart"]): t for t in header.get("tables", [])}
         self._tables: dict[int, NeighbourTable] = {}
+        self._covariance: str | None = header.get("covariance")
 
     def _header(self) -> dict:
         m = self._map
@@ -137,6 +138,10 @@ class Model:
     def vectors64(self) -> np.ndarray:
         """The embeddings widened to float64, as the JVM widens each component before subtracting."""
         return self.vectors.astype(np.float64)
+
+    def covariance(self) -> np.ndarray | None:
+        """Σ, the embeddings' covariance scaled to trace m (m × m, float64), or ``None`` when the file has none."""
+        return None if self._covariance is None else self.array(self._covariance)
 
     def table(self, target_start: int, needed_by: str) -> NeighbourTable:
         """The neighbour table over targets ``[target_start, size)``, which ``needed_by`` draws from."""

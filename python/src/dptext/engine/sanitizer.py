@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from dptext import _registry, options
-from dptext.engine import mechanisms, model, text
+from dptext.engine import mechanisms, model, noise, text
 from dptext.engine.ids import NULL_ID_MESSAGE
 from dptext.engine.keys import RowSeeder, SecretKey
 from dptext.errors import DpTextError
@@ -65,10 +65,13 @@ class EngineSettings:
         mechanism = values["mechanism"]
         if mechanism in mechanisms.NOISE_MECHANISMS:
             raise DpTextError(
-                f"The Python engine does not run {mechanism!r}: it maps noisy embeddings back to words through a "
-                "nearest-word search whose floating-point ties the JVM does not reproduce outside itself, so the "
-                f"Python engine could not give the JVM's rows. Run it on {JVM_COMPUTE}; or use one of "
+                f"The Python engine does not run {mechanism!r} yet; run it on {JVM_COMPUTE}; or use one of "
                 f"{', '.join(mechanisms.SUPPORTED)} here"
+            )
+        if str(values.get("nearestSearch") or "exact").lower() not in ("exact", ""):
+            raise DpTextError(
+                "nearestSearch=hnsw (Apache Lucene's graph) runs on the JVM only: the Python engine searches exactly, "
+                f"which is the default; drop nearest_search or run on {JVM_COMPUTE}"
             )
         if mechanism not in mechanisms.SUPPORTED:
             raise DpTextError(
@@ -84,8 +87,12 @@ class EngineSettings:
                 "vocabSize applies when the JVM builds a model; on the Python engine build the model with "
                 "`dptext build-model --vocab-size N` where a JVM runs and point model= at the file"
             )
-        names = {p.name for m in _registry.mechanisms() if m.name == mechanism for p in m.parameters}
-        parameters = tuple(sorted((n, values.get(n)) for n in names))
+        declared = {p.name: p for m in _registry.mechanisms() if m.name == mechanism for p in m.parameters}
+        for n, p in declared.items():  # a parameter whose setting has no default takes the mechanism's own
+            if values.get(n) is None and p.default is not None:
+                setting = next(s for s in _registry.settings() if s.name == n)
+                values[n] = options._parse(setting, p.default)
+        parameters = tuple(sorted((n, _hashable(values.get(n))) for n in declared))
         if mechanism == "custext+" and not dict(parameters).get("verbatim"):
             raise DpTextError("verbatim must be given for custext+ (the words emitted verbatim, separated by ';')")
         return cls(
@@ -114,12 +121,21 @@ class EngineSettings:
             return mechanisms.Tem(m, eps, float(p["gamma"]), float(p["beta"]))
         if name in ("custext", "custext+"):
             return mechanisms.CusText(m, eps, int(p["groupSize"]), p.get("verbatim"), name == "custext+")
+        if name in ("laplace", "mahalanobis"):
+            return noise.Laplace(m, eps) if name == "laplace" else noise.Mahalanobis(m, eps, float(p["lambda"]))
+        if name in ("vickrey", "vickrey-topk"):
+            t = [float(x) for x in p["t"]]
+            if name == "vickrey" and (len(t) != 1 or not t[0] <= 1):
+                raise DpTextError(f"t must be one threshold in [0, 1] for vickrey, got {t}; use vickrey-topk for t_1..t_k")
+            if name == "vickrey-topk" and len(t) < 2:
+                raise DpTextError(f"t must be k ≥ 2 thresholds t_1..t_k for vickrey-topk, got {t}; e.g. t=0;0.5;1")
+            return noise.Vickrey(m, eps, float(p["lambda"]), t)
         if name == "1-diffractor":
-            noise = str(p["listNoise"]).strip().lower()
-            noise = {"geo": "geometric", "truncated-exponential": "tem"}.get(noise, noise)
-            if noise not in ("geometric", "tem"):
+            list_noise = str(p["listNoise"]).strip().lower()
+            list_noise = {"geo": "geometric", "truncated-exponential": "tem"}.get(list_noise, list_noise)
+            if list_noise not in ("geometric", "tem"):
                 raise DpTextError(f"listNoise must be geometric or tem, got '{p['listNoise']}'")
-            return mechanisms.Diffractor(m, eps, noise, int(p["listRadius"]), int(p["lists"]))
+            return mechanisms.Diffractor(m, eps, list_noise, int(p["listRadius"]), int(p["lists"]))
         raise AssertionError(name)
 
 
@@ -272,6 +288,11 @@ class PythonSanitizer:
             fresh[active] = done
             active = active[position[active] < end[active]]
         return outputs
+
+
+def _hashable(value: Any) -> Any:
+    """Settings are part of the process cache's key: a list (vickrey's t) as a tuple."""
+    return tuple(value) if isinstance(value, list) else value
 
 
 _SANITIZERS: dict[tuple, PythonSanitizer] = {}

@@ -4,7 +4,9 @@ import dev.dptext.random.RandomStream;
 
 /**
  * The continuous distributions the embedding-noise mechanisms draw from, implemented on
- * {@link RandomStream} so that every draw is reproducible from the row seed.
+ * {@link RandomStream} so that every draw is reproducible from the row seed. Logarithms are {@link
+ * StrictMath}'s (fdlibm) and every other step is an IEEE operation in the written order, so the Python
+ * engine repeats each variate bit for bit (docs/noise-mechanisms-spec.md).
  */
 final class NoiseSampling {
   private NoiseSampling() {}
@@ -24,7 +26,7 @@ final class NoiseSampling {
         v = 2 * random.nextDouble() - 1;
         s = u * u + v * v;
       } while (s >= 1 || s == 0);
-      double f = Math.sqrt(-2 * Math.log(s) / s);
+      double f = Math.sqrt(-2 * StrictMath.log(s) / s);
       out[i++] = u * f;
       if (i < m) {
         out[i++] = v * f;
@@ -42,7 +44,7 @@ final class NoiseSampling {
       v = 2 * random.nextDouble() - 1;
       s = u * u + v * v;
     } while (s >= 1 || s == 0);
-    return u * Math.sqrt(-2 * Math.log(s) / s);
+    return u * Math.sqrt(-2 * StrictMath.log(s) / s);
   }
 
   /** A point uniform on the unit sphere S^{m-1}: a standard normal vector, normalised. */
@@ -80,7 +82,7 @@ final class NoiseSampling {
       } while (v <= 0);
       v = v * v * v;
       double u = random.nextUniform();
-      if (u < 1 - 0.0331 * x * x * x * x || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) {
+      if (u < 1 - 0.0331 * x * x * x * x || StrictMath.log(u) < 0.5 * x * x + d * (1 - v + StrictMath.log(v))) {
         return d * v;
       }
     }

@@ -201,7 +201,7 @@ public final class VickreyMechanism extends NoisyEmbeddingMechanism {
     double total = 0;
     double[] cumulative = new double[k];
     for (int r = 0; r < k; r++) {
-      total += Math.exp(-t[r] * distances[offset + r] - maxLog);
+      total += StrictMath.exp(-t[r] * distances[offset + r] - maxLog);
       cumulative[r] = total;
     }
     double u = random.nextDouble() * total;
