@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fixed cost of a small scheduled run, cold (results in BENCHMARKS.md, "Small runs"): each run a new JVM,
+# The fixed cost of a small scheduled run, cold (results in BENCHMARKS.md, "Scheduled runs"): each run a new JVM,
 # as a scheduler starts one. Six sides in rotating order per round, each appending the same small input to a
 # table of its own that an untimed first round created:
 #   dptext-delta       scripts/dptext sanitize --output-format delta --mode append

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fixed cost of a small scheduled run (results in BENCHMARKS.md, "Small runs"), warm: one JVM, one
+# The fixed cost of a small scheduled run (results in BENCHMARKS.md, "Scheduled runs"), warm: one JVM, one
 # SparkSession built as the job builds its own, rounds of six appends of the same input in rotating order
 # (dptext sanitize to Delta, and with --txn-app-id/--txn-version as a nightly run gives them, dptext to Parquet,
 # a plain Spark job to Delta, with and without a transaction id, and to Parquet); the first round creates the tables and is not counted.

@@ -347,7 +347,8 @@ class TextSanitizerTest {
    *
    * <p>No timing here: a time limit measures the machine's load as much as the code. The text path's
    * throughput (tokenize, mechanism, assemble) is measured by the benchmarks module's
-   * {@code dev.dptext.bench.TextPathBenchmark} ({@code scripts/bench-text-path.sh}; BENCHMARKS.md).
+   * {@code dev.dptext.bench.TextPathBenchmark} ({@code scripts/bench/text-path.sh}; BENCHMARKS.md, "The text
+   * path of a row, warm").
    */
   @Test
   void aMegabyteWithRealEmbeddingsKeepsLayoutAndChangesTheExpectedShare() {

@@ -46,11 +46,8 @@ import org.apache.spark.sql.SparkSession;
  * audit) and {@link #report} (rows in checked against rows out, the summary).
  */
 public final class BatchSanitize {
-  /**
-   * The run's log. Named after the command, as it was when the command ran the batch itself, so that
-   * its lines still read {@code SanitizeCommand: phase: …}.
-   */
-  static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("dev.dptext.job.command.SanitizeCommand");
+  /** The run's log: its lines read {@code BatchSanitize: phase: …}. */
+  static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BatchSanitize.class);
 
   private final SparkSession spark;
   private final SanitizeRequest r;
