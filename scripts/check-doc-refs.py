@@ -26,7 +26,7 @@ TEXT = re.compile(r"\.(md|sh|py|java|scala|properties|xml|sql|txt|toml|cfg|ini|y
 JOIN = re.compile(r"\s*\n\s*(?:#+|\*|//|--)?\s*")
 SECTION = re.compile(r"([\w./-]*\b[\w-]+\.md)\}?(?:'s)?,?\s+(?:by hand \()?(?:\"(\w[^\"\n]{1,119})\"|'(\w[^'\n]{1,119})')")
 PATH = re.compile(r"(?<![\w./:-])((?:scripts|docs|conf|tools|benchmarks|notebooks|results|data/sample)/[\w./+-]*[\w+])"
-                  r"(?![\w./+$<*{-])")
+                  r"(?![\w./+$<*{\\-])")
 NOT_A_PATH = re.compile(r"/target/|[$<*]|\.\.\.")
 # Paths that are meant not to exist in the repository.
 IGNORE = {"notebooks/broken.sql"}  # NotebooksTest: a notebook it writes into its temporary directory

@@ -5,7 +5,7 @@
 # the 2-core use per test class, and the CPU of each JVM the suite started (Surefire, the Connect
 # server, launcher and kill-test children, PySpark). BENCHMARKS.md, "Test suite".
 #
-#   scripts/bench/suite.sh [workdir=/tmp/dptext-suite]      # ~16 min on the 2-vCPU VM; run it alone
+#   scripts/bench/suite.sh [workdir=/tmp/dptext-suite]      # as long as the suite; run it alone
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 WORK="${1:-/tmp/dptext-suite}"

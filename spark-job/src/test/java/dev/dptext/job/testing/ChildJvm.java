@@ -10,7 +10,8 @@ import java.util.stream.Stream;
  * flags, without which Spark does not start on Java 17, and the test runner's two CPU settings
  * ({@code test.jvm.cpu}: the serial collector, JIT thresholds ×4). Those two change no behaviour a test
  * checks, only what the JVM spends compiling and collecting: a launched {@code sanitize} of the sample
- * tickets used ~14 CPU-seconds with them against ~19 without (BENCHMARKS.md, "Test suite").
+ * tickets used ~14 CPU-seconds with them against ~19 without (docs/benchmarks-history.md, "Under the aim in
+ * five runs of five").
  */
 public final class ChildJvm {
   private ChildJvm() {}
