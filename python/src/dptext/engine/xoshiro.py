@@ -109,6 +109,11 @@ class RowStreams:
     def __len__(self) -> int:
         return len(self.s0)
 
+    def resume(self, rows: np.ndarray, states: np.ndarray) -> None:
+        """Moves ``rows`` to the given positions (``state()`` rows), e.g. past outputs read in bulk (``jump``)."""
+        states = np.asarray(states, dtype=np.uint64)
+        self.s0[rows], self.s1[rows], self.s2[rows], self.s3[rows] = states[:, 0], states[:, 1], states[:, 2], states[:, 3]
+
     def state(self) -> np.ndarray:
         """Every row's current position, shape (n, 4) uint64 (RandomStream.state): resumable exactly."""
         return np.stack([self.s0, self.s1, self.s2, self.s3], axis=1)
