@@ -48,6 +48,9 @@ def example_settings(example: str) -> dict[str, str]:
     return settings
 
 
+NOISE_MECHANISMS = ("laplace", "mahalanobis", "vickrey", "vickrey-topk")  # they search the vocabulary per token
+
+
 def engine_example(mechanism: str) -> dict[str, str]:
     """The settings the Python engine's tests run ``mechanism`` with: its registry example (every parameter away
     from its default, ``MechanismDefinition#example``) but for ``ENGINE_KEEPS_DEFAULT``."""

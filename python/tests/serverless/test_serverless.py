@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests import support
-from tests.serverless.conftest import REVIEWS, RUNS, SAMPLE, job_arguments, ready, references_command
+from tests.serverless.conftest import REVIEWS, RUNS, SAMPLE, job_arguments, limit_of, ready, references_command
 
 OUT = support.TMP / "serverless"
 
@@ -38,8 +38,8 @@ def reference_runs(reviews, key):
         out = OUT / "jvm" / r["name"]
         shutil.rmtree(out, ignore_errors=True)  # an earlier run's output (the job refuses to overwrite it)
         # Each reference sanitizes what the client's run of it does: the defaults all REVIEWS, the others
-        # the SAMPLE (the first ids).
-        args = job_arguments(reviews, key, out, r["settings"], None if r["name"] == "defaults" else SAMPLE)
+        # the first ids (limit_of).
+        args = job_arguments(reviews, key, out, r["settings"], limit_of(r))
         assert not any("\n" in a for a in args)
         files.append(OUT / "jvm" / f"{r['name']}.args")
         files[-1].parent.mkdir(parents=True, exist_ok=True)
@@ -68,7 +68,7 @@ def client(reference_runs, bare_server, client_python, reviews, key):
     ready(bare_server)
     out = OUT / "client"
     shutil.rmtree(out, ignore_errors=True)  # an earlier run's outputs and stream checkpoint
-    runs = [dict(r, limit=None if r["name"] == "defaults" else SAMPLE) for r in RUNS]
+    runs = [dict(r, limit=limit_of(r)) for r in RUNS]
     done = subprocess.run(
         [
             str(client_python),
@@ -94,9 +94,10 @@ def assert_same_rows(got: dict, want: dict, expected: int) -> None:
     assert not differ, f"{len(differ)} of {len(got)} rows differ from the JVM's, e.g. id {differ[0]}"
 
 
-@pytest.mark.parametrize("run", [r["name"] for r in RUNS])
+@pytest.mark.parametrize("run", RUNS, ids=[r["name"] for r in RUNS])
 def test_each_mechanism_gives_the_jvm_rows(client, references, run):
-    assert_same_rows(rows(client[0] / f"sanitize-{run}"), references[run], REVIEWS if run == "defaults" else SAMPLE)
+    name = run["name"]
+    assert_same_rows(rows(client[0] / f"sanitize-{name}"), references[name], limit_of(run) or REVIEWS)
 
 
 @pytest.mark.parametrize("surface", ["column", "ml", "sql", "stream"])
