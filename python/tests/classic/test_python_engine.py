@@ -84,7 +84,9 @@ def test_every_id_type_seeds_as_on_the_jvm(spark, id_type, ids):
 
 def test_the_approximate_search_is_refused_naming_where_it_runs(tickets):
     with pytest.raises(dptext.DpTextError, match=r"nearestSearch=hnsw.*JVM only"):
-        dptext.sanitize(tickets, "body", id_col="ticket_id", engine="python", mechanism="laplace", nearest_search="hnsw")
+        dptext.sanitize(
+            tickets, "body", id_col="ticket_id", engine="python", mechanism="laplace", nearest_search="hnsw"
+        )
 
 
 def test_the_key_is_in_neither_the_pickled_udf_nor_the_plan(tickets, key):

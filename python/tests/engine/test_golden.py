@@ -56,7 +56,7 @@ def test_the_engine_gives_the_jvm_rows(spec):
     sanitizer = PythonSanitizer(EngineSettings.resolve(conf), key)
     rows = [r for r in ROWS if r["spec"] == spec]
     got = sanitizer.sanitize([r["text"] for r in rows], [bytes.fromhex(r["id"]) for r in rows])
-    wrong = [(r["text"], r["output"], g) for r, g in zip(rows, got) if g != r["output"]]
+    wrong = [(r["text"], r["output"], g) for r, g in zip(rows, got, strict=True) if g != r["output"]]
     assert not wrong, f"{len(wrong)} of {len(rows)} rows differ from the JVM's; first: {wrong[0]!r}"
 
 
@@ -84,11 +84,19 @@ def test_ids_seed_with_the_jvm_bytes(line):
     from pyspark.sql import types as T
 
     kind, _, text = line["id"].partition(":")
-    simple = {"BIGINT": T.LongType(), "INT": T.IntegerType(), "SMALLINT": T.ShortType(), "TINYINT": T.ByteType(),
-              "STRING": T.StringType(), "DOUBLE": T.DoubleType(), "BINARY": T.BinaryType(),
-              "BOOLEAN": T.BooleanType(), "DATE": T.DateType()}
+    simple = {
+        "BIGINT": T.LongType(),
+        "INT": T.IntegerType(),
+        "SMALLINT": T.ShortType(),
+        "TINYINT": T.ByteType(),
+        "STRING": T.StringType(),
+        "DOUBLE": T.DoubleType(),
+        "BINARY": T.BinaryType(),
+        "BOOLEAN": T.BooleanType(),
+        "DATE": T.DateType(),
+    }
     if kind.startswith("DECIMAL("):
-        precision, scale = kind[len("DECIMAL("):-1].split(",")
+        precision, scale = kind[len("DECIMAL(") : -1].split(",")
         spark_type = T.DecimalType(int(precision), int(scale))
     else:
         spark_type = simple[kind]

@@ -1,6 +1,6 @@
 """Many consecutive outputs of each row's stream at once, by jumping ahead.
 
-xoshiro256++'s state update is linear over GF(2): the state after n steps is Aⁿ·s for a fixed 256 × 256 bit
+xoshiro256++'s state update is linear over GF(2): the state after n steps is Aⁿ·s for a fixed 256 x 256 bit
 matrix A. A row's next N outputs can therefore be made as C = N / L chunks of L outputs each, every chunk
 starting from A^(jL)·s, with all chunks of all rows stepped together: L sequential steps over R·C lanes instead
 of N steps over R lanes. The embedding-noise mechanisms draw about 131 outputs per token (a Gamma variate and 100
@@ -92,7 +92,9 @@ class Outputs:
 
     def at(self, rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """Output ``positions`` of streams ``rows`` (broadcast together); every position must be < n."""
-        return self._flat[(positions % self.length) * (self.chunks * self.rows) + (positions // self.length) * self.rows + rows]
+        return self._flat[
+            (positions % self.length) * (self.chunks * self.rows) + (positions // self.length) * self.rows + rows
+        ]
 
 
 def outputs(states: np.ndarray, n: int) -> np.ndarray:

@@ -30,8 +30,16 @@ from dptext.engine.model import Model, NeighbourTable
 
 NOISE_MECHANISMS = ("brr",)
 SUPPORTED = (
-    "santext", "santext+", "tem", "custext", "custext+", "1-diffractor",
-    "laplace", "mahalanobis", "vickrey", "vickrey-topk",
+    "santext",
+    "santext+",
+    "tem",
+    "custext",
+    "custext+",
+    "1-diffractor",
+    "laplace",
+    "mahalanobis",
+    "vickrey",
+    "vickrey-topk",
 )
 
 _PAIRS_PER_CHUNK = 1 << 13

@@ -140,7 +140,7 @@ class Model:
         return self.vectors.astype(np.float64)
 
     def covariance(self) -> np.ndarray | None:
-        """Σ, the embeddings' covariance scaled to trace m (m × m, float64), or ``None`` when the file has none."""
+        """Σ, the embeddings' covariance scaled to trace m (m x m, float64), or ``None`` when the file has none."""
         return None if self._covariance is None else self.array(self._covariance)
 
     def table(self, target_start: int, needed_by: str) -> NeighbourTable:

@@ -94,7 +94,7 @@ def jacobi(sigma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def regularized_square_root(eigenvalues: np.ndarray, eigenvectors: np.ndarray, lam: float) -> np.ndarray:
     """EmbeddingCovariance.regularizedSquareRoot: Σ_i (q_ia·g_i)·q_ib over i ascending, g_i = √(λ·max(ξ_i, 0)
-    + (1 − λ)); exactly the identity at λ = 0."""
+    + (1 - λ)); exactly the identity at λ = 0."""
     m = len(eigenvalues)
     if lam == 0:
         return np.eye(m, dtype=np.float64)
@@ -111,7 +111,7 @@ _ROOTS_LOCK = threading.Lock()
 
 
 def noise_transform(model: Model, lam: float) -> np.ndarray:
-    """(λΣ + (1 − λ)I)^½ of the model's stored covariance, computed once per process, model and λ."""
+    """(λΣ + (1 - λ)I)^½ of the model's stored covariance, computed once per process, model and λ."""
     slot = (model.name, model.embeddings_sha256, float(lam))
     with _ROOTS_LOCK:
         root = _ROOTS.get(slot)
@@ -132,8 +132,8 @@ def noise_transform(model: Model, lam: float) -> np.ndarray:
 
 
 def _polar(streams, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One accepted pair of Marsaglia's polar method per row (NoiseSampling: u, v = 2·nextDouble − 1, redrawn
-    while s = u² + v² is ≥ 1 or 0): (u, v, f) with f = √(−2·log(s)/s), log StrictMath's."""
+    """One accepted pair of Marsaglia's polar method per row (NoiseSampling: u, v = 2·nextDouble - 1, redrawn
+    while s = u² + v² is ≥ 1 or 0): (u, v, f) with f = √(-2·log(s)/s), log StrictMath's."""
     n = len(rows)
     u_out = np.empty(n)
     v_out = np.empty(n)
@@ -391,7 +391,7 @@ def _block_draws(streams, m: int, first: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def noisy_points(streams, model: Model, ranks: np.ndarray, first: np.ndarray, epsilon: float, transform) -> np.ndarray:
-    """φ(x) + Z for every token of the batch (T × m, double), Z = R·T·U as EmbeddingNoise.addTo draws and adds it:
+    """φ(x) + Z for every token of the batch (T x m, double), Z = R·T·U as EmbeddingNoise.addTo draws and adds it:
     per row, token after token, R ~ Gamma(m)/ε then the m normals of U."""
     m = model.dim
     total = len(ranks)
@@ -451,13 +451,13 @@ class NearestWords:
         centred = (self.vectors64 - self.mean).astype(np.float32)
         c64 = centred.astype(np.float64)
         norms2 = np.einsum("ij,ij->i", c64, c64)
-        # (m + 1) × |V|: the centred words and, as an extra coordinate against the query's 1, −‖φ'(y)‖²/2; one
-        # product gives q'·φ'(y) − ‖φ'(y)‖²/2 = (‖q'‖² − d²)/2, the largest scores being the nearest words.
+        # (m + 1) x |V|: the centred words and, as an extra coordinate against the query's 1, -‖φ'(y)‖²/2; one
+        # product gives q'·φ'(y) - ‖φ'(y)‖²/2 = (‖q'‖² - d²)/2, the largest scores being the nearest words.
         self.words_t = np.ascontiguousarray(np.vstack([centred.T, (-0.5 * norms2).astype(np.float32)[None, :]]))
         self.max_norm = float(np.sqrt(norms2.max(initial=0.0)))
 
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(words, distances), each T × k, nearest first; distances √ of the JVM's exact d²."""
+        """(words, distances), each T x k, nearest first; distances √ of the JVM's exact d²."""
         total = len(queries)
         words = np.empty((total, k), dtype=np.int64)
         dists = np.empty((total, k))
@@ -486,7 +486,7 @@ class NearestWords:
             scores[every, best[:, r]] = -np.inf
         rest = scores.max(axis=1).astype(np.float64) if self.size > k else np.full(n, -np.inf)
         # A word whose screened d² is more than 2·margin beyond the k-th screened one has an exact d² above
-        # those of the k kept words: it is neither among the k nearest nor tied with them. (×2 to spare.)
+        # those of the k kept words: it is neither among the k nearest nor tied with them. (x2 to spare.)
         floor = kth - 2 * rounding_margin(self.dim, q_norm, self.max_norm)
         wide = np.flatnonzero(rest >= floor)  # a close call: every word within the margin is a candidate
         narrow = np.flatnonzero(rest < floor)

@@ -126,7 +126,9 @@ class EngineSettings:
         if name in ("vickrey", "vickrey-topk"):
             t = [float(x) for x in p["t"]]
             if name == "vickrey" and (len(t) != 1 or not t[0] <= 1):
-                raise DpTextError(f"t must be one threshold in [0, 1] for vickrey, got {t}; use vickrey-topk for t_1..t_k")
+                raise DpTextError(
+                    f"t must be one threshold in [0, 1] for vickrey, got {t}; use vickrey-topk for t_1..t_k"
+                )
             if name == "vickrey-topk" and len(t) < 2:
                 raise DpTextError(f"t must be k ≥ 2 thresholds t_1..t_k for vickrey-topk, got {t}; e.g. t=0;0.5;1")
             return noise.Vickrey(m, eps, float(p["lambda"]), t)

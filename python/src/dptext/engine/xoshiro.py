@@ -112,7 +112,12 @@ class RowStreams:
     def resume(self, rows: np.ndarray, states: np.ndarray) -> None:
         """Moves ``rows`` to the given positions (``state()`` rows), e.g. past outputs read in bulk (``jump``)."""
         states = np.asarray(states, dtype=np.uint64)
-        self.s0[rows], self.s1[rows], self.s2[rows], self.s3[rows] = states[:, 0], states[:, 1], states[:, 2], states[:, 3]
+        self.s0[rows], self.s1[rows], self.s2[rows], self.s3[rows] = (
+            states[:, 0],
+            states[:, 1],
+            states[:, 2],
+            states[:, 3],
+        )
 
     def state(self) -> np.ndarray:
         """Every row's current position, shape (n, 4) uint64 (RandomStream.state): resumable exactly."""
