@@ -95,6 +95,29 @@ public final class InPlace {
     if (!same) {
       return NONE;
     }
+    refuseUnsupported(target, policy, inputIsDelta, named);
+    long version = DeltaTables.latestVersion(spark, input);
+    if (target.mode() == WriteMode.OVERWRITE) {
+      Optional<String> done = alreadyDone(policy, target.path(), SanitizedHistory.judge(spark, input, version));
+      if (done.isPresent()) {
+        return finished(policy, done.get());
+      }
+    }
+    if (policy != InPlacePolicy.PURGE_HISTORY) {
+      return new InPlace(policy, version, Map.of(), List.of(), null, null);
+    }
+    DeltaTables.Detail detail = DeltaTables.detail(spark, input);
+    Map<String, String> inherited = new LinkedHashMap<>(detail.properties());
+    // dptext's own record is written anew; the protocol versions follow from the features.
+    inherited.keySet().removeIf(k -> k.startsWith("dptext.") || k.equals("delta.minReaderVersion")
+        || k.equals("delta.minWriterVersion"));
+    return new InPlace(policy, version, inherited, detail.partitionColumns(),
+        purge != null ? purge : new InPlaceSwap(spark, target.path()), null);
+  }
+
+  /** What an in-place run cannot do with this output, format, mode and policy, each refused with the way out. */
+  private static void refuseUnsupported(TableWriter.Target target, InPlacePolicy policy, boolean inputIsDelta,
+      boolean named) {
     if (!inputIsDelta || !target.delta()) {
       throw new JobException(ExitCode.USAGE, "--output " + target.path() + " is the input, and only a Delta table "
           + "can be sanitized in place (other formats have no transaction: a crash could lose the raw and the "
@@ -125,23 +148,6 @@ public final class InPlace {
       throw new JobException(ExitCode.USAGE, "--in-place purge-history starts a new table, so --txn-app-id/"
           + "--txn-version do not apply (a re-run finds the table already sanitized and does nothing): drop them");
     }
-    long version = DeltaTables.latestVersion(spark, input);
-    if (mode == WriteMode.OVERWRITE) {
-      Optional<String> done = alreadyDone(policy, target.path(), SanitizedHistory.judge(spark, input, version));
-      if (done.isPresent()) {
-        return finished(policy, done.get());
-      }
-    }
-    if (policy != InPlacePolicy.PURGE_HISTORY) {
-      return new InPlace(policy, version, Map.of(), List.of(), null, null);
-    }
-    DeltaTables.Detail detail = DeltaTables.detail(spark, input);
-    Map<String, String> inherited = new LinkedHashMap<>(detail.properties());
-    // dptext's own record is written anew; the protocol versions follow from the features.
-    inherited.keySet().removeIf(k -> k.startsWith("dptext.") || k.equals("delta.minReaderVersion")
-        || k.equals("delta.minWriterVersion"));
-    return new InPlace(policy, version, inherited, detail.partitionColumns(),
-        purge != null ? purge : new InPlaceSwap(spark, target.path()), null);
   }
 
   /**
@@ -242,7 +248,7 @@ public final class InPlace {
     if (swap == null) {
       return t;
     }
-    return new TableWriter.Target(swap.stagingPath(), "delta", WriteMode.ERROR_IF_EXISTS, null, List.of(), null, null);
+    return TableWriter.Target.delta(swap.stagingPath(), WriteMode.ERROR_IF_EXISTS);
   }
 
   /** The commit: a purge's new table keeps the raw table's own settings and partitioning. */

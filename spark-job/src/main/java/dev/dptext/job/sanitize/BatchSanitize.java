@@ -207,8 +207,8 @@ public final class BatchSanitize {
     }
     long rejected = 0;
     if (counts.rejected() > 0) {
-      TableWriter.write(input.rejected(), new TableWriter.Target(r.rejects(), r.sink().format(), WriteMode.OVERWRITE,
-          null, List.of(), null, null), TableWriter.Commit.rawRecords());
+      TableWriter.write(input.rejected(), TableWriter.Target.of(r.rejects(), r.sink().format(), WriteMode.OVERWRITE),
+          TableWriter.Commit.rawRecords());
       rejected = OutputFormat.read(spark, r.rejects(), r.sink().format()).count();
       LOG.warn("{} rejected record(s) ({} malformed, {} with a null id) written, unsanitized, to {}",
           rejected, counts.malformed(), counts.nullIds(), r.rejects());

@@ -44,8 +44,8 @@ public final class RunPaths {
             + fix);
       }
     }
-    OutputLocation.inspect(spark, rejects).checkWritable(new TableWriter.Target(rejects, outputFormat,
-        WriteMode.OVERWRITE, null, List.of(), null, null));
+    OutputLocation.inspect(spark, rejects).checkWritable(
+        TableWriter.Target.of(rejects, outputFormat, WriteMode.OVERWRITE));
   }
 
   /**

@@ -118,9 +118,10 @@ public record SanitizeRequest(Source source, Sink sink, Columns columns, Corrupt
 
   /** Where and how a batch run writes: {@code --merge-key} defaults to the id column. */
   TableWriter.Target target() {
-    return new TableWriter.Target(sink.path, sink.format, WriteMode.parse(sink.mode), sink.where,
-        sink.mergeKeys != null ? sink.mergeKeys : columns.id != null ? List.of(columns.id) : List.of(),
-        sink.txnAppId, sink.txnVersion);
+    return TableWriter.Target.of(sink.path, sink.format, WriteMode.parse(sink.mode))
+        .withWhere(sink.where)
+        .withMergeKeys(sink.mergeKeys != null ? sink.mergeKeys : columns.id != null ? List.of(columns.id) : List.of())
+        .withTransaction(sink.txnAppId, sink.txnVersion);
   }
 
   /** Whether the word frequencies are the embedding file's public rank (the default), not the input's. */

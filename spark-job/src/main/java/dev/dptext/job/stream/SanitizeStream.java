@@ -7,6 +7,7 @@ import dev.dptext.job.read.DataFormat;
 import dev.dptext.job.read.InputTable;
 import dev.dptext.job.run.ProgressReporter;
 import dev.dptext.job.run.RunSummary;
+import dev.dptext.job.ledger.ReleasePlan;
 import dev.dptext.job.ledger.SourceSnapshot;
 import dev.dptext.job.sanitize.InputRead;
 import dev.dptext.job.sanitize.RunPaths;
@@ -81,22 +82,32 @@ public final class SanitizeStream {
     // the server, whose log has each one's figures).
     TokenAccumulators counters = settings.connect() ? null : new TokenAccumulators(spark);
     CompletableFuture<String> queryId = settings.connect() ? null : new CompletableFuture<>();
-    StreamBatchWriter writer = writer(spark, r, settings, output, input, audit, counters, queryId);
+    Plan plan = new Plan(settings, output, input, audit, counters, queryId);
+    StreamBatchWriter writer = writer(spark, r, plan);
     output.checkpoint().bind();
     // A Connect client reads what the run committed from the history afterwards, after these versions.
     long outputVersion = output.history().latestVersion();
     long rejectsVersion = settings.connect() && r.rejects() != null ? versionOf(spark, r.rejects()) : -1;
     RunPhases.enter(spark, "stream");
     long workStart = System.nanoTime();
-    StreamingQuery query = runQuery(spark, r, stream, settings, output, input, writer, queryId, counters);
+    StreamingQuery query = runQuery(spark, r, stream, plan, writer);
     long end = System.nanoTime();
     Committed done = settings.connect()
         ? Committed.fromHistory(spark, r, query.id().toString(), outputVersion, rejectsVersion)
         : new Committed(writer.batches(), writer.rowsIn(), writer.rowsOut(), writer.rowsRejected(),
             writer.lastVersion());
-    return report(spark, r, settings, output, audit, counters, query, done, (end - start) / 1e9,
-        (end - workStart) / 1e9);
+    return report(spark, r, plan, query, done, (end - start) / 1e9, (end - workStart) / 1e9);
   }
+
+  /**
+   * What the stream's later phases share, resolved before the query starts.
+   *
+   * @param counters the token counters (a classic run's; null on a Connect client, whose micro-batches run on
+   *     the server)
+   * @param queryId completed with the query's id once it starts (null on a Connect client)
+   */
+  private record Plan(RunSettings settings, OutputCheck output, InputRead input, Audit audit,
+      TokenAccumulators counters, CompletableFuture<String> queryId) {}
 
   /**
    * What is at the output and the checkpoint, checked before anything else.
@@ -118,10 +129,9 @@ public final class SanitizeStream {
     RunPaths.checkNesting(spark, r.input(), r.output());
     // What is at the output (a file, a non-Delta directory) is refused as in a batch run; whether an
     // existing table may take this stream's rows is the checkpoint's question.
-    TableWriter.Target target = new TableWriter.Target(r.output(), "delta", mode, null, List.of(), null, null);
+    TableWriter.Target target = TableWriter.Target.delta(r.output(), mode);
     OutputLocation outputAt = OutputLocation.inspect(spark, r.output());
-    outputAt.checkWritable(new TableWriter.Target(r.output(), "delta", WriteMode.APPEND, null, List.of(), null,
-        null));
+    outputAt.checkWritable(TableWriter.Target.delta(r.output(), WriteMode.APPEND));
     // One read of the output's history answers the checkpoint's check, the first micro-batch's replay
     // check and (on Connect) the version this run starts from.
     DeltaTables.Transactions history = outputAt.kind == OutputLocation.Kind.DELTA_TABLE
@@ -170,9 +180,10 @@ public final class SanitizeStream {
    * release when there is a ledger. What it captures is serializable on Spark Connect (the server runs it):
    * the server's sanitizer (settings and the key's source only), the columns, the paths.
    */
-  private static StreamBatchWriter writer(SparkSession spark, SanitizeRequest r, RunSettings settings,
-      OutputCheck output, InputRead input, Audit audit, TokenAccumulators counters,
-      CompletableFuture<String> queryId) {
+  private static StreamBatchWriter writer(SparkSession spark, SanitizeRequest r, Plan plan) {
+    RunSettings settings = plan.settings();
+    InputRead input = plan.input();
+    Audit audit = plan.audit();
     String text = input.text();
     String out = input.out();
     StreamBatchWriter.Sanitize sanitize;
@@ -180,19 +191,20 @@ public final class SanitizeStream {
       dev.dptext.runtime.ServerSanitizer server = settings.server();
       sanitize = rows -> server.transform(rows, text, out);
     } else {
-      DpText.Builder builder = settings.builder().countTokens(counters);
+      DpText.Builder builder = settings.builder().countTokens(plan.counters());
       sanitize = rows -> builder.transform(rows, text, out); // classic: never serialized
     }
     String inputPath = r.input();
     DataFormat format = input.format();
     Map<String, String> readOptions = input.readOptions();
     int partitions = r.partitions();
-    dev.dptext.job.ledger.ReleasePlan ledgerPlan = r.ledger() == null || r.ledger().ledger() == null ? null
+    ReleasePlan ledgerPlan = r.ledger() == null || r.ledger().ledger() == null ? null
         : settings.releasePlan(spark, r, SourceSnapshot.of(spark, r.input(), format, readOptions).source(),
             List.of("model=" + audit.hash(), "text=" + text, "output=" + out, "frequencies=embeddings"));
     return new StreamBatchWriter(input.table().rules(), sanitize, text, out, r.output(), r.rejects(),
-        counts -> InputTable.failure(counts, inputPath, format, readOptions), audit.properties(), counters,
-        batch -> Spread.spread(partitions, batch.sparkSession(), batch), queryId, ledgerPlan, output.history());
+        counts -> InputTable.failure(counts, inputPath, format, readOptions), audit.properties(), plan.counters(),
+        batch -> Spread.spread(partitions, batch.sparkSession(), batch), plan.queryId(), ledgerPlan,
+        plan.output().history());
   }
 
   /**
@@ -201,13 +213,13 @@ public final class SanitizeStream {
    * does not meet it on the checkpoint. A SIGKILL cannot be caught: the server stops the query when the
    * session expires.
    */
-  private static StreamingQuery runQuery(SparkSession spark, SanitizeRequest r, StreamSettings stream,
-      RunSettings settings, OutputCheck output, InputRead input, StreamBatchWriter writer,
-      CompletableFuture<String> queryId, TokenAccumulators counters) {
-    String checkpoint = output.checkpoint().path();
+  private static StreamingQuery runQuery(SparkSession spark, SanitizeRequest r, StreamSettings stream, Plan plan,
+      StreamBatchWriter writer) {
+    String checkpoint = plan.output().checkpoint().path();
+    CompletableFuture<String> queryId = plan.queryId();
     StreamingQuery query;
     try {
-      query = input.table().observed(OBSERVED).writeStream()
+      query = plan.input().table().observed(OBSERVED).writeStream()
           .option("checkpointLocation", checkpoint)
           .trigger(stream.sparkTrigger())
           .foreachBatch(writer)
@@ -220,17 +232,18 @@ public final class SanitizeStream {
     }
     LOG.info("stream: query {} (run {}) started; checkpoint {}, trigger {}", query.id(), query.runId(),
         checkpoint, stream.trigger());
-    Thread stopOnExit = settings.connect() ? new Thread(() -> stopQuietly(query), "dptext-stop-stream") : null;
+    boolean connect = plan.settings().connect();
+    Thread stopOnExit = connect ? new Thread(() -> stopQuietly(query), "dptext-stop-stream") : null;
     if (stopOnExit != null) {
       Runtime.getRuntime().addShutdownHook(stopOnExit);
     }
-    try (ProgressReporter progress = ProgressReporter.start(spark, counters, r.progressInterval())) {
+    try (ProgressReporter progress = ProgressReporter.start(spark, plan.counters(), r.progressInterval())) {
       query.awaitTermination();
     } catch (StreamingQueryException e) {
       throw failure(e, checkpoint);
     } catch (RuntimeException e) {
       // A Connect client's errors are not StreamingQueryExceptions.
-      throw settings.connect() ? failure(e, checkpoint) : e;
+      throw connect ? failure(e, checkpoint) : e;
     } finally {
       if (stopOnExit != null) {
         try {
@@ -244,14 +257,13 @@ public final class SanitizeStream {
   }
 
   /** The summary of what this run committed, printed and written beside the output. */
-  private static int report(SparkSession spark, SanitizeRequest r, RunSettings settings, OutputCheck output,
-      Audit audit, TokenAccumulators counters, StreamingQuery query, Committed done, double seconds,
-      double workSeconds) {
+  private static int report(SparkSession spark, SanitizeRequest r, Plan plan, StreamingQuery query, Committed done,
+      double seconds, double workSeconds) {
     LOG.info("stream: query {} finished: {} micro-batch(es) committed by this run", query.id(), done.batches());
     long version = done.lastVersion() >= 0 ? done.lastVersion() : versionOf(spark, r.output());
-    RunSummary summary = new RunSummary(settings.builder().options(), done.rowsIn(), done.rowsOut(),
-        done.rowsRejected(), counters, seconds, workSeconds, audit.hash(), Sanitizers.PUBLIC_FREQUENCIES,
-        output.target(), version, null, audit.layout());
+    RunSummary summary = new RunSummary(plan.settings().builder().options(), done.rowsIn(), done.rowsOut(),
+        done.rowsRejected(), plan.counters(), seconds, workSeconds, plan.audit().hash(),
+        Sanitizers.PUBLIC_FREQUENCIES, plan.output().target(), version, null, plan.audit().layout());
     System.out.println(summary.render().replace("dptext sanitize summary",
         "dptext sanitize summary (stream: " + done.batches() + " micro-batch(es) this run)"));
     RunSummary.markSanitized();

@@ -1,5 +1,10 @@
 package dev.dptext.job.stream;
 
+import dev.dptext.job.ledger.LedgerGate;
+import dev.dptext.job.ledger.Release;
+import dev.dptext.job.ledger.ReleasePlan;
+import dev.dptext.job.ledger.ReleasedRows;
+import dev.dptext.job.ledger.SourceSnapshot;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.RunPhases;
@@ -10,7 +15,6 @@ import dev.dptext.job.write.DeltaTables;
 import dev.dptext.job.write.TableWriter;
 import dev.dptext.job.write.WriteMode;
 import dev.dptext.spark.TokenAccumulators;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -94,7 +98,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
   static final long SPREAD_MIN_ROWS = 1_000;
 
   /** The privacy ledger's plan of this stream's releases (one per micro-batch), null without a ledger. */
-  private final dev.dptext.job.ledger.ReleasePlan ledger;
+  private final ReleasePlan ledger;
 
   /**
    * The output's transactions when the query started ({@link DeltaTables.Transactions#NONE} for a new
@@ -115,7 +119,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
 
   StreamBatchWriter(InputTable.Rules input, Sanitize sanitizer, String textColumn, String outputColumn,
       String output, String rejects, Failure failure, Map<String, String> audit, TokenAccumulators counters,
-      Spread spread, CompletableFuture<String> queryId, dev.dptext.job.ledger.ReleasePlan ledger,
+      Spread spread, CompletableFuture<String> queryId, ReleasePlan ledger,
       DeltaTables.Transactions atStart) {
     this.input = input;
     this.sanitizer = sanitizer;
@@ -146,8 +150,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
   private void write(Dataset<Row> batch, long batchId) {
     long start = System.nanoTime();
     String appId = StreamCheckpoint.appId(queryId(batch));
-    TableWriter.Target target = new TableWriter.Target(output, "delta", WriteMode.APPEND, null, List.of(), appId,
-        batchId);
+    TableWriter.Target target = TableWriter.Target.delta(output, WriteMode.APPEND).withTransaction(appId, batchId);
     // Only a run's first micro-batch can be one that a crash interrupted (within a run, a failed
     // micro-batch stops the query); checking later ones would cost a look at the table each time. The
     // commit itself checks the transaction again in any case.
@@ -159,81 +162,112 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
           + "read or written", batchId);
       return;
     }
-    long tokens = counters == null ? 0 : counters.tokens();
-    long changed = counters == null ? 0 : counters.changed();
-    long oov = counters == null ? 0 : counters.outOfVocabulary();
+    TokenTally before = TokenTally.of(counters);
     Dataset<Row> cached = batch.persist(StorageLevel.MEMORY_AND_DISK());
     try {
       InputTable rows = input.over(cached);
-      RunPhases.enter(batch.sparkSession(), "micro-batch " + batchId + ": check and count");
-      InputTable.Counts counts = rows.count(ledger != null); // with the rows' content for the ledger
-      long rejected = counts.rejected();
-      if (rejected > 0 && rejects == null) {
-        throw new JobException(ExitCode.INPUT, "Micro-batch " + batchId + ": " + failure.apply(counts).getMessage()
-            + ". Earlier micro-batches are committed; a restart from the checkpoint retries this one");
-      }
-      if (rejected > 0) {
-        writeRejects(rows, appId, batchId);
-        LOG.warn("stream: micro-batch {}: {} rejected record(s) ({} malformed, {} with a null id) written, "
-            + "unsanitized, to {}", batchId, rejected, counts.malformed(), counts.nullIds(), rejects);
-      }
+      InputTable.Counts counts = checkAndCount(batch, rows, appId, batchId);
       Dataset<Row> toSanitize = rows.accepted();
       Dataset<Row> clean = sanitizer.apply(counts.rows() >= SPREAD_MIN_ROWS ? spread.apply(toSanitize) : toSanitize);
       // The micro-batch's release is recorded before it is written; its snapshot is the batch itself, so a
       // replay after a restart repeats it (same key, settings, rows) and adds nothing.
-      dev.dptext.job.ledger.Release release = ledger == null ? null : dev.dptext.job.ledger.LedgerGate.before(
-          batch.sparkSession(), ledger,
-          dev.dptext.job.ledger.SourceSnapshot.microBatch(appId, batchId, batch, ledger.source()),
-          dev.dptext.job.ledger.ReleasedRows.of(toSanitize, ledger.idColumn()), counts.content(), false,
+      Release release = ledger == null ? null : LedgerGate.before(batch.sparkSession(), ledger,
+          SourceSnapshot.microBatch(appId, batchId, batch, ledger.source()),
+          ReleasedRows.of(toSanitize, ledger.idColumn()), counts.content(), false,
           line -> LOG.info("stream: micro-batch {}: {}", batchId, line));
-      TableWriter.Commit commit = release == null ? TableWriter.Commit.of(audit) : TableWriter.Commit.of(audit)
-          .withCommitOnly(dev.dptext.job.ledger.LedgerGate.RELEASE_PROPERTY, release.releaseId());
-      TableWriter.Result written;
-      try {
-        RunPhases.enter(batch.sparkSession(), "micro-batch " + batchId + ": sanitize and write");
-        written = TableWriter.write(clean, target, commit);
-      } catch (TableWriter.AlreadyCommitted e) {
-        if (release != null) {
-          dev.dptext.job.ledger.LedgerGate.withdraw(batch.sparkSession(), ledger, release);
-        }
-        LOG.info("stream: micro-batch {} was committed by another run of this query meanwhile: nothing written",
-            batchId);
-        return;
-      } catch (Exception e) { // Spark's task failures are SparkExceptions, checked, thrown undeclared
-        Optional<JobException> tooLarge = Sanitizers.outOfMemory(e, counts::longestText);
-        if (tooLarge.isPresent()) {
-          throw tooLarge.get();
-        }
-        throw e;
+      TableWriter.Result written = commit(batch, clean, target, release, counts, batchId);
+      if (written != null) {
+        tally(batchId, counts, written, before, start);
       }
-      if (release != null) {
-        dev.dptext.job.ledger.LedgerGate.committed(batch.sparkSession(), ledger, release, written.version(), LOG::warn);
-      }
-      long accepted = counts.rows() - rejected;
-      if (written.rowsWritten() != accepted) {
-        throw new JobException(ExitCode.INTEGRITY, "Micro-batch " + batchId + ": rows written ("
-            + written.rowsWritten() + ") differ from rows accepted (" + accepted + "), committed as table version "
-            + written.version() + " of " + output + "; do not use it before investigating");
-      }
-      rowsIn += counts.rows();
-      rowsOut += written.rowsWritten();
-      rowsRejected += rejected;
-      batches++;
-      lastVersion = written.version();
-      if (counters == null) {
-        LOG.info(String.format(Locale.ROOT, "stream: micro-batch %d committed as table version %d: rows in %,d, "
-            + "out %,d, rejected %,d; %.1f s", batchId, written.version(), counts.rows(), written.rowsWritten(),
-            rejected, (System.nanoTime() - start) / 1e9));
-        return;
-      }
-      long t = counters.tokens() - tokens;
-      LOG.info(String.format(Locale.ROOT, "stream: micro-batch %d committed as table version %d: rows in %,d, "
-          + "out %,d, rejected %,d; tokens %,d, changed %.1f%%, out of vocabulary %.1f%%; %.1f s", batchId,
-          written.version(), counts.rows(), written.rowsWritten(), rejected, t, pct(counters.changed() - changed, t),
-          pct(counters.outOfVocabulary() - oov, t), (System.nanoTime() - start) / 1e9));
     } finally {
       cached.unpersist(false);
     }
+  }
+
+  /** Checks and counts the micro-batch's rows; writes its rejected records, or refuses them. */
+  private InputTable.Counts checkAndCount(Dataset<Row> batch, InputTable rows, String appId, long batchId) {
+    RunPhases.enter(batch.sparkSession(), "micro-batch " + batchId + ": check and count");
+    InputTable.Counts counts = rows.count(ledger != null); // with the rows' content for the ledger
+    long rejected = counts.rejected();
+    if (rejected > 0 && rejects == null) {
+      throw new JobException(ExitCode.INPUT, "Micro-batch " + batchId + ": " + failure.apply(counts).getMessage()
+          + ". Earlier micro-batches are committed; a restart from the checkpoint retries this one");
+    }
+    if (rejected > 0) {
+      writeRejects(rows, appId, batchId);
+      LOG.warn("stream: micro-batch {}: {} rejected record(s) ({} malformed, {} with a null id) written, "
+          + "unsanitized, to {}", batchId, rejected, counts.malformed(), counts.nullIds(), rejects);
+    }
+    return counts;
+  }
+
+  /**
+   * Sanitizes and commits the micro-batch as Delta's transaction (appId, batchId); null when another run of
+   * this query committed it meanwhile (its release then withdrawn). The written rows must be the accepted ones.
+   */
+  private TableWriter.Result commit(Dataset<Row> batch, Dataset<Row> clean, TableWriter.Target target,
+      Release release, InputTable.Counts counts, long batchId) {
+    TableWriter.Commit commit = release == null ? TableWriter.Commit.of(audit)
+        : TableWriter.Commit.of(audit).withCommitOnly(LedgerGate.RELEASE_PROPERTY, release.releaseId());
+    TableWriter.Result written;
+    try {
+      RunPhases.enter(batch.sparkSession(), "micro-batch " + batchId + ": sanitize and write");
+      written = TableWriter.write(clean, target, commit);
+    } catch (TableWriter.AlreadyCommitted e) {
+      if (release != null) {
+        LedgerGate.withdraw(batch.sparkSession(), ledger, release);
+      }
+      LOG.info("stream: micro-batch {} was committed by another run of this query meanwhile: nothing written",
+          batchId);
+      return null;
+    } catch (Exception e) { // Spark's task failures are SparkExceptions, checked, thrown undeclared
+      Optional<JobException> tooLarge = Sanitizers.outOfMemory(e, counts::longestText);
+      if (tooLarge.isPresent()) {
+        throw tooLarge.get();
+      }
+      throw e;
+    }
+    if (release != null) {
+      LedgerGate.committed(batch.sparkSession(), ledger, release, written.version(), LOG::warn);
+    }
+    long accepted = counts.rows() - counts.rejected();
+    if (written.rowsWritten() != accepted) {
+      throw new JobException(ExitCode.INTEGRITY, "Micro-batch " + batchId + ": rows written ("
+          + written.rowsWritten() + ") differ from rows accepted (" + accepted + "), committed as table version "
+          + written.version() + " of " + output + "; do not use it before investigating");
+    }
+    return written;
+  }
+
+  /** The token counters as a micro-batch found them, so that its own share can be logged. */
+  private record TokenTally(long tokens, long changed, long outOfVocabulary) {
+    static TokenTally of(TokenAccumulators counters) {
+      return counters == null ? new TokenTally(0, 0, 0)
+          : new TokenTally(counters.tokens(), counters.changed(), counters.outOfVocabulary());
+    }
+  }
+
+  /** Adds a committed micro-batch to the run's totals and logs it. */
+  private void tally(long batchId, InputTable.Counts counts, TableWriter.Result written, TokenTally before,
+      long start) {
+    long rejected = counts.rejected();
+    rowsIn += counts.rows();
+    rowsOut += written.rowsWritten();
+    rowsRejected += rejected;
+    batches++;
+    lastVersion = written.version();
+    if (counters == null) {
+      LOG.info(String.format(Locale.ROOT, "stream: micro-batch %d committed as table version %d: rows in %,d, "
+          + "out %,d, rejected %,d; %.1f s", batchId, written.version(), counts.rows(), written.rowsWritten(),
+          rejected, (System.nanoTime() - start) / 1e9));
+      return;
+    }
+    long t = counters.tokens() - before.tokens();
+    LOG.info(String.format(Locale.ROOT, "stream: micro-batch %d committed as table version %d: rows in %,d, "
+        + "out %,d, rejected %,d; tokens %,d, changed %.1f%%, out of vocabulary %.1f%%; %.1f s", batchId,
+        written.version(), counts.rows(), written.rowsWritten(), rejected, t,
+        pct(counters.changed() - before.changed(), t), pct(counters.outOfVocabulary() - before.outOfVocabulary(), t),
+        (System.nanoTime() - start) / 1e9));
   }
 
   /** The query's id: handed over by the program that started it, else the query's own (on a Connect server). */
@@ -248,8 +282,8 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
   /** Appends the micro-batch's rejected records (raw) to the rejects table, exactly once like the rows. */
   private void writeRejects(InputTable rows, String appId, long batchId) {
     try {
-      TableWriter.write(rows.rejected(), new TableWriter.Target(rejects, "delta", WriteMode.APPEND, null, List.of(),
-          appId, batchId), TableWriter.Commit.rawRecords());
+      TableWriter.write(rows.rejected(), TableWriter.Target.delta(rejects, WriteMode.APPEND)
+          .withTransaction(appId, batchId), TableWriter.Commit.rawRecords());
     } catch (TableWriter.AlreadyCommitted e) {
       // Written before a restart: the replay has the same rejected records.
     }

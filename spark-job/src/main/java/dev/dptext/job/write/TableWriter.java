@@ -65,6 +65,31 @@ public final class TableWriter {
       }
     }
 
+    /** A plain write of {@code format} at {@code path}: no predicate, no merge key, no idempotent transaction. */
+    public static Target of(String path, String format, WriteMode mode) {
+      return new Target(path, format, mode, null, List.of(), null, null);
+    }
+
+    /** {@link #of} in Delta. */
+    public static Target delta(String path, WriteMode mode) {
+      return of(path, "delta", mode);
+    }
+
+    /** This write restricted to the rows {@code predicate} selects ({@code --mode replace-where}). */
+    public Target withWhere(String predicate) {
+      return new Target(path, format, mode, predicate, mergeKeys, txnAppId, txnVersion);
+    }
+
+    /** This write merging on {@code keys} ({@code --mode merge}). */
+    public Target withMergeKeys(List<String> keys) {
+      return new Target(path, format, mode, where, keys, txnAppId, txnVersion);
+    }
+
+    /** This write as Delta's idempotent transaction {@code (appId, version)}; both null for none. */
+    public Target withTransaction(String appId, Long version) {
+      return new Target(path, format, mode, where, mergeKeys, appId, version);
+    }
+
     public boolean delta() {
       return format.equals("delta");
     }

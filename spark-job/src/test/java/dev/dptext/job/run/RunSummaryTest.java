@@ -9,7 +9,6 @@ import dev.dptext.job.write.TableWriter;
 import dev.dptext.job.write.WriteMode;
 import dev.dptext.settings.DpTextOptions;
 import dev.dptext.spark.TokenAccumulators;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -20,8 +19,7 @@ import org.junit.jupiter.api.Test;
 class RunSummaryTest {
   private static RunSummary summary(long rows, double seconds, double workSeconds) {
     TokenAccumulators counters = new TokenAccumulators(SharedSpark.get());
-    TableWriter.Target target = new TableWriter.Target("/out", "delta", WriteMode.ERROR_IF_EXISTS, null, List.of(),
-        null, null);
+    TableWriter.Target target = TableWriter.Target.delta("/out", WriteMode.ERROR_IF_EXISTS);
     return new RunSummary(DpTextOptions.defaults(), rows, rows, 0, counters, seconds, workSeconds, "h", "f", target, 0,
         null, "broadcast (a single model file)");
   }

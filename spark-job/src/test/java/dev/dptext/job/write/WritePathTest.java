@@ -94,15 +94,15 @@ class WritePathTest {
     Dataset<Row> rows = spark.read().json(tickets.toString());
     // Two runs of the same scheduled transaction: one commit; the other finds it (nothing to do).
     String txnTable = tmp.resolve("race-txn").toString();
-    List<Object> outcomes = race(() -> TableWriter.write(rows, new TableWriter.Target(txnTable, "delta",
-        WriteMode.APPEND, null, List.of(), "nightly", 7L), TableWriter.Commit.of(Map.of("dptext.version", "test"))));
+    List<Object> outcomes = race(() -> TableWriter.write(rows, TableWriter.Target.delta(txnTable,
+        WriteMode.APPEND).withTransaction("nightly", 7L), TableWriter.Commit.of(Map.of("dptext.version", "test"))));
     assertEquals(20, spark.read().format("delta").load(txnTable).count(), outcomes.toString());
     assertEquals(1, outcomes.stream().filter(o -> o instanceof TableWriter.Result).count(), outcomes.toString());
     assertEquals(1, outcomes.stream().filter(o -> o instanceof TableWriter.AlreadyCommitted).count(), outcomes.toString());
     // Two runs creating one new table: one commit; the other a clear conflict or "already exists".
     String newTable = tmp.resolve("race-new").toString();
-    List<Object> created = race(() -> TableWriter.write(rows, new TableWriter.Target(newTable, "delta",
-        WriteMode.ERROR_IF_EXISTS, null, List.of(), null, null), TableWriter.Commit.of(Map.of("dptext.version", "t"))));
+    List<Object> created = race(() -> TableWriter.write(rows, TableWriter.Target.delta(newTable,
+        WriteMode.ERROR_IF_EXISTS), TableWriter.Commit.of(Map.of("dptext.version", "t"))));
     assertEquals(20, spark.read().format("delta").load(newTable).count(), created.toString());
     assertEquals(1, created.stream().filter(o -> o instanceof TableWriter.Result).count(), created.toString());
     Object loser = created.stream().filter(o -> !(o instanceof TableWriter.Result)).findFirst().orElseThrow();
