@@ -9,6 +9,7 @@ mechanism, so setup is measured cold):
     python pantera.py model GLOVE WORDS OUT.dptext-model   # the same words as a dptext model (dptext's venv)
     python pantera.py dptext MODEL REVIEWS N MECHANISM     # dptext's engine (dptext's venv)
     python pantera.py pantera VOCAB REVIEWS N MECHANISM    # pyPANTERA (its own venv)
+    python pantera.py batches MODEL REVIEWS N MECHANISM    # dptext's rate by batch shape (its rows go in lockstep)
 
 Each side reports: setup (wall: imports, loading the vocabulary/model, building the mechanism), a first
 pass (wall), and the steady pass (CPU time of this process, after the first), tokens in that side's own
@@ -201,6 +202,38 @@ def cmd_dptext(model_path: str, reviews_path: str, n: str, mech: str) -> None:
     print(f"  dptext {mech} sample: {' '.join(out[0].split()[:16])}")
 
 
+def cmd_batches(model_path: str, reviews_path: str, n: str, mech: str) -> None:
+    """dptext's engine advances a batch's rows in lockstep, a round per token position, so a batch costs at
+    least as many rounds as its longest row has tokens: the first N reviews, those of them of <= 250 words,
+    and their shorter and longer halves, each as one batch (steady pass, CPU)."""
+    from dptext.engine import sanitizer, text
+    from dptext.engine.keys import SecretKey
+
+    conf = {"mechanism": mech, "epsilon": "3.0", **DPTEXT_SETTINGS[mech], "model": model_path, "idMode": "column"}
+    engine = sanitizer.PythonSanitizer(sanitizer.EngineSettings.resolve(conf), SecretKey.parse("00" * 32, "bench"))
+    texts, ids = reviews(reviews_path, int(n))
+    rows = list(zip(texts, ids))
+    by_length = sorted(rows, key=lambda r: len(r[0]))
+    half = len(rows) // 2
+    for label, batch in (
+        (f"the first {n}", rows),
+        ("those of <= 250 words", [r for r in rows if len(r[0].split()) <= 250]),
+        ("the shorter half", by_length[:half]),
+        ("the longer half", by_length[half:]),
+    ):
+        t, i = [r[0] for r in batch], [r[1] for r in batch]
+        engine.sanitize(t, i)
+        c = time.process_time()
+        engine.sanitize(t, i)
+        cpu = time.process_time() - c
+        counts = [len(tk.ranks) + tk.oov_count for tk in (text.tokenize(x, engine.vocabulary) for x in t)]
+        print(
+            f"dptext   {mech:12s} batch of {len(batch):4d} ({label}): longest {max(counts)} tokens, "
+            f"{sum(counts)} tokens, {sum(counts) / cpu:.0f} tokens/s",
+            flush=True,
+        )
+
+
 # --------------------------------------------------------------------------------------------- pyPANTERA
 
 
@@ -280,4 +313,4 @@ def cmd_pantera(vocab_path: str, reviews_path: str, n: str, mech: str) -> None:
 
 
 if __name__ == "__main__":
-    {"vocab": cmd_vocab, "model": cmd_model, "dptext": cmd_dptext, "pantera": cmd_pantera}[sys.argv[1]](*sys.argv[2:])
+    {"vocab": cmd_vocab, "model": cmd_model, "dptext": cmd_dptext, "pantera": cmd_pantera, "batches": cmd_batches}[sys.argv[1]](*sys.argv[2:])
