@@ -15,7 +15,7 @@ Each side reports: setup (wall: imports, loading the vocabulary/model, building 
 pass (wall), and the steady pass (CPU time of this process, after the first), tokens in that side's own
 tokenization, tokens/s and reviews/s. Mechanisms by dptext's name: santext laplace mahalanobis vickrey
 custext tem, at dptext's defaults (ε = 3; mahalanobis λ = 0.5; vickrey t = 0.5, λ = 0; custext K = 20;
-tem β = 0.001, γ by the rule), pyPANTERA given the same values (its CMP, Mahalanobis, VickreyCMP, CusText
+tem β = 0.001, gamma by the rule), pyPANTERA given the same values (its CMP, Mahalanobis, VickreyCMP, CusText
 with k = 20 euclidean, SanText, TEM).
 
 How pyPANTERA is driven (read its source, pypantera-1.0.2/src/...): its obfuscateText(DataFrame) lower-cases,
@@ -212,7 +212,7 @@ def cmd_batches(model_path: str, reviews_path: str, n: str, mech: str) -> None:
     conf = {"mechanism": mech, "epsilon": "3.0", **DPTEXT_SETTINGS[mech], "model": model_path, "idMode": "column"}
     engine = sanitizer.PythonSanitizer(sanitizer.EngineSettings.resolve(conf), SecretKey.parse("00" * 32, "bench"))
     texts, ids = reviews(reviews_path, int(n))
-    rows = list(zip(texts, ids))
+    rows = list(zip(texts, ids, strict=True))
     by_length = sorted(rows, key=lambda r: len(r[0]))
     half = len(rows) // 2
     for label, batch in (
@@ -299,7 +299,9 @@ def cmd_pantera(vocab_path: str, reviews_path: str, n: str, mech: str) -> None:
     out = sanitize(texts)
     cpu = time.process_time() - c
     tokens = sum(len(t.split()) for t in texts)
-    pairs = [(a, b) for t, o in zip(texts, out) for a, b in zip(t.lower().split(), o.split())]
+    pairs = [
+        (a, b) for t, o in zip(texts, out, strict=True) for a, b in zip(t.lower().split(), o.split(), strict=False)
+    ]
     kept = sum(a == b for a, b in pairs)
     vocab = set(made._word2index)
     oov = [a for a, _ in pairs if a not in vocab]
@@ -313,4 +315,11 @@ def cmd_pantera(vocab_path: str, reviews_path: str, n: str, mech: str) -> None:
 
 
 if __name__ == "__main__":
-    {"vocab": cmd_vocab, "model": cmd_model, "dptext": cmd_dptext, "pantera": cmd_pantera, "batches": cmd_batches}[sys.argv[1]](*sys.argv[2:])
+    commands = {
+        "vocab": cmd_vocab,
+        "model": cmd_model,
+        "dptext": cmd_dptext,
+        "pantera": cmd_pantera,
+        "batches": cmd_batches,
+    }
+    commands[sys.argv[1]](*sys.argv[2:])

@@ -46,4 +46,6 @@ for m in santext laplace mahalanobis vickrey custext tem; do
   "$PANTERA_PYTHON" $PY pantera "$VOCAB" "$REVIEWS" "$np" "$m"
   [[ $np == "$N" ]] || "$DPTEXT_PYTHON" $PY dptext "$MODEL" "$REVIEWS" "$np" "$m"
 done
+echo "== dptext's rate by batch shape (rows go in lockstep: a batch costs at least its longest row's rounds)"
+"$DPTEXT_PYTHON" $PY batches "$MODEL" "$REVIEWS" "$NP" santext
 echo "== end $(date -u +'%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
