@@ -155,6 +155,25 @@ public abstract class MechanismDefinition {
   public abstract WordMetric metric(MechanismSpec spec, DpTextModel model);
 
   /**
+   * The guarantee as a bound on the privacy loss, pair by pair: for input words x, x' and an output y (vocabulary
+   * ranks), ln P(y | x) − ln P(y | x') ≤ {@code bound(x, x', y)}, +∞ where the guarantee promises nothing. By
+   * default ε·d(x, x') in {@link #metric}; a mechanism whose guarantee says more or other than that overrides it
+   * (SanText+: its ε0 and its verbatim outputs; TEM: its cap at ε·γ). {@code MechanismGuaranteeTest} checks
+   * every registered mechanism against this bound, from its exact conditional or from draws.
+   */
+  public LossBound lossBound(MechanismSpec spec, DpTextModel model) {
+    WordMetric d = metric(spec, model);
+    double epsilon = spec.epsilon();
+    return (x, xPrime, y) -> epsilon * d.distance(x, xPrime);
+  }
+
+  /** The bound of {@link #lossBound}: the largest ln P(y | x) − ln P(y | x') the guarantee allows. */
+  @FunctionalInterface
+  public interface LossBound {
+    double bound(int x, int xPrime, int y);
+  }
+
+  /**
    * The mechanism for the partitioned path, which holds no vectors: its parameters and the model's
    * shape only; the geometry comes from vocabulary shards (see {@code dev.dptext.classic.partitioned}).
    * Mechanisms that have no partitioned form refuse.

@@ -82,6 +82,19 @@ public final class SanTextPlus implements ExponentialMechanism, ExactConditional
       return sensitiveStart(vocabularySize, spec.get(W));
     }
 
+    /**
+     * (ε, ε0)-UMLDP: ε·d between sensitive words, ε·d + ε0 when either word is non-sensitive (its replacement
+     * has the factor p), and nothing for an output outside V_S (a non-sensitive word kept verbatim reveals it).
+     */
+    @Override
+    public LossBound lossBound(MechanismSpec spec, DpTextModel model) {
+      int start = outputStart(spec, model.embeddings().size());
+      LossBound metric = super.lossBound(spec, model);
+      double epsilon0 = epsilon0(spec.get(P));
+      return (x, xPrime, y) -> y < start ? Double.POSITIVE_INFINITY
+          : metric.bound(x, xPrime, y) + (x < start || xPrime < start ? epsilon0 : 0);
+    }
+
     @Override
     public boolean usesFrequencyRanks() {
       return true;

@@ -86,6 +86,14 @@ public final class TruncatedExponentialMechanism implements WordMechanism, Exact
       return WordMetric.euclidean(model.embeddings());
     }
 
+    /** ε·min(d, γ): the ε·d metric guarantee and the ε·γ local one together. */
+    @Override
+    public LossBound lossBound(MechanismSpec spec, DpTextModel model) {
+      LossBound metric = super.lossBound(spec, model);
+      double cap = spec.epsilon() * gamma(spec, model.embeddings().size());
+      return (x, xPrime, y) -> Math.min(metric.bound(x, xPrime, y), cap);
+    }
+
     /** With {@code gamma=0}, says that γ comes from β: {@code tem ε=3.0, γ from β=0.001}. */
     @Override
     public String describe(MechanismSpec spec) {
