@@ -5,7 +5,8 @@ import java.io.Serializable;
 /**
  * The distance between two vocabulary words that a mechanism's guarantee is stated in: Euclidean for
  * SanText, SanText+ and the Laplace mechanism, the regularized Mahalanobis distance for the
- * Mahalanobis mechanism, Hamming on binary codes for BRR. Calibration (the privacy ratio) and the
+ * Mahalanobis mechanism, Hamming on binary codes for BRR, the discrete metric for a mechanism that treats every
+ * pair of words alike (ε-local DP). Calibration (the privacy ratio) and the
  * evaluation statistics compute over it; each mechanism names its own.
  */
 public interface WordMetric extends Serializable {
@@ -52,6 +53,32 @@ public interface WordMetric extends Serializable {
   /** The Hamming distance of the words' binary codes. */
   static WordMetric hamming(BinaryCodes codes) {
     return new Hamming(codes);
+  }
+
+  /**
+   * The discrete metric over {@code size} words: d(x, x') = 1 for any two distinct words, whatever their
+   * embeddings. ε·d-metric DP in it is ε-local DP, every pair of words alike.
+   */
+  static WordMetric discrete(int size) {
+    return new Discrete(size);
+  }
+
+  /** The discrete metric: 1 between any two distinct words. */
+  record Discrete(int size) implements WordMetric {
+    @Override
+    public String name() {
+      return "discrete";
+    }
+
+    @Override
+    public double distance(int i, int j) {
+      return i == j ? 0 : 1;
+    }
+
+    @Override
+    public double maximumUpperBound() {
+      return 1;
+    }
   }
 
   /** Euclidean distance over (possibly transformed) embeddings. */

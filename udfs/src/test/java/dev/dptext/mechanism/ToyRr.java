@@ -39,7 +39,7 @@ public final class ToyRr implements WordMechanism {
 
     @Override
     public WordMetric metric(MechanismSpec spec, DpTextModel model) {
-      return new Discrete(model.embeddings().size());
+      return WordMetric.discrete(model.embeddings().size());
     }
 
     @Override
@@ -58,24 +58,6 @@ public final class ToyRr implements WordMechanism {
     @Override
     public MechanismDefinition definition() {
       return DEFINITION;
-    }
-  }
-
-  /** The discrete metric: 1 between any two distinct words. */
-  record Discrete(int size) implements WordMetric {
-    @Override
-    public String name() {
-      return "discrete";
-    }
-
-    @Override
-    public double distance(int i, int j) {
-      return i == j ? 0 : 1;
-    }
-
-    @Override
-    public double maximumUpperBound() {
-      return 1;
     }
   }
 

@@ -6,6 +6,7 @@ import static dev.dptext.mechanism.SamplerStatistics.histogram;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.embedding.WordMetric;
 import dev.dptext.random.RandomStream;
 import java.util.Arrays;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,7 +50,7 @@ class ToyRrDistributionTest {
   @ParameterizedTest
   @CsvSource({"0.5", "2", "8"})
   void theGuaranteeHoldsOverEveryPairAndIsTight(double epsilon) {
-    ToyRr.Discrete d = new ToyRr.Discrete(N);
+    WordMetric d = WordMetric.discrete(N);
     double worst = 0;
     for (int x = 0; x < N; x++) {
       double[] px = exact(x, epsilon);
