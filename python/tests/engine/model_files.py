@@ -34,6 +34,17 @@ def table(vectors: np.ndarray, target_start: int, k: int) -> tuple[np.ndarray, n
     return np.array(offsets, np.int32), np.concatenate(rows).astype(np.int32), np.array(bounds, np.float64)
 
 
+def embeddings_sha256(words: list[str], vectors: np.ndarray) -> str:
+    """The JVM's ``EmbeddingsHash``: SHA-256 of the size and dimension (big-endian ints), each word (its UTF-8
+    length, big-endian, then its bytes), then the vectors' float32 bits, big-endian."""
+    h = hashlib.sha256(struct.pack(">ii", len(words), vectors.shape[1]))
+    for w in words:
+        b = w.encode("utf-8")
+        h.update(struct.pack(">i", len(b)) + b)
+    h.update(np.ascontiguousarray(vectors, dtype=">f4").tobytes())
+    return h.hexdigest()
+
+
 def write(path: Path, words: list[str], vectors: np.ndarray, tables: dict[int, int]) -> Path:
     """A version-2 model file with a table of ``k`` neighbours per target start (``{start: k}``)."""
     encoded = [w.encode("utf-8") for w in words]
@@ -74,7 +85,7 @@ def write(path: Path, words: list[str], vectors: np.ndarray, tables: dict[int, i
             "format": "dptext-model",
             "version": 2,
             "metadata": {"source": "test"},
-            "embeddingsSha256": "test",
+            "embeddingsSha256": embeddings_sha256(words, vectors),
             "vocabularySize": len(words),
             "dimension": vectors.shape[1],
             "neighbourCount": max(tables.values()),

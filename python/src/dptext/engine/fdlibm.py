@@ -1,4 +1,4 @@
-"""fdlibm 5.3's exp, log, log1p, expm1 and tanh on numpy arrays, bit for bit Java's ``StrictMath``.
+"""fdlibm 5.3's exp, log, log1p, expm1, tanh, sin and cos on numpy arrays, bit for bit Java's ``StrictMath``.
 
 Java's ``StrictMath`` is specified as fdlibm 5.3 ("the results must be bit-for-bit those of fdlibm"), which is
 what makes the JVM's samplers reproducible everywhere; the Python engine must make the same decisions, so it
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["exp", "expm1", "log", "log1p", "tanh"]
+__all__ = ["cos", "exp", "expm1", "log", "log1p", "sin", "tanh"]
 
 _LOW = np.int64(0xFFFFFFFF)
 
@@ -550,3 +550,140 @@ def tanh(x):
         out = np.copysign(z, x)
         rare = (ix < 0x3C800000) | (ix >= 0x40360000)
         return _result(_fallback(out, rare, _tanh_exact, x), shape)
+
+
+# ------------------------------------------------------------------------------------- sin and cos
+# fdlibm's s_sin.c and s_cos.c on its kernels k_sin.c and k_cos.c, after e_rem_pio2.c's reduction of x to
+# y0 + y1 = x - n*pi/2 with |y0 + y1| <= pi/4. Only arguments up to 2**19*pi/2 in magnitude are handled
+# (e_rem_pio2.c's "medium" case; BRR's Box-Muller takes them in [0, 2*pi)): larger ones, whose reduction
+# needs __kernel_rem_pio2's multi-precision 2/pi, raise ValueError.
+
+_S1 = _hex(0xBFC5555555555549)
+_S2 = _hex(0x3F8111111110F8A6)
+_S3 = _hex(0xBF2A01A019C161D5)
+_S4 = _hex(0x3EC71DE357B1FE7D)
+_S5 = _hex(0xBE5AE5E68A2B9CEB)
+_S6 = _hex(0x3DE5D93A5ACFD57C)
+_C1 = _hex(0x3FA555555555554C)
+_C2 = _hex(0xBF56C16C16C15177)
+_C3 = _hex(0x3EFA01A019CB1590)
+_C4 = _hex(0xBE927E4F809C52AD)
+_C5 = _hex(0x3E21EE9EBDB4B1C4)
+_C6 = _hex(0xBDA8FAE9BE8838D4)
+_INVPIO2 = _hex(0x3FE45F306DC9C883)  # 53 bits of 2/pi
+_PIO2_1 = _hex(0x3FF921FB54400000)  # first 33 bits of pi/2
+_PIO2_1T = _hex(0x3DD0B4611A626331)  # pi/2 - pio2_1
+_PIO2_2 = _hex(0x3DD0B4611A600000)  # second 33 bits of pi/2
+_PIO2_2T = _hex(0x3BA3198A2E037073)  # pi/2 - (pio2_1 + pio2_2)
+_PIO2_3 = _hex(0x3BA3198A2E000000)  # third 33 bits of pi/2
+_PIO2_3T = _hex(0x397B839A252049C1)  # pi/2 - (pio2_1 + pio2_2 + pio2_3)
+# High words of n*pi/2 for n = 1..32: an argument with one of these may cancel in the first reduction.
+_NPIO2_HW = np.array(
+    [
+        0x3FF921FB, 0x400921FB, 0x4012D97C, 0x401921FB, 0x401F6A7A, 0x4022D97C, 0x4025FDBB, 0x402921FB,
+        0x402C463A, 0x402F6A7A, 0x4031475C, 0x4032D97C, 0x40346B9C, 0x4035FDBB, 0x40378FDB, 0x403921FB,
+        0x403AB41B, 0x403C463A, 0x403DD85A, 0x403F6A7A, 0x40407E4C, 0x4041475C, 0x4042106C, 0x4042D97C,
+        0x4043A28C, 0x40446B9C, 0x404534AC, 0x4045FDBB, 0x4046C6CB, 0x40478FDB, 0x404858EB, 0x404921FB,
+    ],
+    dtype=np.int64,
+)  # fmt: skip
+
+
+def _kernel_sin(x: np.ndarray, y: np.ndarray, iy: bool) -> np.ndarray:
+    """__kernel_sin(x, y, iy) on |x| <= pi/4 (y the tail of x; iy: whether y is used)."""
+    ix = (x.view(np.int64) >> 32) & _ABS
+    z = x * x
+    v = z * x
+    r = _S2 + z * (_S3 + z * (_S4 + z * (_S5 + z * _S6)))
+    out = x - ((z * (0.5 * y - v * r) - y) - v * _S1) if iy else x + v * (_S1 + z * r)
+    return np.where(ix < 0x3E400000, x, out)  # |x| < 2**-27: x itself
+
+
+def _kernel_cos(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """__kernel_cos(x, y) on |x| <= pi/4 (y the tail of x)."""
+    ix = (x.view(np.int64) >> 32) & _ABS
+    z = x * x
+    r = z * (_C1 + z * (_C2 + z * (_C3 + z * (_C4 + z * (_C5 + z * _C6)))))
+    small = 1.0 - (0.5 * z - (z * r - x * y))  # |x| < 0.3
+    # qx = |x|/4 with its low word cleared (its high word less 2 in the exponent), 0.28125 above 0.78125.
+    qx = np.where(ix > 0x3FE90000, 0.28125, _from_high(np.maximum(ix - 0x00200000, 0)))
+    large = (1.0 - qx) - ((0.5 * z - qx) - (z * r - x * y))
+    out = np.where(ix < 0x3FD33333, small, large)
+    return np.where(ix < 0x3E400000, 1.0, out)  # |x| < 2**-27: 1
+
+
+def _rem_pio2(x: np.ndarray, hx: np.ndarray, ix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """__ieee754_rem_pio2 for pi/4 < |x| <= 2**19*pi/2: (n, y0, y1) with y0 + y1 = x - n*pi/2."""
+    positive = hx > 0
+    # 3pi/4 > |x|: n = +-1, with 33+53 bits of pi/2 (33+33+53 when |x| is near pi/2).
+    sign = np.where(positive, 1.0, -1.0)
+    near = ix == 0x3FF921FB
+    z = x - sign * _PIO2_1
+    z2 = z - sign * _PIO2_2
+    za = np.where(near, z2, z)
+    ta = np.where(near, _PIO2_2T, _PIO2_1T) * sign
+    y0a = za - ta
+    y1a = (za - y0a) - ta
+    na = np.where(positive, 1, -1)
+    # Medium: n = (int)(|x|*2/pi + 1/2), up to three rounds of 33 bits of pi/2 as cancellation requires.
+    t = np.abs(x)
+    n = np.trunc(t * _INVPIO2 + 0.5).astype(np.int64)
+    fn = n.astype(np.float64)
+    r = t - fn * _PIO2_1
+    w = fn * _PIO2_1T
+    y0 = r - w
+    quick = (n < 32) & (ix != _NPIO2_HW[np.clip(n - 1, 0, 31)])
+    j = ix >> 20
+    second = ~quick & ((j - ((y0.view(np.int64) >> 52) & 0x7FF)) > 16)
+    t2 = r
+    w2 = fn * _PIO2_2
+    r2 = t2 - w2
+    w2 = fn * _PIO2_2T - ((t2 - r2) - w2)
+    y02 = r2 - w2
+    third = second & ((j - ((y02.view(np.int64) >> 52) & 0x7FF)) > 49)
+    t3 = r2
+    w3 = fn * _PIO2_3
+    r3 = t3 - w3
+    w3 = fn * _PIO2_3T - ((t3 - r3) - w3)
+    y03 = r3 - w3
+    r = np.where(third, r3, np.where(second, r2, r))
+    w = np.where(third, w3, np.where(second, w2, w))
+    y0 = np.where(third, y03, np.where(second, y02, y0))
+    y1 = (r - y0) - w
+    y0 = np.where(positive, y0, -y0)
+    y1 = np.where(positive, y1, -y1)
+    n = np.where(positive, n, -n)
+    small = ix < 0x4002D97C
+    return np.where(small, na, n), np.where(small, y0a, y0), np.where(small, y1a, y1)
+
+
+def _trig(x, cosine: bool):
+    x, shape = _prepare(x)
+    with np.errstate(all="ignore"):
+        hx = x.view(np.int64) >> 32
+        ix = hx & _ABS
+        if ((ix > 0x413921FB) & (ix < 0x7FF00000)).any():
+            raise ValueError("fdlibm sin/cos: arguments beyond 2**19*pi/2 in magnitude are not implemented")
+        zero = np.zeros_like(x)
+        direct = _kernel_cos(x, zero) if cosine else _kernel_sin(x, zero, False)
+        n, y0, y1 = _rem_pio2(x, hx, ix)
+        s = _kernel_sin(y0, y1, True)
+        c = _kernel_cos(y0, y1)
+        q = n & 3
+        if cosine:  # n mod 4: cos, -sin, -cos, sin
+            reduced = np.select([q == 0, q == 1, q == 2], [c, -s, -c], s)
+        else:  # sin, cos, -sin, -cos
+            reduced = np.select([q == 0, q == 1, q == 2], [s, c, -s], -c)
+        out = np.where(ix <= 0x3FE921FB, direct, reduced)
+        out = np.where(ix >= 0x7FF00000, x - x, out)  # inf, NaN: NaN
+        return _result(out, shape)
+
+
+def sin(x):
+    """``StrictMath.sin``: fdlibm's sin (s_sin.c), bit for bit, for |x| <= 2**19*pi/2 (and inf, NaN)."""
+    return _trig(x, False)
+
+
+def cos(x):
+    """``StrictMath.cos``: fdlibm's cos (s_cos.c), bit for bit, for |x| <= 2**19*pi/2 (and inf, NaN)."""
+    return _trig(x, True)

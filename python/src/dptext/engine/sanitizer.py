@@ -18,6 +18,7 @@ import numpy as np
 
 from dptext import _registry, options
 from dptext.engine import mechanisms, model, noise, text
+from dptext.engine.brr import Brr
 from dptext.engine.ids import NULL_ID_MESSAGE
 from dptext.engine.keys import RowSeeder, SecretKey
 from dptext.errors import DpTextError
@@ -63,7 +64,7 @@ class EngineSettings:
             except Exception:  # a spelling only the JVM knows: keep the text, the engine's parsers decide
                 values[s.name] = raw.strip()
         mechanism = values["mechanism"]
-        if mechanism in mechanisms.NOISE_MECHANISMS:
+        if mechanism in mechanisms.UNSUPPORTED:
             raise DpTextError(
                 f"The Python engine does not run {mechanism!r} yet; run it on {JVM_COMPUTE}; or use one of "
                 f"{', '.join(mechanisms.SUPPORTED)} here"
@@ -138,6 +139,8 @@ class EngineSettings:
             if list_noise not in ("geometric", "tem"):
                 raise DpTextError(f"listNoise must be geometric or tem, got '{p['listNoise']}'")
             return mechanisms.Diffractor(m, eps, list_noise, int(p["listRadius"]), int(p["lists"]))
+        if name == "brr":
+            return Brr(m, eps, int(p["bits"]))
         raise AssertionError(name)
 
 

@@ -20,7 +20,13 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@code version}: java.version, and whether Spark's type converters are on the class path.
- *   <li>{@code fdlibm <exp|log|log1p|expm1|tanh>}: each line a double; answers StrictMath's result.
+ *   <li>{@code fdlibm <exp|log|log1p|expm1|tanh|sin|cos>}: each line a double; answers StrictMath's result.
+ *   <li>{@code brr-codes <model path> <bits>}: each line a word rank; answers the hex of its code's longs
+ *       (BinaryCodes of the model's embeddings at the default seed), the first line prefixed with the hex
+ *       bits of BrrMechanism's flip probability at ε given as a fourth header argument (hex bits).
+ *   <li>{@code brr <model path> <bits> <ε hex bits> <key hex> <purpose hex>}: each line an id (hex) and word
+ *       ranks; answers {@code outputs... | state} of BrrMechanism.sanitize on the row's stream
+ *       (RowSeeder(key, purpose).streamFor(id)), all the row's words in one call as TextSanitizer makes it.
  *   <li>{@code stream-seed <draws>:<ops>}: each line a seed and the bounds its R ops use; answers
  *       {@code draws... | state} of RandomStream.fromSeed(seed).
  *   <li>{@code stream-state <draws>:<ops>}: each line four hex words and bounds; RandomStream.resume(words).
@@ -78,6 +84,7 @@ public class Oracle {
           }
         }
         case "id-bytes" -> idBytes(h[3], lines, answer, spark);
+        case "brr-codes", "brr" -> brr(command, h, lines, answer);
         default -> throw new IllegalArgumentException("unknown command " + command);
       }
       out.write("@ " + answer.size() + "\n");
@@ -100,6 +107,8 @@ public class Oracle {
         case "log1p" -> StrictMath.log1p(x);
         case "expm1" -> StrictMath.expm1(x);
         case "tanh" -> StrictMath.tanh(x);
+        case "sin" -> StrictMath.sin(x);
+        case "cos" -> StrictMath.cos(x);
         default -> throw new IllegalArgumentException(function);
       };
       answer.add(hex(Double.doubleToRawLongBits(y)));
@@ -155,6 +164,65 @@ public class Oracle {
           default -> throw new IllegalArgumentException(op);
         }
         s.append(' ');
+      }
+      s.append('|');
+      for (long w : r.state()) {
+        s.append(' ').append(hex(w));
+      }
+      answer.add(s.toString());
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------- brr
+
+  private static final java.util.Map<String, dev.dptext.model.DpTextModel> MODELS = new java.util.HashMap<>();
+
+  private static dev.dptext.model.DpTextModel model(String path) throws java.io.IOException {
+    dev.dptext.model.DpTextModel m = MODELS.get(path);
+    if (m == null) {
+      try (java.io.InputStream in = new java.io.BufferedInputStream(java.nio.file.Files.newInputStream(Path.of(path)))) {
+        m = dev.dptext.model.ModelArtifact.read(in, path);
+      }
+      MODELS.put(path, m);
+    }
+    return m;
+  }
+
+  private static void brr(String command, String[] h, List<String> lines, List<String> answer) throws Exception {
+    dev.dptext.embedding.BinaryCodes codes = model(h[3]).binaryCodes(Integer.parseInt(h[4]));
+    double eps = Double.longBitsToDouble(Long.parseUnsignedLong(h[5], 16));
+    dev.dptext.mechanism.BrrMechanism brr = new dev.dptext.mechanism.BrrMechanism(codes, eps);
+    if (command.equals("brr-codes")) {
+      boolean first = true;
+      for (String line : lines) {
+        StringBuilder s = new StringBuilder();
+        if (first) {
+          s.append(hex(Double.doubleToRawLongBits(brr.flipProbability()))).append(" : ");
+          first = false;
+        }
+        int y = Integer.parseInt(line.trim());
+        for (int k = 0; k < codes.longs(); k++) {
+          s.append(hex(codes.code(y, k))).append(' ');
+        }
+        answer.add(s.toString().trim());
+      }
+      return;
+    }
+    dev.dptext.random.SecretKey key = dev.dptext.random.SecretKey.parse(h[6], "oracle test key");
+    String purpose = h[7].equals("-") ? "" : new String(HEX.parseHex(h[7]), StandardCharsets.UTF_8);
+    dev.dptext.random.RowSeeder seeder = new dev.dptext.random.RowSeeder(key, purpose);
+    for (String line : lines) {
+      String[] f = line.trim().split(" ");
+      dev.dptext.random.RandomStream r = seeder.streamFor(f[0].equals("-") ? new byte[0] : HEX.parseHex(f[0]));
+      int[] words = new int[f.length - 1];
+      for (int i = 1; i < f.length; i++) {
+        words[i - 1] = Integer.parseInt(f[i]);
+      }
+      int[] out = new int[words.length];
+      brr.sanitize(words, words.length, r, out);
+      StringBuilder s = new StringBuilder();
+      for (int o : out) {
+        s.append(o).append(' ');
       }
       s.append('|');
       for (long w : r.state()) {

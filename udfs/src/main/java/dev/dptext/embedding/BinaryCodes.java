@@ -63,13 +63,15 @@ public final class BinaryCodes implements Serializable {
     double[] planes = new double[bits * m];
     RandomStream r = RandomStream.fromSeed(seed);
     for (int i = 0; i < planes.length; i += 2) {
-      // Box–Muller: a fixed, documented transform, so the planes are the same on every JVM.
+      // Box–Muller with StrictMath (fdlibm: the same bits on every JVM and in the Python engine; Math's
+      // log/sin/cos may be intrinsics that differ in the last bit). sqrt is correctly rounded everywhere.
       double u1 = 1.0 - r.nextDouble();
       double u2 = r.nextDouble();
-      double rad = Math.sqrt(-2 * Math.log(u1));
-      planes[i] = rad * Math.cos(2 * Math.PI * u2);
+      double rad = StrictMath.sqrt(-2 * StrictMath.log(u1));
+      double angle = 2 * Math.PI * u2;
+      planes[i] = rad * StrictMath.cos(angle);
       if (i + 1 < planes.length) {
-        planes[i + 1] = rad * Math.sin(2 * Math.PI * u2);
+        planes[i + 1] = rad * StrictMath.sin(angle);
       }
     }
     int longs = (bits + 63) / 64;
@@ -80,6 +82,8 @@ public final class BinaryCodes implements Serializable {
         c[d] = v[y * m + d] - mean[d];
       }
       for (int b = 0; b < bits; b++) {
+        // A plain loop in component order (Java never fuses the multiply and the add): the sign, and so
+        // the bit, is specified exactly (docs/engine-spec-brr.md).
         double dot = 0;
         for (int d = 0; d < m; d++) {
           dot += planes[b * m + d] * c[d];

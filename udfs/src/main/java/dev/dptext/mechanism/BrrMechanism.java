@@ -89,7 +89,7 @@ public final class BrrMechanism implements WordMechanism {
     this.codes = codes;
     this.nearest = new NearestCodes(codes);
     this.epsilon = epsilon;
-    this.flipProbability = 1 / (1 + Math.exp(epsilon));
+    this.flipProbability = 1 / (1 + StrictMath.exp(epsilon)); // fdlibm: the Python engine's bits too
     this.flipDigits = binaryDigits(flipProbability);
   }
 

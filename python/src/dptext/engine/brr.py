@@ -1,0 +1,414 @@
+"""BRR (``BrrMechanism.java``) in the Python engine: the JVM's codes, flips and Hamming-nearest words, exactly.
+
+docs/engine-spec-brr.md specifies every step; in short:
+
+- **Codes** (``BinaryCodes.of``): ``bits`` random hyperplanes, standard normals by Box–Muller (fdlibm's log,
+  cos and sin, as the JVM's ``StrictMath``) from ``RandomStream.fromSeed(0x5eedb1c0de5)``; bit b of word y is
+  [Σ_d plane_b[d]·(v_y[d] − μ[d]) ≥ 0], summed d = 0, 1, … in double (μ the vocabulary's mean, summed word by
+  word). Here the dot products come from one matrix product (BLAS, any order), and only the products whose
+  magnitude is within a rigorous rounding-error bound of 0 — where the order could flip the sign — are
+  recomputed in the JVM's order. So the bits are the JVM's whatever BLAS does.
+- **Flips** (``BrrMechanism.flip``/``bernoulliMask``): per token, per 64-bit lane, nextLong draws compared
+  digit by digit with the binary expansion of p = 1/(1 + e^ε) until every lane is decided.
+- **Nearest word** (``NearestCodes``): least Hamming distance, ties to the lower rank — the answer of a plain
+  scan. Found here by a multi-index over 16-bit chunks when the input word's distance b is small (a word within
+  b agrees with the query within r_j bits on some chunk j, Σ(r_j + 1) = b + 1), else by a blocked scan.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import weakref
+
+import numpy as np
+
+from dptext.engine import fdlibm
+from dptext.engine.mechanisms import Mechanism
+from dptext.engine.model import Model
+
+DEFAULT_SEED = 0x5EED_B1C0_DE5  # BinaryCodes.DEFAULT_SEED
+CHUNK_BITS = 16
+_MAX_CHUNK_RADIUS = 2
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_M64 = (1 << 64) - 1
+
+if hasattr(np, "bitwise_count"):  # NumPy >= 2.0
+
+    def popcount(x: np.ndarray) -> np.ndarray:
+        """Set bits of each uint64, as uint8."""
+        return np.bitwise_count(x)
+
+else:  # pragma: no cover - NumPy 1.x
+    _BYTE_COUNTS = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+    def popcount(x: np.ndarray) -> np.ndarray:
+        """Set bits of each uint64, as uint8 (a byte table)."""
+        x = np.ascontiguousarray(x, dtype=np.uint64)
+        return _BYTE_COUNTS[x.view(np.uint8)].reshape(*x.shape, 8).sum(axis=-1, dtype=np.uint8)
+
+
+def _splitmix(z: int) -> int:
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def seed_longs(seed: int, count: int) -> np.ndarray:
+    """The first ``count`` nextLong() of RandomStream.fromSeed(seed), as uint64 (one stream: plain Python)."""
+    g = 0x9E3779B97F4A7C15
+    s0, s1, s2, s3 = (_splitmix((seed + g * i) & _M64) for i in range(1, 5))
+    if (s0 | s1 | s2 | s3) == 0:
+        s0 = g
+    out = [0] * count
+    for i in range(count):
+        a = (s0 + s3) & _M64
+        out[i] = ((((a << 23) | (a >> 41)) & _M64) + s0) & _M64
+        t = (s1 << 17) & _M64
+        s2 ^= s0
+        s3 ^= s1
+        s1 ^= s2
+        s0 ^= s3
+        s2 ^= t
+        s3 = ((s3 << 45) | (s3 >> 19)) & _M64
+    return np.array(out, dtype=np.uint64)
+
+
+def hyperplanes(bits: int, dim: int, seed: int = DEFAULT_SEED) -> np.ndarray:
+    """``BinaryCodes.of``'s planes, shape (bits, dim): Box–Muller pairs from the seeded stream, u1 = 1 − nextDouble,
+    u2 = nextDouble, planes[i] = √(−2·log u1)·cos(2π·u2), planes[i+1] = …·sin(2π·u2), row-major."""
+    count = bits * dim
+    pairs = (count + 1) // 2
+    draws = seed_longs(seed, 2 * pairs)
+    doubles = (draws >> np.uint64(11)).astype(np.float64) * 2.0**-53
+    u1 = 1.0 - doubles[0::2]
+    u2 = doubles[1::2]
+    rad = np.sqrt(-2.0 * fdlibm.log(u1))
+    angle = (2.0 * math.pi) * u2
+    planes = np.empty(2 * pairs, dtype=np.float64)
+    planes[0::2] = rad * fdlibm.cos(angle)
+    planes[1::2] = rad * fdlibm.sin(angle)
+    return planes[:count].reshape(bits, dim)
+
+
+def vocabulary_mean(vectors: np.ndarray) -> np.ndarray:
+    """``Embeddings.mean``: per component, the float32 values added word by word into a double, then / n."""
+    n, m = vectors.shape
+    acc = np.zeros(m, dtype=np.float64)
+    for start in range(0, n, 4096):
+        block = vectors[start : start + 4096].astype(np.float64)
+        block[0] += acc  # acc + v: the same bits as v + acc
+        acc = np.add.accumulate(block, axis=0)[-1]  # accumulate is sequential along the axis
+    return acc / n
+
+
+def code_bits(vectors: np.ndarray, bits: int, seed: int = DEFAULT_SEED) -> np.ndarray:
+    """Bit b of word y, as bool (n, bits): [Σ_d plane_b[d]·(v_y[d] − μ[d]) ≥ 0] with the JVM's summation order.
+
+    The products come from BLAS; |computed − exact| ≤ γ_m·Σ|p_d·c_d| ≤ γ_m·‖p‖·‖c‖ (γ_m = m·u/(1 − m·u),
+    u = 2⁻⁵³) for any summation order, the JVM's included, so where |BLAS| exceeds twice that (with a margin)
+    both have the exact sign, which is nonzero. The rest are summed d = 0, 1, … as the JVM does."""
+    n, m = vectors.shape
+    planes = hyperplanes(bits, m, seed)
+    mean = vocabulary_mean(vectors)
+    plane_norms = np.sqrt(np.einsum("ij,ij->i", planes, planes))
+    slack = 8.0 * (m + 2) * 2.0**-53  # ≥ 4·γ_m: twice the two-sided bound, with room for the norms' own error
+    out = np.empty((n, bits), dtype=bool)
+    block = max(1, (1 << 22) // max(1, bits))
+    for start in range(0, n, block):
+        c = vectors[start : start + block].astype(np.float64)
+        c -= mean
+        dots = c @ planes.T
+        bound = (slack * np.sqrt(np.einsum("ij,ij->i", c, c)))[:, None] * plane_norms[None, :] + 1e-300
+        bit = dots >= 0
+        unsure = np.abs(dots) <= bound
+        if unsure.any():
+            ys, bs = np.nonzero(unsure)
+            acc = np.zeros(len(ys), dtype=np.float64)
+            cy = c[ys]
+            pb = planes[bs]
+            for d in range(m):
+                acc += pb[:, d] * cy[:, d]  # rounded product, then rounded sum: Java's dot += p * c
+            bit[ys, bs] = acc >= 0
+        out[start : start + block] = bit
+    return out
+
+
+def pack(bits_array: np.ndarray) -> np.ndarray:
+    """Bool (n, bits) → uint64 (n, ⌈bits/64⌉): bit b in long b >> 6 at position b & 63, as BinaryCodes packs."""
+    n, bits = bits_array.shape
+    longs = (bits + 63) // 64
+    padded = np.zeros((n, longs * 64), dtype=bool)
+    padded[:, :bits] = bits_array
+    packed = np.packbits(padded, axis=1, bitorder="little")
+    return np.ascontiguousarray(packed).view("<u8").astype(np.uint64).reshape(n, longs)
+
+
+class Codes:
+    """A vocabulary's n-bit codes (``BinaryCodes``), and its exact Hamming nearest-word search (``NearestCodes``)."""
+
+    def __init__(self, codes: np.ndarray, bits: int) -> None:
+        self.bits = bits
+        self.longs = (bits + 63) // 64
+        self.codes = np.ascontiguousarray(codes, dtype=np.uint64)
+        self.size = len(codes)
+        self.lanes = np.ascontiguousarray(self.codes.T)  # (longs, n): one lane of every word, contiguous
+        self.chunks = (bits + CHUNK_BITS - 1) // CHUNK_BITS
+        self._index = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, vectors: np.ndarray, bits: int, seed: int = DEFAULT_SEED) -> Codes:
+        if not 1 <= bits <= 4096:
+            raise ValueError(f"the number of bits must be in [1, 4096], got {bits}")
+        return cls(pack(code_bits(vectors, bits, seed)), bits)
+
+    def distances(self, queries: np.ndarray, words: np.ndarray) -> np.ndarray:
+        """d_H(queries[i], code of words[i]) for each i, as int64."""
+        d = np.zeros(len(words), dtype=np.int64)
+        for k in range(self.longs):
+            d += popcount(queries[:, k] ^ self.lanes[k][words])
+        return d
+
+    def _chunk_values(self, codes: np.ndarray, j: int) -> np.ndarray:
+        bit = j * CHUNK_BITS
+        return ((codes[:, bit >> 6] >> np.uint64(bit & 63)) & np.uint64(0xFFFF)).astype(np.int64)
+
+    def index(self):
+        """Per 16-bit chunk j: the words sorted by their chunk value (rank order within a value) and each
+        value's start in that list (``NearestCodes.ChunkIndex``)."""
+        with self._lock:
+            if self._index is None:
+                words, starts = [], []
+                for j in range(self.chunks):
+                    values = self._chunk_values(self.codes, j)
+                    words.append(np.argsort(values, kind="stable").astype(np.int64))
+                    starts.append(np.concatenate([[0], np.cumsum(np.bincount(values, minlength=1 << CHUNK_BITS))]))
+                self._index = (words, starts)
+            return self._index
+
+    def nearest(self, queries: np.ndarray, hints: np.ndarray) -> np.ndarray:
+        """For each query code, the word of least Hamming distance, ties to the lower rank (exact)."""
+        out = np.empty(len(queries), dtype=np.int64)
+        if len(queries) == 0:
+            return out
+        bound = self.distances(queries, hints)
+        probed = bound <= self.chunks * (_MAX_CHUNK_RADIUS + 1) - 1
+        if probed.any():
+            i = np.flatnonzero(probed)
+            out[i] = self._probe(queries[i], hints[i], bound[i])
+        if not probed.all():
+            i = np.flatnonzero(~probed)
+            out[i] = self._scan(queries[i])
+        return out
+
+    def _probe(self, queries: np.ndarray, hints: np.ndarray, bound: np.ndarray) -> np.ndarray:
+        """Multi-index search: radii r_j with Σ_j (r_j + 1) = b + 1 (chunks j < (b+1) mod c get ⌊(b+1)/c⌋, the
+        others one less; −1: not probed). A word y with d(q, y) ≤ b differs from q in at most r_j bits on some
+        chunk j (else d ≥ Σ (r_j + 1) > b), so probing every value within r_j of q's chunk j lists every word
+        that can beat or tie the hint; the least (distance, rank) among them and the hint is the answer."""
+        words, starts = self.index()
+        c = self.chunks
+        n = self.size
+        s = bound + 1
+        base, extra = s // c, s % c
+        best = bound * n + hints  # (distance, rank) as one integer
+        pair_q, pair_y = [], []
+        for j in range(c):
+            radius = np.where(j < extra, base, base - 1)
+            width = min(CHUNK_BITS, self.bits - j * CHUNK_BITS)
+            value = self._chunk_values(queries, j)
+            for r in range(_MAX_CHUNK_RADIUS + 1):
+                qs = np.flatnonzero(radius >= r)
+                if qs.size == 0:
+                    break
+                masks = _masks(width, r)
+                v = (value[qs][:, None] ^ masks[None, :]).ravel()
+                q = np.repeat(qs, len(masks))
+                lo = starts[j][v]
+                length = starts[j][v + 1] - lo
+                keep = length > 0
+                if not keep.any():
+                    continue
+                q, lo, length = q[keep], lo[keep], length[keep]
+                total = int(length.sum())
+                offsets = np.cumsum(length) - length
+                positions = np.arange(total, dtype=np.int64) - np.repeat(offsets - lo, length)
+                pair_q.append(np.repeat(q, length))
+                pair_y.append(words[j][positions])
+        if pair_q:
+            q = np.concatenate(pair_q)
+            y = np.concatenate(pair_y)
+            d = self.distances(queries[q], y)
+            np.minimum.at(best, q, d * n + y)
+        return best % n
+
+    def _scan(self, queries: np.ndarray) -> np.ndarray:
+        """Every word's distance, the first least (lowest rank): a plain scan, blocked over the queries."""
+        n = self.size
+        out = np.empty(len(queries), dtype=np.int64)
+        block = max(1, (1 << 21) // max(1, n))
+        for start in range(0, len(queries), block):
+            q = queries[start : start + block]
+            acc = np.zeros((len(q), n), dtype=np.uint16)
+            for k in range(self.longs):
+                acc += popcount(q[:, k, None] ^ self.lanes[k][None, :])
+            out[start : start + block] = np.argmin(acc, axis=1)
+        return out
+
+
+_MASK_CACHE: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _masks(width: int, r: int) -> np.ndarray:
+    """The values of ``width`` bits with exactly r bits set (r ≤ 2)."""
+    found = _MASK_CACHE.get((width, r))
+    if found is None:
+        if r == 0:
+            found = np.zeros(1, dtype=np.int64)
+        elif r == 1:
+            found = np.int64(1) << np.arange(width, dtype=np.int64)
+        else:
+            a, b = np.triu_indices(width, 1)
+            found = (np.int64(1) << a.astype(np.int64)) | (np.int64(1) << b.astype(np.int64))
+        _MASK_CACHE[(width, r)] = found
+    return found
+
+
+_CODES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_CODES_LOCK = threading.Lock()
+
+
+def codes_for(model: Model, bits: int) -> Codes:
+    """The model's codes at ``bits`` (``DpTextModel.binaryCodes``), computed once per process."""
+    with _CODES_LOCK:
+        per_model = _CODES.setdefault(model, {})
+        found = per_model.get(bits)
+        if found is None:
+            found = Codes.of(model.vectors, bits)
+            per_model[bits] = found
+    return found
+
+
+def binary_digits(p: float) -> np.ndarray:
+    """``BrrMechanism.binaryDigits``: the binary expansion of p ∈ [0, 1), digit k the coefficient of 2^-(k+1)."""
+    if not 0 <= p < 1:
+        raise ValueError(f"p must be in [0, 1), got {p}")
+    digits = []
+    x = p
+    while x != 0:
+        x *= 2
+        digits.append(x >= 1)
+        if x >= 1:
+            x -= 1
+    return np.array(digits, dtype=bool)
+
+
+class Brr(Mechanism):
+    """BRR: each token's code with each bit flipped with probability 1/(1 + e^ε), then the Hamming-nearest word."""
+
+    name = "brr"
+    output_start = 0
+
+    def __init__(self, model: Model, epsilon: float, bits: int) -> None:
+        epsilon = float(epsilon)
+        if not (epsilon > 0 and math.isfinite(epsilon)):
+            raise ValueError(f"epsilon must be positive and finite, got {epsilon}")
+        self.model = model
+        self.epsilon = epsilon
+        self.bits = int(bits)
+        self.codes = codes_for(model, self.bits)
+        self.flip_probability = 1.0 / (1.0 + float(fdlibm.exp(np.float64(epsilon))))
+        digits = binary_digits(self.flip_probability)
+        self.digit_masks = np.where(digits, _ALL, np.uint64(0)).astype(np.uint64)
+        tail = self.bits % 64
+        self.last_lane = np.uint64((1 << tail) - 1) if tail else _ALL
+
+    def sanitize_rows(self, streams, ranks: np.ndarray, first: np.ndarray) -> np.ndarray:
+        """Every token's code flipped (row by row, tokens in text order, lanes in order: ``BrrMechanism.sanitize``
+        draws nothing else), then all the nearest words at once."""
+        ranks = np.asarray(ranks, dtype=np.int64)
+        if len(ranks) == 0:
+            return np.empty(0, dtype=np.int64)
+        queries = self.codes.codes[ranks] ^ self.flip_masks(streams, first)
+        return self.codes.nearest(queries, ranks)
+
+    def flip_masks(self, streams, first: np.ndarray) -> np.ndarray:
+        """(tokens, longs) uint64: ``bernoulliMask`` for each token's lanes, each row's from its own stream.
+
+        A row's masks are drawn one after another (token by token, lane by lane), each from nextLong draws until
+        every one of its 64 lanes is decided or p's digits run out; all the rows advance together, one draw per
+        iteration, each row on its current mask."""
+        first = np.asarray(first, dtype=np.int64)
+        longs = self.codes.longs
+        total = int(first[-1]) * longs
+        out = np.zeros(total, dtype=np.uint64)
+        digits = self.digit_masks
+        ndigits = len(digits)
+        if ndigits and total:
+            rows = np.flatnonzero(np.diff(first) > 0)
+            job = first[rows] * longs
+            end = first[rows + 1] * longs
+            sub = _Substreams(streams, rows)
+            undecided = np.full(len(rows), _ALL, dtype=np.uint64)
+            ones = np.zeros(len(rows), dtype=np.uint64)
+            k = np.zeros(len(rows), dtype=np.int64)
+            while len(job):
+                u = sub.next_long()
+                m = digits[k]
+                ones |= undecided & ~u & m
+                undecided &= ~(u ^ m)
+                k += 1
+                finished = (undecided == 0) | (k == ndigits)
+                if finished.any():
+                    f = np.flatnonzero(finished)
+                    out[job[f]] = ones[f]
+                    job[f] += 1
+                    undecided[f] = _ALL
+                    ones[f] = 0
+                    k[f] = 0
+                    live = job < end
+                    if not live[f].all():
+                        keep = np.flatnonzero(live)
+                        sub.keep(keep)
+                        job, end, undecided, ones, k = job[keep], end[keep], undecided[keep], ones[keep], k[keep]
+            sub.close()
+        out = out.reshape(-1, longs)
+        if self.last_lane != _ALL:
+            out[:, -1] &= self.last_lane
+        return out
+
+
+class _Substreams:
+    """A compact copy of some rows' streams, advanced without gathering and scattering the state on every draw;
+    rows dropped (``keep``) and, at the end, every row, write their state back to the batch's streams."""
+
+    def __init__(self, streams, rows: np.ndarray) -> None:
+        self.parent = streams
+        self.rows = rows
+        self.s = [streams.s0[rows], streams.s1[rows], streams.s2[rows], streams.s3[rows]]
+
+    def next_long(self) -> np.ndarray:
+        s0, s1, s2, s3 = self.s
+        a = s0 + s3
+        result = ((a << np.uint64(23)) | (a >> np.uint64(41))) + s0
+        t = s1 << np.uint64(17)
+        s2 ^= s0
+        s3 ^= s1
+        s1 ^= s2
+        s0 ^= s3
+        s2 ^= t
+        self.s[3] = (s3 << np.uint64(45)) | (s3 >> np.uint64(19))
+        return result
+
+    def _write_back(self) -> None:
+        p = self.parent
+        p.s0[self.rows], p.s1[self.rows], p.s2[self.rows], p.s3[self.rows] = self.s
+
+    def keep(self, positions: np.ndarray) -> None:
+        self._write_back()
+        self.rows = self.rows[positions]
+        self.s = [w[positions] for w in self.s]
+
+    def close(self) -> None:
+        self._write_back()
