@@ -35,8 +35,10 @@ declare -A SETTINGS=(
   [mahalanobis]='{"mechanism":"mahalanobis"}'
   [vickrey]='{"mechanism":"vickrey"}'
   [vickrey-topk]='{"mechanism":"vickrey-topk","t":"0;0.5;1"}'
+  [brr]='{"mechanism":"brr"}'
+  [brr:epsilon=1,bits=64]='{"mechanism":"brr","epsilon":"1","bits":"64"}'
 )
-MECHANISMS="${DPTEXT_BENCH_MECHANISMS:-santext santext+ tem custext 1-diffractor laplace mahalanobis vickrey vickrey-topk}"
+MECHANISMS="${DPTEXT_BENCH_MECHANISMS:-santext santext+ tem custext 1-diffractor laplace mahalanobis vickrey vickrey-topk brr brr:epsilon=1,bits=64}"
 for round in $(seq 1 "$ROUNDS"); do
   for m in $MECHANISMS; do
     n=$REVIEWS

@@ -48,6 +48,13 @@ else:  # pragma: no cover - NumPy 1.x
         return _BYTE_COUNTS[x.view(np.uint8)].reshape(*x.shape, 8).sum(axis=-1, dtype=np.uint8)
 
 
+def _popcount_into(x: np.ndarray, out: np.ndarray) -> None:
+    if hasattr(np, "bitwise_count"):
+        np.bitwise_count(x, out=out)
+    else:  # pragma: no cover - NumPy 1.x
+        out[...] = popcount(x)
+
+
 def _splitmix(z: int) -> int:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
@@ -244,16 +251,28 @@ class Codes:
         return best % n
 
     def _scan(self, queries: np.ndarray) -> np.ndarray:
-        """Every word's distance, the first least (lowest rank): a plain scan, blocked over the queries."""
+        """Every word's distance, the first least (lowest rank): a plain scan, a few queries at a time (their
+        buffers stay in cache; argmin returns the first least)."""
         n = self.size
         out = np.empty(len(queries), dtype=np.int64)
-        block = max(1, (1 << 21) // max(1, n))
+        block = min(len(queries), max(1, (1 << 18) // max(1, n)))
+        xor = np.empty((block, n), dtype=np.uint64)
+        count = np.empty((block, n), dtype=np.uint8)
+        acc = np.empty((block, n), dtype=np.uint16) if self.longs > 1 else count
         for start in range(0, len(queries), block):
             q = queries[start : start + block]
-            acc = np.zeros((len(q), n), dtype=np.uint16)
+            t = len(q)
             for k in range(self.longs):
-                acc += popcount(q[:, k, None] ^ self.lanes[k][None, :])
-            out[start : start + block] = np.argmin(acc, axis=1)
+                np.bitwise_xor(q[:, k, None], self.lanes[k][None, :], out=xor[:t])
+                if self.longs == 1:
+                    _popcount_into(xor[:t], count[:t])
+                elif k == 0:
+                    _popcount_into(xor[:t], count[:t])
+                    acc[:t] = count[:t]
+                else:
+                    _popcount_into(xor[:t], count[:t])
+                    acc[:t] += count[:t]
+            out[start : start + t] = np.argmin(acc[:t], axis=1)
         return out
 
 
@@ -354,6 +373,9 @@ class Brr(Mechanism):
             ones = np.zeros(len(rows), dtype=np.uint64)
             k = np.zeros(len(rows), dtype=np.int64)
             while len(job):
+                if len(job) <= _PYTHON_TAIL:
+                    _finish(sub, job, end, undecided, ones, k, self.digit_masks != 0, out)
+                    break
                 u = sub.next_long()
                 m = digits[k]
                 ones |= undecided & ~u & m
@@ -377,6 +399,47 @@ class Brr(Mechanism):
         if self.last_lane != _ALL:
             out[:, -1] &= self.last_lane
         return out
+
+
+# Below this many rows left, a row's remaining masks are drawn in plain Python: one NumPy iteration costs about
+# as much as 15 Python draws, and the last rows of a batch (its longest texts) would otherwise take an
+# iteration per draw each.
+_PYTHON_TAIL = 12
+
+
+def _finish(sub, job, end, undecided, ones, k, digits, out) -> None:
+    """``flip_masks``' loop for each remaining row alone, on Python ints (the same draws and masks)."""
+    digits = [bool(d) for d in digits]
+    nd = len(digits)
+    m = _M64
+    for i in range(len(job)):
+        s0, s1, s2, s3 = (int(w[i]) for w in sub.s)
+        j, e = int(job[i]), int(end[i])
+        und, on, kk = int(undecided[i]), int(ones[i]), int(k[i])
+        masks = []
+        while len(masks) < e - j:
+            a = (s0 + s3) & m
+            u = ((((a << 23) | (a >> 41)) & m) + s0) & m
+            t = (s1 << 17) & m
+            s2 ^= s0
+            s3 ^= s1
+            s1 ^= s2
+            s0 ^= s3
+            s2 ^= t
+            s3 = ((s3 << 45) | (s3 >> 19)) & m
+            if digits[kk]:
+                on |= und & ~u
+                und &= u
+            else:
+                und &= ~u
+            kk += 1
+            if und == 0 or kk == nd:
+                masks.append(on)
+                und, on, kk = m, 0, 0
+        out[j:e] = np.array(masks, dtype=np.uint64)
+        for w, value in zip(sub.s, (s0, s1, s2, s3)):
+            w[i] = value
+    sub.close()
 
 
 class _Substreams:
