@@ -93,14 +93,19 @@ public final class EmpiricalPrivacy {
     if (labels.length != size) {
       throw new IllegalArgumentException("labels must cover the vocabulary (" + size + "), got " + labels.length);
     }
-    WordMechanism mechanism = spec.build(model);
-    boolean exact = mechanism instanceof ExactConditional && !monteCarlo;
+    WordMechanism mechanism = EvaluationTasks.onDriver(spark, evaluationModel, spec::build);
+    // Shipped before it is needed only where the driver could not build the mechanism: a task then tells whether
+    // its distribution is exact.
+    Shipped<WordMechanism> early = mechanism != null ? null
+        : EvaluationTasks.ship(spark, evaluationModel, "mechanism " + spec.toSpecString(), null, spec::build);
+    boolean exact = !monteCarlo && (mechanism != null ? mechanism instanceof ExactConditional
+        : EvaluationTasks.probe(spark, early, m -> m instanceof ExactConditional));
     if (!exact && draws < MIN_DRAWS) {
       throw new IllegalArgumentException("at least " + MIN_DRAWS + " Monte Carlo draws per word are needed (two per "
           + "batch of the standard error), got " + draws);
     }
-    Shipped<WordMechanism> shipped = EvaluationTasks.ship(spark, evaluationModel, "mechanism " + spec.toSpecString(),
-        mechanism, spec::build);
+    Shipped<WordMechanism> shipped = early != null ? early
+        : EvaluationTasks.ship(spark, evaluationModel, "mechanism " + spec.toSpecString(), mechanism, spec::build);
     RowSeeder seeder = new RowSeeder(EvaluationKeys.of("empirical-privacy", seed, 0), spec.toSpecString());
     // Monte Carlo: slots 0..BATCHES−1 hold the batches (for the standard error), slot BATCHES all draws.
     int batches = exact ? 1 : BATCHES;

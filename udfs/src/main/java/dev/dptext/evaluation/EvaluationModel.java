@@ -3,9 +3,10 @@ package dev.dptext.evaluation;
 import dev.dptext.classic.Classic;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.model.EmbeddedDefault;
-import dev.dptext.model.PartitionedModel;
-import dev.dptext.runtime.HadoopConf;
 import dev.dptext.runtime.ModelLoader;
+import dev.dptext.runtime.Storage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -13,6 +14,10 @@ import org.apache.spark.sql.SparkSession;
  * can load it themselves. A Spark Connect session has no broadcast, so its tasks rebuild the mechanism
  * from the file ({@link ModelFile}); a model that exists only in memory then travels inside the plan
  * ({@link Shipped.Carried}), which suits small models only.
+ *
+ * <p>Every path is reached through {@link Storage}, never Hadoop directly: on a Spark Connect client's classpath
+ * alone (a Databricks serverless JAR task) there is no Hadoop, and a local model file (a volume's) is read with
+ * {@code java.nio}; a classic session reaches every scheme through its Hadoop file system as before.
  */
 public final class EvaluationModel {
   private final DpTextModel model;
@@ -52,7 +57,7 @@ public final class EvaluationModel {
    */
   public static EvaluationModel load(SparkSession spark, String source, int vocabularySize, int neighbours) {
     boolean connect = !Classic.is(spark);
-    if (connect && source != null && PartitionedModel.isPartitioned(HadoopConf.of(spark), source)) {
+    if (connect && source != null && ModelLoader.isPartitioned(spark, source)) {
       throw new IllegalArgumentException(partitionedMessage(source));
     }
     EvaluationModel m = of(ModelLoader.load(spark, source, vocabularySize, neighbours), source, vocabularySize,
@@ -71,11 +76,10 @@ public final class EvaluationModel {
     if (source.isBlank() || source.equals(EmbeddedDefault.NAME)) {
       return source;
     }
-    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(source);
     try {
-      return path.getFileSystem(HadoopConf.of(spark)).makeQualified(path).toString();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException("Cannot resolve the model path " + source + ": " + e.getMessage(), e);
+      return Storage.of(spark, source).qualified(source);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot resolve the model path " + source + ": " + e.getMessage(), e);
     }
   }
 
@@ -100,10 +104,10 @@ public final class EvaluationModel {
       return null;
     }
     if (file == null) {
-      if (PartitionedModel.isPartitioned(HadoopConf.of(spark), source)) {
+      if (ModelLoader.isPartitioned(spark, source)) {
         throw new IllegalArgumentException(partitionedMessage(source));
       }
-      file = ModelFile.hash(HadoopConf.of(spark), qualifiedPath(spark, source), vocabularySize, neighbours);
+      file = ModelFile.hash(spark, qualifiedPath(spark, source), vocabularySize, neighbours);
     }
     return file;
   }

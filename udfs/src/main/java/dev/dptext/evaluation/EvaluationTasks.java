@@ -2,10 +2,13 @@ package dev.dptext.evaluation;
 
 import dev.dptext.classic.Classic;
 import dev.dptext.classic.ClassicEvaluation;
+import dev.dptext.runtime.ServerClasses;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.WeakHashMap;
+import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
@@ -33,6 +36,7 @@ final class EvaluationTasks {
     if (Classic.is(spark)) {
       return ClassicEvaluation.defaultParallelism(spark);
     }
+    ServerClasses.ensure(spark); // the tasks that follow run dptext's functions
     synchronized (PARALLELISM) {
       return PARALLELISM.computeIfAbsent(spark, s -> {
         // The id in a projection of its own: an aggregate may not take a non-deterministic argument.
@@ -54,8 +58,51 @@ final class EvaluationTasks {
       return ClassicEvaluation.isLocal(spark) ? new Shipped.Held<>(onDriver)
           : new Shipped.Broadcasted<>(ClassicEvaluation.broadcast(spark, onDriver));
     }
+    // A server that has no dptext (a Databricks serverless JAR task's, any Connect server started without the jar)
+    // gets this program's jar as a session artifact, as the sanitizer's UDF does.
+    ServerClasses.ensure(spark);
     ModelFile file = model == null ? null : model.file(spark);
+    if (file == null && onDriver == null) {
+      throw new IllegalStateException(what + " could not be built here, and the model has no file to build it from "
+          + "where the tasks run");
+    }
     return file != null ? new Shipped.FromModelFile<>(file, what, builder) : new Shipped.Carried<>(onDriver);
+  }
+
+  /**
+   * {@code builder} applied to the model on the driver; null where this program's classpath cannot build it (a
+   * {@link LinkageError}: a Spark Connect client's classpath alone, a Databricks serverless JAR task's, has no
+   * netlib BLAS or LAPACK, which the exact nearest-word search and the covariance name) and the tasks build it
+   * themselves from the model's file ({@link #ship} then ships the recipe, and the driver's object is not used).
+   * Elsewhere the error is rethrown: a classic session, or a model without a file, needs the driver's object.
+   */
+  static <T> T onDriver(SparkSession spark, EvaluationModel model, ModelFile.Builder<T> builder) {
+    try {
+      return builder.build(model.model());
+    } catch (LinkageError e) {
+      if (Classic.is(spark) || model.file(spark) == null) {
+        throw e;
+      }
+      org.slf4j.LoggerFactory.getLogger(EvaluationTasks.class).debug("built where the tasks run, not here ({})",
+          e.toString());
+      return null;
+    }
+  }
+
+  /** A test of a value the tasks build ({@link #probe}). */
+  @FunctionalInterface
+  interface Probe<T> extends Serializable {
+    boolean test(T value);
+  }
+
+  /**
+   * {@code test} of the value {@code shipped} gives the tasks, asked of one task: for what the driver needs to know
+   * of a value it could not build itself ({@link #onDriver} returned null). The task builds the value into its
+   * executor's cache ({@link ModelFile}), where the evaluation's own tasks then find it.
+   */
+  static <T> boolean probe(SparkSession spark, Shipped<T> shipped, Probe<T> test) {
+    return spark.range(0, 1, 1, 1).map((MapFunction<Long, Boolean>) i -> test.test(shipped.get()), Encoders.BOOLEAN())
+        .first();
   }
 
   /** {@code value}, which exists only in memory, as the tasks will find it (in the plan on Spark Connect). */

@@ -6,9 +6,7 @@ import java.io.Serializable;
 import java.lang.ref.SoftReference;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.spark.SparkEnv;
-import org.apache.spark.deploy.SparkHadoopUtil;
+import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +16,10 @@ import org.slf4j.LoggerFactory;
  * instead of a broadcast (the way {@code dev.dptext.runtime.PathSanitizer} does for sanitizing): each
  * executor JVM loads the model once, refuses it unless its bytes hash to the driver's value (so every
  * task evaluates the model the driver checked), and builds from it what the tasks need.
+ *
+ * <p>It names no Hadoop type (a client serializes it into its plan, and a Spark Connect client's classpath may have
+ * no Hadoop): the driver hashes the file through {@code dev.dptext.runtime.Storage}, a task loads it with its
+ * executor's Hadoop configuration ({@link ModelLoader#loadVerifiedOnExecutor}).
  *
  * <p>Executor caches are soft and small: a tuning run builds dozens of mechanisms one after another,
  * and only the latest few are in use.
@@ -42,9 +44,12 @@ public record ModelFile(String source, int vocabularySize, int neighbours, Strin
     T build(DpTextModel model);
   }
 
-  /** On the driver: hashes the bytes at {@code source} (without loading the model again). */
-  public static ModelFile hash(Configuration conf, String source, int vocabularySize, int neighbours) {
-    return new ModelFile(source, vocabularySize, neighbours, ModelLoader.sha256(conf, source));
+  /**
+   * On the driver: hashes the bytes at {@code source} (without loading the model again), reached from {@code spark}'s
+   * driver program.
+   */
+  public static ModelFile hash(SparkSession spark, String source, int vocabularySize, int neighbours) {
+    return new ModelFile(source, vocabularySize, neighbours, ModelLoader.sha256(spark, source));
   }
 
   /**
@@ -75,16 +80,10 @@ public record ModelFile(String source, int vocabularySize, int neighbours, Strin
     DpTextModel m = r == null ? null : r.get();
     if (m == null) {
       MODELS.values().removeIf(ref -> ref.get() == null);
-      m = ModelLoader.loadVerified(executorConf(), source, vocabularySize, neighbours, sha256);
+      m = ModelLoader.loadVerifiedOnExecutor(source, vocabularySize, neighbours, sha256);
       MODELS.put(this, new SoftReference<>(m));
     }
     return m;
-  }
-
-  /** The executor's Hadoop configuration, with the application's spark.hadoop.* settings. */
-  private static Configuration executorConf() {
-    SparkEnv env = SparkEnv.get();
-    return env == null ? new Configuration() : SparkHadoopUtil.get().newConfiguration(env.conf());
   }
 
   @Override

@@ -107,7 +107,7 @@ public final class PrivacyStatistics {
     if (runs < 1) {
       throw new IllegalArgumentException("runs must be positive, got " + runs);
     }
-    WordMechanism mechanism = spec.build(model);
+    WordMechanism mechanism = EvaluationTasks.onDriver(spark, evaluationModel, spec::build);
     Shipped<WordMechanism> shipped = EvaluationTasks.ship(spark, evaluationModel, "mechanism " + spec.toSpecString(),
         mechanism, spec::build);
     SecretKey evaluationKey = SecretKey.parse(

@@ -14,12 +14,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Makes dptext's classes available to a Spark Connect server's tasks, for the UDF a client sends
- * ({@link ServerSanitizer#viaUdf}). A Databricks JAR task's server has them (the task's jar); a cluster
+ * ({@link ServerSanitizer#viaUdf}) and the evaluations' task functions ({@code dev.dptext.evaluation}). A Databricks JAR task's server has them (the task's jar); a cluster
  * started with the jar on its classpath too. Any other server gets this program's own jar as a session
  * artifact ({@code SparkSession.addArtifact}, Spark Connect's public way to ship a client's classes),
  * once per session, after a one-row probe shows the server cannot load them.
  */
-final class ServerClasses {
+public final class ServerClasses {
   private static final Logger LOG = LoggerFactory.getLogger(ServerClasses.class);
   private static final Map<SparkSession, Boolean> READY = Collections.synchronizedMap(new WeakHashMap<>());
 
@@ -42,7 +42,7 @@ final class ServerClasses {
    * @throws IllegalStateException when it cannot and this program does not run from a jar (its classes
    *     are in a directory: a development build), naming the way to add them
    */
-  static void ensure(SparkSession spark) {
+  public static void ensure(SparkSession spark) {
     if (READY.containsKey(spark)) {
       return;
     }
