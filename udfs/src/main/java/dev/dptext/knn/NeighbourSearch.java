@@ -39,11 +39,39 @@ public final class NeighbourSearch {
 
   private NeighbourSearch() {}
 
+  private static volatile Boolean available;
+
+  /**
+   * Whether this JVM can compute neighbour tables at all. Every score kernel is reached through {@link NearestWords},
+   * which names netlib's BLAS ({@code dev.ludovic.netlib}: its native and Java SGEMM backends), and the bytecode
+   * verifier loads those names when it links that class: a JVM without netlib on its classpath cannot link it,
+   * whatever backend it would pick — a Spark Connect client's classpath alone (a Databricks serverless JAR task),
+   * where loading it fails with {@code NoClassDefFoundError: dev/ludovic/netlib/blas/BLAS}. Such a JVM never
+   * computes a table (a Connect client's tasks run on the server); this says so without the error, e.g. for
+   * the default model's cache, whose file names the kernel ({@link #kernel}).
+   */
+  public static boolean available() {
+    Boolean a = available;
+    if (a == null) {
+      boolean links;
+      try {
+        Class.forName("dev.dptext.knn.NearestWords", true, NeighbourSearch.class.getClassLoader());
+        links = true;
+      } catch (LinkageError | ClassNotFoundException e) {
+        links = false;
+      }
+      available = a = links;
+    }
+    return a;
+  }
+
   /**
    * The score kernel {@link #compute(Embeddings, int, RowLengths)} runs on in this JVM, e.g. {@code vector-256},
    * {@code native}, {@code java}: every kernel gives the same rows, but a bound is min(the exact (K+1)-th
    * distance, the float bound), and the float bound is the kernel's own arithmetic, so a stored table is the
    * table this JVM would compute only if it was computed on the same kernel (what a cache of tables keys on).
+   *
+   * @throws NoClassDefFoundError where no kernel links ({@link #available()} is false)
    */
   public static String kernel() {
     NearestWords.Backend b = NearestWords.Backend.best();

@@ -58,6 +58,13 @@ import org.slf4j.LoggerFactory;
  * tables even if it needs neither (e.g. Laplace): that once per machine, so that every later run, whatever its
  * mechanism, reads them.
  *
+ * <p><b>Where no table can be computed</b> ({@link NeighbourSearch#available()} false: a Spark Connect client's
+ * classpath alone, a Databricks serverless JAR task's, has no netlib BLAS, which the score kernels' class names),
+ * the file holds the model without tables, as that JVM builds it in memory, and its identity says so ("tables
+ * none", "kernel none"): such a JVM never computes a table (its tasks run on the server), and the file still saves
+ * it the parse of the embedded file, most of what a client spends on the model. Such a file is another identity,
+ * so a JVM that computes tables never reads it, nor the other way round.
+ *
  * <p><b>Its name is its identity.</b> {@code default-k<K>-<hash>.dptext-model}, the hash (SHA-256, 128 bits
  * kept) of everything the content depends on: the embedded file's bytes (SHA-256), the source name models
  * record, dptext's code (its version, and for a snapshot build the jar's size and time: a rebuilt jar may
@@ -115,7 +122,18 @@ public final class DefaultModelCache {
     return load(ModelCache.location(), Embedded.DEFAULT, neighbours).model();
   }
 
+  /** {@link #load(ModelCache.Location, Embedded, int, boolean)} with tables where this JVM can compute them. */
   static Loaded load(ModelCache.Location location, Embedded embedded, int neighbours) {
+    return load(location, embedded, neighbours, NeighbourSearch.available());
+  }
+
+  /**
+   * The model from {@code location}'s cache, or built (and cached when the directory allows).
+   *
+   * @param tables whether the file holds SanText's and SanText+'s tables (this JVM computes them on a miss), or
+   *     none (a JVM that cannot compute them)
+   */
+  static Loaded load(ModelCache.Location location, Embedded embedded, int neighbours, boolean tables) {
     long t0 = System.nanoTime();
     if (!location.enabled()) {
       LOG.debug("dptext default model: built in memory, no cache ({})", location.reason());
@@ -125,7 +143,7 @@ public final class DefaultModelCache {
     Path file;
     try {
       privateDirectory(dir);
-      file = dir.resolve(fileName(embedded, neighbours));
+      file = dir.resolve(fileName(embedded, neighbours, tables));
     } catch (IOException | RuntimeException | LinkageError e) {
       LOG.info("dptext default model: built in memory, not cached in {} ({})", dir, reason(e));
       return new Loaded(inMemory(embedded, neighbours), Outcome.IN_MEMORY, null);
@@ -133,7 +151,7 @@ public final class DefaultModelCache {
     String unusable = null;
     if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
       try {
-        DpTextModel model = read(file, embedded, neighbours);
+        DpTextModel model = read(file, embedded, neighbours, tables);
         LOG.info("dptext default model read from this machine's cache {} in {} ms", file, millis(t0));
         return new Loaded(model, Outcome.READ, file);
       } catch (IOException | RuntimeException | LinkageError e) {
@@ -151,7 +169,8 @@ public final class DefaultModelCache {
           reason(e));
       return new Loaded(inMemory(embedded, neighbours), Outcome.IN_MEMORY, null);
     }
-    DpTextModel model = DefaultModelFile.withTables(inMemory(embedded, neighbours));
+    DpTextModel model = tables ? DefaultModelFile.withTables(inMemory(embedded, neighbours))
+        : inMemory(embedded, neighbours);
     try {
       write(model, temporary, file);
     } catch (IOException | RuntimeException e) {
@@ -164,8 +183,9 @@ public final class DefaultModelCache {
       LOG.warn("dptext default model cache {} was unusable ({}): rebuilt and replaced in {} s", file, unusable,
           seconds(t0));
     } else {
-      LOG.info("dptext default model built in {} s and cached in {} for later runs on this machine ({}=off turns "
-          + "this off)", seconds(t0), file, ModelCache.ENV);
+      LOG.info("dptext default model built in {} s and cached in {} for later runs on this machine{} ({}=off turns "
+          + "this off)", seconds(t0), file, tables ? "" : ", without neighbour tables (this JVM cannot compute them: "
+          + "no netlib BLAS on its classpath)", ModelCache.ENV);
     }
     prune(dir, file);
     return new Loaded(model, Outcome.WRITTEN, file);
@@ -180,8 +200,13 @@ public final class DefaultModelCache {
     }
   }
 
-  /** {@code default-k<K>-<hash>.dptext-model}: see the class comment for what the hash covers. */
+  /** {@link #fileName(Embedded, int, boolean)} with tables where this JVM can compute them. */
   static String fileName(Embedded embedded, int neighbours) throws IOException {
+    return fileName(embedded, neighbours, NeighbourSearch.available());
+  }
+
+  /** {@code default-k<K>-<hash>.dptext-model}: see the class comment for what the hash covers. */
+  static String fileName(Embedded embedded, int neighbours, boolean tables) throws IOException {
     MessageDigest embeddedSha = ModelLoader.sha256();
     try (InputStream in = new DigestInputStream(embedded.bytes().open(), embeddedSha)) {
       in.transferTo(OutputStream.nullOutputStream());
@@ -193,9 +218,10 @@ public final class DefaultModelCache {
         "code " + codeIdentity(),
         "format " + DpTextModel.FORMAT_VERSION,
         "rows " + RowLengths.tiered(neighbours),
-        "tables 0, santext+ w=" + SanTextPlus.W.defaultValue().orElseThrow(),
+        tables ? "tables 0, santext+ w=" + SanTextPlus.W.defaultValue().orElseThrow() : "tables none",
         "covariance none",
-        "kernel " + NeighbourSearch.kernel());
+        // Not NeighbourSearch.kernel() where no kernel links: it would fail on netlib's missing classes.
+        "kernel " + (tables ? NeighbourSearch.kernel() : "none"));
     String hash = HexFormat.of().formatHex(ModelLoader.sha256().digest(identity.getBytes(StandardCharsets.UTF_8)));
     return PREFIX + "k" + neighbours + "-" + hash.substring(0, 32) + SUFFIX;
   }
@@ -279,8 +305,8 @@ public final class DefaultModelCache {
     return null;
   }
 
-  /** Reads and checks a cache file; any problem is an exception saying what. */
-  static DpTextModel read(Path file, Embedded embedded, int neighbours) throws IOException {
+  /** Reads and checks a cache file (with the tables, or none); any problem is an exception saying what. */
+  static DpTextModel read(Path file, Embedded embedded, int neighbours, boolean withTables) throws IOException {
     String problem = notPrivate(file, false);
     if (problem != null) {
       throw new IOException(problem);
@@ -290,7 +316,8 @@ public final class DefaultModelCache {
       model = ModelArtifact.read(in, file.getFileName().toString());
     }
     int n = model.embeddings().size();
-    Set<Integer> tables = Set.of(0, SanTextPlus.sensitiveStart(n, SanTextPlus.W.defaultValue().orElseThrow()));
+    Set<Integer> tables = withTables
+        ? Set.of(0, SanTextPlus.sensitiveStart(n, SanTextPlus.W.defaultValue().orElseThrow())) : Set.of();
     if (!model.metadata().equals(Map.of("source", embedded.source()))) {
       throw new IOException("it was built from " + model.metadata() + ", not " + embedded.source());
     }

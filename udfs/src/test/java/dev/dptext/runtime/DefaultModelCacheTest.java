@@ -111,6 +111,32 @@ class DefaultModelCacheTest {
     }
   }
 
+  /**
+   * A JVM that cannot compute tables (no netlib BLAS: a Spark Connect client's classpath alone, where the in-memory
+   * default has none either) caches the model without them, under an identity of its own: read back as the model
+   * that JVM builds, and never read by a JVM that computes tables (nor the other way round).
+   */
+  @Test
+  void aJvmWithoutScoreKernelsCachesTheModelWithoutTables() throws Exception {
+    Path dir = tmp.resolve("models");
+    Loaded written = DefaultModelCache.load(at(dir), SMALL, K, false);
+    assertEquals(Outcome.WRITTEN, written.outcome());
+    assertTrue(written.model().tables().isEmpty(), "no table built ahead");
+    Loaded read = DefaultModelCache.load(at(dir), SMALL, K, false);
+    assertEquals(Outcome.READ, read.outcome());
+    DpTextModel memory = DefaultModelCache.inMemory(SMALL, K);
+    assertEquals(memory.hash(), read.model().hash(), "the identity runs and audits record");
+    assertEquals(memory.metadata(), read.model().metadata());
+    assertEquals(memory.rowLengths(), read.model().rowLengths());
+    assertArrayEquals(memory.embeddings().rawVectors(), read.model().embeddings().rawVectors());
+    assertTrue(read.model().tables().isEmpty() && !read.model().hasCovariance());
+
+    assertNotEquals(DefaultModelCache.fileName(SMALL, K, true), DefaultModelCache.fileName(SMALL, K, false));
+    Loaded withTables = DefaultModelCache.load(at(dir), SMALL, K, true);
+    assertEquals(Outcome.WRITTEN, withTables.outcome(), "a file of its own");
+    assertEquals(Outcome.READ, DefaultModelCache.load(at(dir), SMALL, K, false).outcome(), "both kept");
+  }
+
   @Test
   void aCorruptedOrTruncatedFileIsRebuiltAndReplaced() throws Exception {
     Path dir = tmp.resolve("models");
