@@ -6,6 +6,8 @@ import dev.dptext.evaluation.EvaluationModel;
 import dev.dptext.evaluation.MembershipInference;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
+import dev.dptext.job.model.ModelOptions;
+import dev.dptext.runtime.Storage;
 import dev.dptext.settings.DpTextOptions;
 import dev.dptext.settings.Settings;
 import org.apache.spark.sql.SparkSession;
@@ -17,13 +19,20 @@ import org.apache.spark.sql.SparkSession;
 public final class EvaluationModels {
   private EvaluationModels() {}
 
-  /** The model the settings name, with its source for Spark Connect executors; a bad one is an input error. */
+  /**
+   * The model the settings name, with its source for Spark Connect executors; a bad one is an input error, one
+   * this program's classpath cannot read a configuration error ({@link ModelOptions#missingClass}).
+   */
   public static EvaluationModel load(SparkSession spark, DpTextOptions options) {
     try {
       return EvaluationModel.load(spark, options.get(Settings.MODEL), options.get(Settings.VOCAB_SIZE),
           options.get(Settings.NEIGHBOURS));
+    } catch (Storage.Unreachable e) {
+      throw e; // a path this deployment cannot reach: the job's usage error
     } catch (IllegalArgumentException | EmbeddingFormatException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
+    } catch (LinkageError e) {
+      throw ModelOptions.missingClass(options.get(Settings.MODEL), e);
     }
   }
 

@@ -82,7 +82,7 @@ public final class BatchSanitize {
     settings.seedRows();
     CompletableFuture<Void> prepared = startPreparing(settings);
     Source source = read(settings, output);
-    CheckedInput checked = checkInput(settings, output, source);
+    CheckedInput checked = checkInput(settings, output, source, prepared);
     Optional<LedgerGate.Entry> ledger = record(settings, source, checked);
     if (ledger.isPresent() && ledger.get().release() == null) {
       return 0; // a dry run
@@ -188,7 +188,8 @@ public final class BatchSanitize {
    * ({@link InputGuard}), which saves a whole pass over it. On Spark Connect the check is raise_error and the
    * rows are counted by the server's sanitizer, in the write's own observed metrics.
    */
-  private CheckedInput checkInput(RunSettings settings, OutputCheck output, Source source) {
+  private CheckedInput checkInput(RunSettings settings, OutputCheck output, Source source,
+      CompletableFuture<Void> prepared) {
     InputTable input = source.input().table();
     int spreadTo = Spread.target(r.partitions(), spark, input.accepted());
     InputGuard guard = !r.ledger().active() && checkRidesTheWrite(settings, output, spreadTo)
@@ -207,6 +208,7 @@ public final class BatchSanitize {
     }
     long rejected = 0;
     if (counts.rejected() > 0) {
+      modelReady(settings, prepared); // before the run's first write
       TableWriter.write(input.rejected(), TableWriter.Target.of(r.rejects(), r.sink().format(), WriteMode.OVERWRITE),
           TableWriter.Commit.rawRecords());
       rejected = OutputFormat.read(spark, r.rejects(), r.sink().format()).count();
@@ -214,6 +216,23 @@ public final class BatchSanitize {
           rejected, counts.malformed(), counts.nullIds(), r.rejects());
     }
     return new CheckedInput(input.accepted(), null, counts, rejected, spreadTo);
+  }
+
+  /**
+   * The model loaded here and the sampler prepared (here, or on the Connect server), with their failure as the
+   * run's own line: what the run needs is checked before it writes anything, the rejected records included, so
+   * that a model that cannot be loaded leaves nothing behind. Waits for the preparation that ran beside the count.
+   */
+  private void modelReady(RunSettings settings, CompletableFuture<Void> prepared) {
+    try {
+      awaitPrepared(prepared);
+      settings.modelHash(spark);
+    } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
+      if (e instanceof dev.dptext.runtime.Storage.Unreachable) {
+        throw e;
+      }
+      throw new JobException(ExitCode.INPUT, e.getMessage());
+    }
   }
 
   /**
