@@ -30,10 +30,13 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The job as a Databricks serverless JAR task runs it: a JVM whose classpath is the Spark Connect client alone
  * (spark-connect-client-jvm and its dependencies, Spark's connect shims; no catalyst, no spark-core, no
- * Hadoop: the connect-client module) plus dptext's shaded jar, against a real Spark Connect server that has
- * Delta and nothing of dptext (the job ships its jar as a session artifact). A batch run to Parquet with a
- * malformed record, an in-place run into Delta, a stream into Delta with a ledger; the rows equal the classic
- * job's. Three job JVMs, each shipping its jar: the heaviest end-to-end test of the suite, kept to that.
+ * Hadoop, no netlib BLAS or LAPACK: the connect-client module) plus dptext's shaded jar, against a real Spark
+ * Connect server that has Delta and nothing of dptext (the job ships its jar as a session artifact). Every
+ * command docs/databricks.md lists for that deployment: sanitize with a GloVe file (a batch run to Parquet with
+ * a malformed record, an in-place run into Delta, a stream into Delta with a ledger), with a build-model file and
+ * with {@code default} (the machine's cache of it written, then read); the ledger report; privacy-stats,
+ * calibrate and tune. Rows and figures equal the classic job's. One job JVM per command, as a task runs it (nine,
+ * each shipping its jar; one server for all): the heaviest end-to-end test of the suite, kept to that.
  */
 @Tag("integration")
 @ProcessLane
@@ -82,9 +85,16 @@ class ConnectClientClasspathTest {
   record Result(int exitCode, String out, String err) {}
 
   static Result job(String... args) throws Exception {
+    return job(List.of(), args);
+  }
+
+  /** The job on the client's classpath, with {@code properties} ({@code key=value}) as system properties. */
+  static Result job(List<String> properties, String... args) throws Exception {
     Path dir = Files.createTempDirectory(tmp, "run");
-    Process p = JobProcess.start(dir.resolve("out"), dir.resolve("err"), "1g", List.of("spark.remote=sc://127.0.0.1:"
-        + server.port, "spark.api.mode=connect"), classpath, args);
+    List<String> session = new ArrayList<>(List.of("spark.remote=sc://127.0.0.1:" + server.port,
+        "spark.api.mode=connect"));
+    session.addAll(properties);
+    Process p = JobProcess.start(dir.resolve("out"), dir.resolve("err"), "1g", session, classpath, args);
     assertTrue(p.waitFor(5, TimeUnit.MINUTES), "the job ran over 5 minutes");
     return new Result(p.exitValue(), Files.readString(dir.resolve("out"), StandardCharsets.UTF_8),
         Files.readString(dir.resolve("err"), StandardCharsets.UTF_8));
@@ -98,6 +108,18 @@ class ConnectClientClasspathTest {
         "--rejects", output + "-rejects", "--progress-interval", "0"));
     a.addAll(List.of(extra));
     return a;
+  }
+
+  /** The classic job in this JVM's shared session, its output captured. */
+  static JobFixtures.Run classic(String... args) {
+    try (InJvmSpark.Held held = InJvmSpark.hold()) {
+      return JobFixtures.run(SharedSpark.get(), args);
+    }
+  }
+
+  /** A command's printout without its wall-clock times. */
+  static String untimed(String out) {
+    return out.replaceAll("; \\d+ s\\.", "; _ s.").replaceAll("sampling took [0-9.]+ s", "sampling took _ s");
   }
 
   static List<String> rows(String path, String format) {
@@ -159,5 +181,113 @@ class ConnectClientClasspathTest {
           .where("event = 'intended'").collectAsList();
       assertEquals(1, ledger.size(), "the micro-batch is recorded");
     }
+    // The ledger report, on the client's classpath: the classic report of the same ledger.
+    Result report = job("ledger", "--ledger", tmp.resolve("ledger").toString());
+    assertEquals(0, report.exitCode(), report.err());
+    JobFixtures.Run classicReport = classic("ledger", "--ledger", tmp.resolve("ledger").toString());
+    assertEquals(0, classicReport.exitCode(), classicReport.err());
+    assertEquals(classicReport.out(), report.out());
+    assertTrue(report.out().contains("largest ε per row"), report.out());
+  }
+
+  /**
+   * A build-model file (it stores a covariance) on the client's classpath, with the classic job's rows. Until the
+   * covariance loads without LAPACK (EmbeddingCovariance, changed elsewhere), the client fails on
+   * {@code org.netlib.util.intW}: then this checks that the failure is the job's one line and exit 2 before anything
+   * is written (the rejected record included), and is skipped; it checks the rows by itself once the load works.
+   */
+  @Test
+  void aBuildModelFileRunsOnTheClientClasspathAlone() throws Exception {
+    String built = tmp.resolve("built.dptext-model").toString();
+    JobFixtures.Run b = classic("build-model", "--model", model.toString(), "--neighbours", "32", "--output", built);
+    assertEquals(0, b.exitCode(), b.err());
+    List<String> args = new ArrayList<>(sanitize(tmp.resolve("built-classic").toString(), "--output-format",
+        "parquet"));
+    args.set(args.indexOf(model.toString()), built);
+    args.remove("--neighbours");
+    args.remove("32");
+    JobFixtures.Run c = classic(args.toArray(new String[0]));
+    assertEquals(0, c.exitCode(), c.err());
+
+    String output = tmp.resolve("built-client").toString();
+    args.set(args.indexOf(tmp.resolve("built-classic").toString()), output);
+    args.set(args.indexOf(tmp.resolve("built-classic").toString() + "-rejects"), output + "-rejects");
+    Result r = job(args.toArray(new String[0]));
+    if (r.err().contains("org.netlib.util.intW")) {
+      assertEquals(2, r.exitCode(), r.err());
+      assertTrue(r.err().contains("dptext: The model " + built + " cannot be loaded"), r.err());
+      assertFalse(r.err().contains("NoClassDefFoundError: "), "one line, no stack trace: " + r.err());
+      assertFalse(Files.exists(Path.of(output + "-rejects")), "nothing written, the rejected record included");
+      assertFalse(Files.exists(Path.of(output)), "nothing written");
+      org.junit.jupiter.api.Assumptions.abort("a build-model file needs LAPACK on the client (org.netlib.util.intW, "
+          + "EmbeddingCovariance) until its covariance loads in plain Java");
+    }
+    assertEquals(0, r.exitCode(), r.err());
+    try (InJvmSpark.Held held = InJvmSpark.hold()) {
+      assertEquals(rows(tmp.resolve("built-classic").toString(), "parquet"), rows(output, "parquet"));
+    }
+  }
+
+  /**
+   * {@code --model default} on the client's classpath: the classic job's rows (Laplace, which needs no neighbour
+   * table, keeps the server's and this JVM's work small), and the machine's cache of the model written by that run
+   * and read by the next (privacy-stats on {@code default}: the classic table).
+   */
+  @Test
+  void theDefaultModelIsCachedOnTheClientAndPrivacyStatsRuns() throws Exception {
+    List<String> cache = List.of("dptext.modelCache=" + tmp.resolve("model-cache"));
+    List<String> args = new ArrayList<>(sanitize(tmp.resolve("default-classic").toString(), "--output-format",
+        "parquet", "--mechanism", "laplace"));
+    args.set(args.indexOf(model.toString()), "default");
+    args.remove("--neighbours");
+    args.remove("32");
+    JobFixtures.Run c = classic(args.toArray(new String[0]));
+    assertEquals(0, c.exitCode(), c.err());
+    String output = tmp.resolve("default-client").toString();
+    args.set(args.indexOf(tmp.resolve("default-classic").toString()), output);
+    args.set(args.indexOf(tmp.resolve("default-classic").toString() + "-rejects"), output + "-rejects");
+    Result r = job(cache, args.toArray(new String[0]));
+    assertEquals(0, r.exitCode(), r.err());
+    assertTrue(r.err().contains("dptext default model built in") && r.err().contains("without neighbour tables"),
+        "cached, as this JVM builds it: " + r.err());
+    try (InJvmSpark.Held held = InJvmSpark.hold()) {
+      assertEquals(rows(tmp.resolve("default-classic").toString(), "parquet"), rows(output, "parquet"));
+    }
+
+    String[] stats = {"privacy-stats", "--model", "default", "--mechanisms", "laplace", "--epsilons", "10", "--words",
+        "20", "--runs", "10", "--seed", "3"};
+    Result s = job(cache, stats);
+    assertEquals(0, s.exitCode(), s.err());
+    assertTrue(s.err().contains("dptext default model read from this machine's cache"), s.err());
+    JobFixtures.Run classicStats = classic(stats);
+    assertEquals(0, classicStats.exitCode(), classicStats.err());
+    assertEquals(untimed(classicStats.out()), untimed(s.out()));
+  }
+
+  /** calibrate and tune on the client's classpath print the classic runs' figures. */
+  @Test
+  void calibrateAndTuneRunOnTheClientClasspathAlone() throws Exception {
+    String[] calibrate = {"calibrate", "--model", model.toString(), "--neighbours", "32", "--mechanism-a", "laplace",
+        "--epsilon-a", "10", "--mechanism-b", "brr:bits=64"};
+    Result r = job(calibrate);
+    assertEquals(0, r.exitCode(), r.err());
+    JobFixtures.Run c = classic(calibrate);
+    assertEquals(0, c.exitCode(), c.err());
+    assertEquals(untimed(c.out()), untimed(r.out()));
+
+    Path lexicon = tmp.resolve("lexicon.csv");
+    Files.writeString(lexicon, "word,label\ngood,1\ngreat,1\nbest,1\nbad,0\nworst,0\npoor,0\n");
+    String[] tune = {"tune", "--max-utility-loss", "0.2", "--lexicon", lexicon.toString(), "--uniform-prior",
+        "--model", model.toString(), "--neighbours", "32", "--mechanisms", "santext laplace", "--draws", "200",
+        "--max-draws", "200", "--refine", "2", "--output", tmp.resolve("tune-client").toString()};
+    Result t = job(tune);
+    assertEquals(0, t.exitCode(), t.err());
+    tune[tune.length - 1] = tmp.resolve("tune-classic").toString();
+    JobFixtures.Run ct = classic(tune);
+    assertEquals(0, ct.exitCode(), ct.err());
+    assertEquals(untimed(ct.out()).replace("tune-classic", "tune-client"), untimed(t.out()));
+    assertTrue(t.out().contains("Recommended: "), t.out());
+    assertEquals(Files.readString(tmp.resolve("tune-classic/tune-points.csv")),
+        Files.readString(tmp.resolve("tune-client/tune-points.csv")));
   }
 }
