@@ -6,7 +6,7 @@ import dev.dptext.evaluation.EvaluationModel;
 import dev.dptext.evaluation.MembershipInference;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
-import dev.dptext.job.model.ModelOptions;
+import dev.dptext.job.base.MissingClass;
 import dev.dptext.runtime.Storage;
 import dev.dptext.settings.DpTextOptions;
 import dev.dptext.settings.Settings;
@@ -21,7 +21,7 @@ public final class EvaluationModels {
 
   /**
    * The model the settings name, with its source for Spark Connect executors; a bad one is an input error, one
-   * this program's classpath cannot read a configuration error ({@link ModelOptions#missingClass}).
+   * this program's classpath cannot read a configuration error ({@link MissingClass}).
    */
   public static EvaluationModel load(SparkSession spark, DpTextOptions options) {
     try {
@@ -32,7 +32,7 @@ public final class EvaluationModels {
     } catch (IllegalArgumentException | EmbeddingFormatException e) {
       throw new JobException(ExitCode.INPUT, e.getMessage());
     } catch (LinkageError e) {
-      throw ModelOptions.missingClass(options.get(Settings.MODEL), e);
+      throw MissingClass.model(options.get(Settings.MODEL), e);
     }
   }
 
