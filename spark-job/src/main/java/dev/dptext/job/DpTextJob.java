@@ -64,6 +64,31 @@ public final class DpTextJob {
       cli.getErr().println("dptext: " + e.getMessage());
       return e.exitCode.code;
     }
-    return cli.execute(args);
+    try {
+      return cli.execute(args);
+    } catch (NoClassDefFoundError e) {
+      cli.getErr().println("dptext: " + missingClass(e));
+      return ExitCode.USAGE.code;
+    }
+  }
+
+  /**
+   * A class this program's classpath lacks, found while a command ran (picocli lets errors through): a deployment
+   * whose classpath is not what the code needs here, e.g. a Spark Connect client's alone (a Databricks serverless
+   * JAR task's: no Hadoop, no netlib BLAS or LAPACK). One line naming the class and where dptext needed it, and
+   * exit 2 (a configuration: retrying does not help), instead of a stack trace.
+   */
+  static String missingClass(NoClassDefFoundError e) {
+    String where = "";
+    for (StackTraceElement f : e.getStackTrace()) {
+      if (f.getClassName().startsWith("dev.dptext.")) {
+        where = " in " + f.getClassName() + "." + f.getMethodName();
+        break;
+      }
+    }
+    return "this program's classpath lacks the class " + String.valueOf(e.getMessage()).replace('/', '.')
+        + " (NoClassDefFoundError" + where + "), which this command needs here. A Spark Connect client's classpath "
+        + "alone (a Databricks serverless JAR task's) holds only the client's libraries and dptext's jar: run this "
+        + "command with a classic Spark session";
   }
 }
