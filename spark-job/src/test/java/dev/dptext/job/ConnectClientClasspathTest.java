@@ -201,17 +201,11 @@ class ConnectClientClasspathTest {
     String built = tmp.resolve("built.dptext-model").toString();
     JobFixtures.Run b = classic("build-model", "--model", model.toString(), "--neighbours", "32", "--output", built);
     assertEquals(0, b.exitCode(), b.err());
-    List<String> args = new ArrayList<>(sanitize(tmp.resolve("built-classic").toString(), "--output-format",
-        "parquet"));
+    String output = tmp.resolve("built-client").toString();
+    List<String> args = new ArrayList<>(sanitize(output, "--output-format", "parquet"));
     args.set(args.indexOf(model.toString()), built);
     args.remove("--neighbours");
     args.remove("32");
-    JobFixtures.Run c = classic(args.toArray(new String[0]));
-    assertEquals(0, c.exitCode(), c.err());
-
-    String output = tmp.resolve("built-client").toString();
-    args.set(args.indexOf(tmp.resolve("built-classic").toString()), output);
-    args.set(args.indexOf(tmp.resolve("built-classic").toString() + "-rejects"), output + "-rejects");
     Result r = job(args.toArray(new String[0]));
     if (r.err().contains("org.netlib.util.intW")) {
       assertEquals(2, r.exitCode(), r.err());
@@ -223,6 +217,10 @@ class ConnectClientClasspathTest {
           + "EmbeddingCovariance) until its covariance loads in plain Java");
     }
     assertEquals(0, r.exitCode(), r.err());
+    args.set(args.indexOf(output), tmp.resolve("built-classic").toString());
+    args.set(args.indexOf(output + "-rejects"), tmp.resolve("built-classic") + "-rejects");
+    JobFixtures.Run c = classic(args.toArray(new String[0]));
+    assertEquals(0, c.exitCode(), c.err());
     try (InJvmSpark.Held held = InJvmSpark.hold()) {
       assertEquals(rows(tmp.resolve("built-classic").toString(), "parquet"), rows(output, "parquet"));
     }
