@@ -191,10 +191,8 @@ class ConnectClientClasspathTest {
   }
 
   /**
-   * A build-model file (it stores a covariance) on the client's classpath, with the classic job's rows. Until the
-   * covariance loads without LAPACK (EmbeddingCovariance, changed elsewhere), the client fails on
-   * {@code org.netlib.util.intW}: then this checks that the failure is the job's one line and exit 2 before anything
-   * is written (the rejected record included), and is skipped; it checks the rows by itself once the load works.
+   * A build-model file (it stores a covariance) on the client's classpath, with the classic job's rows: its
+   * covariance's eigendecomposition is plain Java (it needed LAPACK's {@code org.netlib.util.intW} before).
    */
   @Test
   void aBuildModelFileRunsOnTheClientClasspathAlone() throws Exception {
@@ -207,15 +205,6 @@ class ConnectClientClasspathTest {
     args.remove("--neighbours");
     args.remove("32");
     Result r = job(args.toArray(new String[0]));
-    if (r.err().contains("org.netlib.util.intW")) {
-      assertEquals(2, r.exitCode(), r.err());
-      assertTrue(r.err().contains("dptext: The model " + built + " cannot be loaded"), r.err());
-      assertFalse(r.err().contains("NoClassDefFoundError: "), "one line, no stack trace: " + r.err());
-      assertFalse(Files.exists(Path.of(output + "-rejects")), "nothing written, the rejected record included");
-      assertFalse(Files.exists(Path.of(output)), "nothing written");
-      org.junit.jupiter.api.Assumptions.abort("a build-model file needs LAPACK on the client (org.netlib.util.intW, "
-          + "EmbeddingCovariance) until its covariance loads in plain Java");
-    }
     assertEquals(0, r.exitCode(), r.err());
     args.set(args.indexOf(output), tmp.resolve("built-classic").toString());
     args.set(args.indexOf(output + "-rejects"), tmp.resolve("built-classic") + "-rejects");

@@ -53,8 +53,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 class LedgerPropertyTest {
-  static final int SEEDS = 3;
-  static final int STEPS = 16;
+  // 2 × 14 (was 3 × 16, 28–42 s of the suite): the old repeat key still fails at seed 1, step 10.
+  static final int SEEDS = 2;
+  static final int STEPS = 14;
   static final double BUDGET = 8;
   static final String[] TYPES = {"BIGINT", "DOUBLE", "STRING", "DECIMAL(20,0)"};
 
