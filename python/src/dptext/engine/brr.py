@@ -246,6 +246,8 @@ class Codes:
         if pair_q:
             q = np.concatenate(pair_q)
             y = np.concatenate(pair_y)
+            other = y != hints[q]  # the hint is in ``best`` already (and in most of its query's buckets)
+            q, y = q[other], y[other]
             d = self.distances(queries[q], y)
             np.minimum.at(best, q, d * n + y)
         return best % n
@@ -381,9 +383,8 @@ class Brr(Mechanism):
                 ones |= undecided & ~u & m
                 undecided &= ~(u ^ m)
                 k += 1
-                finished = (undecided == 0) | (k == ndigits)
-                if finished.any():
-                    f = np.flatnonzero(finished)
+                f = np.flatnonzero((undecided == 0) | (k == ndigits))
+                if f.size:
                     out[job[f]] = ones[f]
                     job[f] += 1
                     undecided[f] = _ALL
