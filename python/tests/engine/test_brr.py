@@ -71,9 +71,9 @@ def _codes_request(model_path: str, bits: int, eps: float, words) -> tuple:
 def _check_codes(model: Model, path: str, cases: list[tuple[int, float]], spark: bool = False) -> None:
     words = list(range(model.size))
     answers = jvm.ask([_codes_request(path, bits, eps, words) for bits, eps in cases], spark=spark)
-    for (bits, eps), answer in zip(cases, answers):
+    for (bits, eps), answer in zip(cases, answers, strict=True):
         p_hex, first = answer[0].split(" : ")
-        rows = [first] + answer[1:]
+        rows = [first, *answer[1:]]
         expected = np.array([[int(h, 16) for h in line.split()] for line in rows], dtype=np.uint64)
         codes = brr.codes_for(model, bits)
         mismatched = np.flatnonzero((codes.codes != expected).any(axis=1))
@@ -103,10 +103,8 @@ def _rows(size: int, count: int, seed: int) -> list[list[int]]:
 def _check_rows(model: Model, path: str, bits: int, eps: float, rows: list[list[int]], spark: bool = False) -> None:
     ids = [f"{i:08x}".encode() for i in range(len(rows))]
     purpose = "text"
-    lines = [" ".join([i.hex(), *map(str, r)]) for i, r in zip(ids, rows)]
-    (answer,) = jvm.ask(
-        [("brr", [path, str(bits), _hex_double(eps), KEY, purpose.encode().hex()], lines)], spark=spark
-    )
+    lines = [" ".join([i.hex(), *map(str, r)]) for i, r in zip(ids, rows, strict=True)]
+    (answer,) = jvm.ask([("brr", [path, str(bits), _hex_double(eps), KEY, purpose.encode().hex()], lines)], spark=spark)
     seeder = keys.RowSeeder(keys.SecretKey.parse(KEY, "test"), purpose)
     streams = seeder.streams(ids)
     counts = np.array([len(r) for r in rows], dtype=np.int64)
@@ -150,7 +148,9 @@ def test_default_model_codes_and_rows_match_the_jvm():
 
 
 def plain_scan(codes: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    d = np.array([[sum(bin(int(a) ^ int(b)).count("1") for a, b in zip(q, c)) for c in codes] for q in queries])
+    d = np.array(
+        [[sum(bin(int(a) ^ int(b)).count("1") for a, b in zip(q, c, strict=True)) for c in codes] for q in queries]
+    )
     return np.argmin(d, axis=1)  # the first least: ties to the lower rank
 
 

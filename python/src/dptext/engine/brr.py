@@ -2,9 +2,9 @@
 
 docs/engine-spec-brr.md specifies every step; in short:
 
-- **Codes** (``BinaryCodes.of``): ``bits`` random hyperplanes, standard normals by Box–Muller (fdlibm's log,
+- **Codes** (``BinaryCodes.of``): ``bits`` random hyperplanes, standard normals by Box-Muller (fdlibm's log,
   cos and sin, as the JVM's ``StrictMath``) from ``RandomStream.fromSeed(0x5eedb1c0de5)``; bit b of word y is
-  [Σ_d plane_b[d]·(v_y[d] − μ[d]) ≥ 0], summed d = 0, 1, … in double (μ the vocabulary's mean, summed word by
+  [Σ_d plane_b[d]·(v_y[d] - μ[d]) ≥ 0], summed d = 0, 1, … in double (μ the vocabulary's mean, summed word by
   word). Here the dot products come from one matrix product (BLAS, any order), and only the products whose
   magnitude is within a rigorous rounding-error bound of 0 — where the order could flip the sign — are
   recomputed in the JVM's order. So the bits are the JVM's whatever BLAS does.
@@ -82,8 +82,8 @@ def seed_longs(seed: int, count: int) -> np.ndarray:
 
 
 def hyperplanes(bits: int, dim: int, seed: int = DEFAULT_SEED) -> np.ndarray:
-    """``BinaryCodes.of``'s planes, shape (bits, dim): Box–Muller pairs from the seeded stream, u1 = 1 − nextDouble,
-    u2 = nextDouble, planes[i] = √(−2·log u1)·cos(2π·u2), planes[i+1] = …·sin(2π·u2), row-major."""
+    """``BinaryCodes.of``'s planes, shape (bits, dim): Box-Muller pairs from the seeded stream, u1 = 1 - nextDouble,
+    u2 = nextDouble, planes[i] = √(-2·log u1)·cos(2π·u2), planes[i+1] = …·sin(2π·u2), row-major."""
     count = bits * dim
     pairs = (count + 1) // 2
     draws = seed_longs(seed, 2 * pairs)
@@ -110,16 +110,16 @@ def vocabulary_mean(vectors: np.ndarray) -> np.ndarray:
 
 
 def code_bits(vectors: np.ndarray, bits: int, seed: int = DEFAULT_SEED) -> np.ndarray:
-    """Bit b of word y, as bool (n, bits): [Σ_d plane_b[d]·(v_y[d] − μ[d]) ≥ 0] with the JVM's summation order.
+    """Bit b of word y, as bool (n, bits): [Σ_d plane_b[d]·(v_y[d] - μ[d]) ≥ 0] with the JVM's summation order.
 
-    The products come from BLAS; |computed − exact| ≤ γ_m·Σ|p_d·c_d| ≤ γ_m·‖p‖·‖c‖ (γ_m = m·u/(1 − m·u),
+    The products come from BLAS; |computed - exact| ≤ gamma_m·Σ|p_d·c_d| ≤ gamma_m·‖p‖·‖c‖ (gamma_m = m·u/(1 - m·u),
     u = 2⁻⁵³) for any summation order, the JVM's included, so where |BLAS| exceeds twice that (with a margin)
     both have the exact sign, which is nonzero. The rest are summed d = 0, 1, … as the JVM does."""
     n, m = vectors.shape
     planes = hyperplanes(bits, m, seed)
     mean = vocabulary_mean(vectors)
     plane_norms = np.sqrt(np.einsum("ij,ij->i", planes, planes))
-    slack = 8.0 * (m + 2) * 2.0**-53  # ≥ 4·γ_m: twice the two-sided bound, with room for the norms' own error
+    slack = 8.0 * (m + 2) * 2.0**-53  # ≥ 4·gamma_m: twice the two-sided bound, with room for the norms' own error
     out = np.empty((n, bits), dtype=bool)
     block = max(1, (1 << 22) // max(1, bits))
     for start in range(0, n, block):
@@ -211,7 +211,7 @@ class Codes:
 
     def _probe(self, queries: np.ndarray, hints: np.ndarray, bound: np.ndarray) -> np.ndarray:
         """Multi-index search: radii r_j with Σ_j (r_j + 1) = b + 1 (chunks j < (b+1) mod c get ⌊(b+1)/c⌋, the
-        others one less; −1: not probed). A word y with d(q, y) ≤ b differs from q in at most r_j bits on some
+        others one less; -1: not probed). A word y with d(q, y) ≤ b differs from q in at most r_j bits on some
         chunk j (else d ≥ Σ (r_j + 1) > b), so probing every value within r_j of q's chunk j lists every word
         that can beat or tie the hint; the least (distance, rank) among them and the hint is the answer."""
         words, starts = self.index()
@@ -438,7 +438,7 @@ def _finish(sub, job, end, undecided, ones, k, digits, out) -> None:
                 masks.append(on)
                 und, on, kk = m, 0, 0
         out[j:e] = np.array(masks, dtype=np.uint64)
-        for w, value in zip(sub.s, (s0, s1, s2, s3)):
+        for w, value in zip(sub.s, (s0, s1, s2, s3), strict=True):
             w[i] = value
     sub.close()
 
