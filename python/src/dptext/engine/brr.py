@@ -1,6 +1,6 @@
 """BRR (``BrrMechanism.java``) in the Python engine: the JVM's codes, flips and Hamming-nearest words, exactly.
 
-docs/engine-spec-brr.md specifies every step; in short:
+docs/engine-spec.md specifies every step; in short:
 
 - **Codes** (``BinaryCodes.of``): ``bits`` random hyperplanes, standard normals by Box-Muller (fdlibm's log,
   cos and sin, as the JVM's ``StrictMath``) from ``RandomStream.fromSeed(0x5eedb1c0de5)``; bit b of word y is

@@ -12,7 +12,7 @@ the rows whose proposal was rejected, and only for them, so each row's stream se
 the JVM makes for that row.
 
 The mechanisms that add noise to embeddings (laplace, mahalanobis, vickrey, vickrey-topk) are in ``noise``, BRR
-in ``brr``; each is written down draw by draw in docs/ (noise-mechanisms-spec.md, engine-spec-brr.md).
+in ``brr``; each is written down draw by draw in docs/ (engine-spec.md).
 """
 
 from __future__ import annotations

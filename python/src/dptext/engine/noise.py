@@ -1,5 +1,5 @@
 """The embedding-noise mechanisms of the Python engine (laplace, mahalanobis, vickrey, vickrey-topk), draw for
-draw and bit for bit the JVM's (``NoisyEmbeddingMechanism`` and its subclasses), as docs/noise-mechanisms-spec.md
+draw and bit for bit the JVM's (``NoisyEmbeddingMechanism`` and its subclasses), as docs/engine-spec.md
 writes them down.
 
 Per row, the JVM draws the noise of every vocabulary token in text order (a Gamma radius, then a direction on the

@@ -83,7 +83,7 @@ public final class BinaryCodes implements Serializable {
       }
       for (int b = 0; b < bits; b++) {
         // A plain loop in component order (Java never fuses the multiply and the add): the sign, and so
-        // the bit, is specified exactly (docs/engine-spec-brr.md).
+        // the bit, is specified exactly (docs/engine-spec.md).
         double dot = 0;
         for (int d = 0; d < m; d++) {
           dot += planes[b * m + d] * c[d];

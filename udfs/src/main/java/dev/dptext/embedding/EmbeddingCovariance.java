@@ -12,7 +12,7 @@ import java.util.stream.IntStream;
  * Mahalanobis mechanism's noise transform (λΣ + (1−λ)I)^{1/2} = Q·diag(√(λξ + 1 − λ))·Qᵀ follows for
  * any λ. O(m²) memory.
  *
- * <p>Every step is plain Java arithmetic in a written order (docs/noise-mechanisms-spec.md, "The
+ * <p>Every step is plain Java arithmetic in a written order (docs/engine-spec.md, "The
  * covariance and its square root"), not BLAS or LAPACK: the transform is part of what a row's noise is,
  * so it must be the same bits on every JVM (native BLAS or not, a Spark Connect client with no netlib at
  * all) and in the Python engine, which repeats these steps. The eigendecomposition is the cyclic Jacobi

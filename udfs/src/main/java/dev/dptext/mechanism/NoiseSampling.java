@@ -6,7 +6,7 @@ import dev.dptext.random.RandomStream;
  * The continuous distributions the embedding-noise mechanisms draw from, implemented on
  * {@link RandomStream} so that every draw is reproducible from the row seed. Logarithms are {@link
  * StrictMath}'s (fdlibm) and every other step is an IEEE operation in the written order, so the Python
- * engine repeats each variate bit for bit (docs/noise-mechanisms-spec.md).
+ * engine repeats each variate bit for bit (docs/engine-spec.md).
  */
 final class NoiseSampling {
   private NoiseSampling() {}
