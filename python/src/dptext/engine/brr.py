@@ -30,6 +30,7 @@ from dptext.engine.model import Model
 DEFAULT_SEED = 0x5EED_B1C0_DE5  # BinaryCodes.DEFAULT_SEED
 CHUNK_BITS = 16
 _MAX_CHUNK_RADIUS = 2
+_PROBE_BLOCK = 4096
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _M64 = (1 << 64) - 1
 
@@ -203,7 +204,9 @@ class Codes:
         probed = bound <= self.chunks * (_MAX_CHUNK_RADIUS + 1) - 1
         if probed.any():
             i = np.flatnonzero(probed)
-            out[i] = self._probe(queries[i], hints[i], bound[i])
+            for start in range(0, len(i), _PROBE_BLOCK):  # blocks: the candidate lists stay in cache
+                b = i[start : start + _PROBE_BLOCK]
+                out[b] = self._probe(queries[b], hints[b], bound[b])
         if not probed.all():
             i = np.flatnonzero(~probed)
             out[i] = self._scan(queries[i])
