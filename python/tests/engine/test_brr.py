@@ -155,7 +155,8 @@ def plain_scan(codes: np.ndarray, queries: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("bits", [7, 64, 100, 256])
-def test_nearest_is_the_plain_scan_with_ties_to_the_lower_rank(bits):
+def test_nearest_is_the_plain_scan_with_ties_to_the_lower_rank(bits, monkeypatch):
+    monkeypatch.setattr(brr, "_PROBE_BLOCK", 37)  # several blocks
     rng = np.random.default_rng(bits)
     n = 300
     longs = (bits + 63) // 64
