@@ -118,10 +118,11 @@ public record SanitizeRequest(Source source, Sink sink, Columns columns, Corrupt
 
   /** Where and how a batch run writes: {@code --merge-key} defaults to the id column. */
   TableWriter.Target target() {
-    return TableWriter.Target.of(sink.path, sink.format, WriteMode.parse(sink.mode))
-        .withWhere(sink.where)
-        .withMergeKeys(sink.mergeKeys != null ? sink.mergeKeys : columns.id != null ? List.of(columns.id) : List.of())
-        .withTransaction(sink.txnAppId, sink.txnVersion);
+    return TableWriter.Target.to(sink.path, sink.format, WriteMode.parse(sink.mode))
+        .where(sink.where)
+        .mergeKeys(sink.mergeKeys != null ? sink.mergeKeys : columns.id != null ? List.of(columns.id) : List.of())
+        .transaction(sink.txnAppId, sink.txnVersion)
+        .build();
   }
 
   /** Whether the word frequencies are the embedding file's public rank (the default), not the input's. */

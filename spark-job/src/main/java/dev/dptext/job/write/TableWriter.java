@@ -67,7 +67,7 @@ public final class TableWriter {
 
     /** A plain write of {@code format} at {@code path}: no predicate, no merge key, no idempotent transaction. */
     public static Target of(String path, String format, WriteMode mode) {
-      return new Target(path, format, mode, null, List.of(), null, null);
+      return to(path, format, mode).build();
     }
 
     /** {@link #of} in Delta. */
@@ -75,19 +75,54 @@ public final class TableWriter {
       return of(path, "delta", mode);
     }
 
-    /** This write restricted to the rows {@code predicate} selects ({@code --mode replace-where}). */
-    public Target withWhere(String predicate) {
-      return new Target(path, format, mode, predicate, mergeKeys, txnAppId, txnVersion);
-    }
-
-    /** This write merging on {@code keys} ({@code --mode merge}). */
-    public Target withMergeKeys(List<String> keys) {
-      return new Target(path, format, mode, where, keys, txnAppId, txnVersion);
+    /** A write with some of a predicate, merge keys and a transaction, named; checked once, at {@link Builder#build}. */
+    public static Builder to(String path, String format, WriteMode mode) {
+      return new Builder(path, format, mode);
     }
 
     /** This write as Delta's idempotent transaction {@code (appId, version)}; both null for none. */
     public Target withTransaction(String appId, Long version) {
       return new Target(path, format, mode, where, mergeKeys, appId, version);
+    }
+
+    /** The parts of a {@link Target} beyond where and how, by name. */
+    public static final class Builder {
+      private final String path;
+      private final String format;
+      private final WriteMode mode;
+      private String where;
+      private List<String> mergeKeys = List.of();
+      private String txnAppId;
+      private Long txnVersion;
+
+      private Builder(String path, String format, WriteMode mode) {
+        this.path = path;
+        this.format = format;
+        this.mode = mode;
+      }
+
+      /** The rows {@code --mode replace-where} replaces. */
+      public Builder where(String predicate) {
+        this.where = predicate;
+        return this;
+      }
+
+      /** The key {@code --mode merge} matches on. */
+      public Builder mergeKeys(List<String> keys) {
+        this.mergeKeys = keys;
+        return this;
+      }
+
+      /** Delta's idempotent transaction {@code (appId, version)}; both null for none. */
+      public Builder transaction(String appId, Long version) {
+        this.txnAppId = appId;
+        this.txnVersion = version;
+        return this;
+      }
+
+      public Target build() {
+        return new Target(path, format, mode, where, mergeKeys, txnAppId, txnVersion);
+      }
     }
 
     public boolean delta() {
