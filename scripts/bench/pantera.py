@@ -78,8 +78,7 @@ def cmd_model(path: str, words: str, out: str) -> None:
     (exact: candidates by a float64 product screen, then re-ranked with the engine's own distance, ties to
     the lower rank; bound = the 65th distance) and the covariance, S/(trace S/m) with S the sample covariance
     (the JVM's definition; NumPy's summation order, so not the JVM's bits — only speed is measured here)."""
-    import hashlib
-    import struct
+    from pathlib import Path
 
     from dptext.engine.mechanisms import distances
 
@@ -106,55 +105,20 @@ def cmd_model(path: str, words: str, out: str) -> None:
     s = centred.T @ centred / (n - 1)
     sigma = s * (m / np.trace(s))
     sigma = 0.5 * (sigma + sigma.T)
-    encoded = [w.encode("utf-8") for w in names]
-    arrays = {
-        "words.offsets": np.concatenate([[0], np.cumsum([len(e) for e in encoded])]).astype("<i8"),
-        "words.utf8": np.frombuffer(b"".join(encoded), dtype="|u1"),
-        "vectors": vectors.astype("<f4"),
-        "table.0.offsets": (np.arange(n + 1) * k).astype("<i4"),
-        "table.0.neighbours": neighbours.reshape(-1).astype("<i4"),
-        "table.0.outsideBounds": bounds.astype("<f8"),
-        "covariance": sigma.astype("<f8"),
-    }
-    specs, data, offset = {}, [], 0
-    for name, a in arrays.items():
-        raw = np.ascontiguousarray(a).tobytes()
-        specs[name] = {
-            "dtype": a.dtype.str,
-            "shape": list(a.shape),
-            "offset": offset,
-            "bytes": len(raw),
-            "sha256": hashlib.sha256(raw).hexdigest(),
-        }
-        pad = (-len(raw)) % 64
-        data.append(raw + b"\0" * pad)
-        offset += len(raw) + pad
-    header = json.dumps(
-        {
-            "format": "dptext-model",
-            "version": 2,
-            "metadata": {"source": f"{os.path.basename(path)} first {n} words (scripts/bench/pantera.py)"},
-            "embeddingsSha256": hashlib.sha256(vectors.astype("<f4").tobytes()).hexdigest(),
-            "vocabularySize": n,
-            "dimension": m,
-            "neighbourCount": k,
-            "tieredRows": False,
-            "arrays": specs,
-            "tables": [
-                {
-                    "targetStart": 0,
-                    "offsets": "table.0.offsets",
-                    "neighbours": "table.0.neighbours",
-                    "outsideBounds": "table.0.outsideBounds",
-                }
-            ],
-            "covariance": "covariance",
-        }
-    ).encode("utf-8")
-    header += b" " * ((-(24 + len(header))) % 64)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+    from tests.engine import model_files  # the tests' writer of the format (docs/model-format.md)
+
     tmp = out + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(b"DPTEXT-MODEL" + struct.pack("<IQ", 2, len(header)) + header + b"".join(data))
+    offsets = (np.arange(n + 1) * k).astype(np.int32)
+    model_files.write_arrays(
+        Path(tmp),
+        names,
+        vectors,
+        {0: (offsets, neighbours.reshape(-1), bounds)},
+        neighbour_count=k,
+        covariance=sigma,
+        source=f"{os.path.basename(path)} first {n} words (scripts/bench/pantera.py)",
+    )
     os.replace(tmp, out)
     print(f"model: {out}, {n} words x {m}, k = {k}, covariance; {time.perf_counter() - start:.1f} s")
 

@@ -47,6 +47,21 @@ def embeddings_sha256(words: list[str], vectors: np.ndarray) -> str:
 
 def write(path: Path, words: list[str], vectors: np.ndarray, tables: dict[int, int]) -> Path:
     """A version-2 model file with a table of ``k`` neighbours per target start (``{start: k}``)."""
+    built = {start: table(vectors, start, k) for start, k in tables.items()}
+    return write_arrays(path, words, vectors, built, neighbour_count=max(tables.values()))
+
+
+def write_arrays(
+    path: Path,
+    words: list[str],
+    vectors: np.ndarray,
+    tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    neighbour_count: int,
+    covariance: np.ndarray | None = None,
+    source: str = "test",
+) -> Path:
+    """A version-2 model file of given tables (``{start: (offsets, neighbours, outside bounds)}``, rows of up to
+    ``neighbour_count``) and, when given, the covariance (m x m)."""
     encoded = [w.encode("utf-8") for w in words]
     arrays = {
         "words.offsets": np.concatenate([[0], np.cumsum([len(e) for e in encoded])]).astype("<i8"),
@@ -54,8 +69,7 @@ def write(path: Path, words: list[str], vectors: np.ndarray, tables: dict[int, i
         "vectors": vectors.astype("<f4"),
     }
     entries = []
-    for start, k in tables.items():
-        offsets, neighbours, bounds = table(vectors, start, k)
+    for start, (offsets, neighbours, bounds) in tables.items():
         arrays[f"table.{start}.offsets"] = offsets.astype("<i4")
         arrays[f"table.{start}.neighbours"] = neighbours.astype("<i4")
         arrays[f"table.{start}.outsideBounds"] = bounds.astype("<f8")
@@ -67,6 +81,8 @@ def write(path: Path, words: list[str], vectors: np.ndarray, tables: dict[int, i
                 "outsideBounds": f"table.{start}.outsideBounds",
             }
         )
+    if covariance is not None:
+        arrays["covariance"] = np.asarray(covariance, dtype="<f8")
     specs, data, offset = {}, [], 0
     for name, a in arrays.items():
         raw = np.ascontiguousarray(a).tobytes()
@@ -84,15 +100,15 @@ def write(path: Path, words: list[str], vectors: np.ndarray, tables: dict[int, i
         {
             "format": "dptext-model",
             "version": 2,
-            "metadata": {"source": "test"},
+            "metadata": {"source": source},
             "embeddingsSha256": embeddings_sha256(words, vectors),
             "vocabularySize": len(words),
             "dimension": vectors.shape[1],
-            "neighbourCount": max(tables.values()),
+            "neighbourCount": neighbour_count,
             "tieredRows": False,
             "arrays": specs,
             "tables": entries,
-            "covariance": None,
+            "covariance": "covariance" if covariance is not None else None,
         }
     ).encode("utf-8")
     header += b" " * ((-(24 + len(header))) % 64)

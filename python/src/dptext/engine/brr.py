@@ -23,9 +23,10 @@ import weakref
 
 import numpy as np
 
-from dptext.engine import fdlibm
+from dptext.engine import fdlibm, jump
 from dptext.engine.mechanisms import Mechanism
 from dptext.engine.model import Model
+from dptext.engine.xoshiro import RowStreams
 
 DEFAULT_SEED = 0x5EED_B1C0_DE5  # BinaryCodes.DEFAULT_SEED
 CHUNK_BITS = 16
@@ -56,30 +57,10 @@ def _popcount_into(x: np.ndarray, out: np.ndarray) -> None:
         out[...] = popcount(x)
 
 
-def _splitmix(z: int) -> int:
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-    return z ^ (z >> 31)
-
-
 def seed_longs(seed: int, count: int) -> np.ndarray:
-    """The first ``count`` nextLong() of RandomStream.fromSeed(seed), as uint64 (one stream: plain Python)."""
-    g = 0x9E3779B97F4A7C15
-    s0, s1, s2, s3 = (_splitmix((seed + g * i) & _M64) for i in range(1, 5))
-    if (s0 | s1 | s2 | s3) == 0:
-        s0 = g
-    out = [0] * count
-    for i in range(count):
-        a = (s0 + s3) & _M64
-        out[i] = ((((a << 23) | (a >> 41)) & _M64) + s0) & _M64
-        t = (s1 << 17) & _M64
-        s2 ^= s0
-        s3 ^= s1
-        s1 ^= s2
-        s0 ^= s3
-        s2 ^= t
-        s3 = ((s3 << 45) | (s3 >> 19)) & _M64
-    return np.array(out, dtype=np.uint64)
+    """The first ``count`` nextLong() of RandomStream.fromSeed(seed), as uint64 (read in bulk: ``jump.outputs``)."""
+    start = RowStreams.from_seed(np.array([seed], dtype=np.int64)).state()
+    return jump.outputs(start, count)[0]
 
 
 def hyperplanes(bits: int, dim: int, seed: int = DEFAULT_SEED) -> np.ndarray:

@@ -180,25 +180,11 @@ def _normals(streams, rows: np.ndarray, m: int) -> np.ndarray:
     """NoiseSampling.gaussians: m normals per row, two per accepted polar pair (the last pair's second
     discarded when m is odd)."""
     out = np.empty((len(rows), m))
-    # Every row fills its m values pair by pair; rows whose pair is rejected draw again, the others wait.
-    need = np.zeros(len(rows), dtype=np.int64)
-    pending = np.arange(len(rows))
-    while pending.size:
-        at = rows[pending]
-        u = 2 * streams.next_double(at) - 1
-        v = 2 * streams.next_double(at) - 1
-        s = u * u + v * v
-        ok = (s < 1) & (s != 0)
-        took = pending[ok]
-        if took.size:
-            su = s[ok]
-            f = np.sqrt(-2 * fdlibm.log(su) / su)
-            slot = need[took]
-            out[took, slot] = u[ok] * f
-            second = slot + 1 < m
-            out[took[second], slot[second] + 1] = v[ok][second] * f[second]
-            need[took] += 2
-        pending = pending[need[pending] < m]
+    for slot in range(0, m, 2):  # each row's pairs in order; a rejected pair is drawn again before the next slot
+        u, v, f = _polar(streams, rows)
+        out[:, slot] = u * f
+        if slot + 1 < m:
+            out[:, slot + 1] = v * f
     return out
 
 
