@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from dptext import _registry
-from dptext.engine import mechanisms
+from dptext.engine import mechanisms, sanitizer
+from dptext.errors import DpTextError
 from tests import support
 from tests.classic import test_python_engine as classic
 from tests.serverless import conftest as serverless
@@ -23,3 +24,21 @@ def test_every_supported_mechanism_has_a_run_and_every_run_is_supported(runs):
     assert ran == set(mechanisms.SUPPORTED)
     for name in mechanisms.SUPPORTED:  # each by its example, every parameter away from its default
         assert runs[name] == support.engine_example(name)
+
+
+def test_every_registry_spelling_resolves_to_the_mechanism_the_jvm_would_run():
+    for m in _registry.mechanisms():
+        for spelled in (m.name, *m.aliases, m.name.upper().replace("-", "_")):
+            given = dict(pair.split("=", 1) for pair in filter(None, m.example.partition(":")[2].split(",")))
+            conf = {**given, "mechanism": spelled}  # the example's parameters, by the JVM's names
+            assert sanitizer.EngineSettings.resolve(conf).mechanism == m.name
+
+
+@pytest.mark.parametrize("name", ["toy", "santxt"])
+def test_a_mechanism_outside_the_built_in_registry_is_refused_with_the_way_out(name):
+    # A provider's mechanism lives only in the JVM's registry: the refusal says where it runs, and serves a typo.
+    with pytest.raises(DpTextError) as refused:
+        sanitizer.EngineSettings.resolve({"mechanism": name})
+    message = str(refused.value)
+    assert repr(name) in message and "provider" in message and "engine='jvm'" in message
+    assert "spelling" in message and "\n" not in message

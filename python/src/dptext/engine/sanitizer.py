@@ -50,6 +50,7 @@ class EngineSettings:
     @classmethod
     def resolve(cls, conf: dict[str, str]) -> EngineSettings:
         """From settings by JVM name (``epsilon`` → ``"3.0"``), defaults from the registry."""
+        conf = {**conf, "mechanism": _runs_here(conf.get("mechanism"))} if conf.get("mechanism") else conf
         values: dict[str, Any] = {}
         for s in _registry.settings():
             if s.secret:
@@ -64,19 +65,10 @@ class EngineSettings:
             except Exception:  # a spelling only the JVM knows: keep the text, the engine's parsers decide
                 values[s.name] = raw.strip()
         mechanism = values["mechanism"]
-        if mechanism in mechanisms.UNSUPPORTED:
-            raise DpTextError(
-                f"The Python engine does not run {mechanism!r} yet; run it on {JVM_COMPUTE}; or use one of "
-                f"{', '.join(mechanisms.SUPPORTED)} here"
-            )
         if str(values.get("nearestSearch") or "exact").lower() not in ("exact", ""):
             raise DpTextError(
                 "nearestSearch=hnsw (Apache Lucene's graph) runs on the JVM only: the Python engine searches exactly, "
                 f"which is the default; drop nearest_search or run on {JVM_COMPUTE}"
-            )
-        if mechanism not in mechanisms.SUPPORTED:
-            raise DpTextError(
-                f"Unknown mechanism {mechanism!r} for the Python engine; use one of {', '.join(mechanisms.SUPPORTED)}"
             )
         if (
             str(values.get("modelDistribution") or "broadcast").lower() == "partitioned"
@@ -293,6 +285,28 @@ class PythonSanitizer:
             fresh[active] = done
             active = active[position[active] < end[active]]
         return outputs
+
+
+def _runs_here(mechanism: str) -> str:
+    """The registry's name of ``mechanism`` (a name or an alias, as ``MechanismDefinition.isNamed`` reads it), or a
+    refusal with the way out when the Python engine does not run it. The JVM's registry also holds the
+    mechanisms of providers' jars (ServiceLoader), which this package cannot know of: a name outside the
+    built-in registry may be one of those, or a misspelling, and the message serves both."""
+    spelled = str(mechanism).strip().lower().replace("_", "-")
+    name = next((m.name for m in _registry.mechanisms() if spelled == m.name or spelled in m.aliases), None)
+    if name in mechanisms.SUPPORTED:
+        return name
+    if name is not None:  # in the registry, not in this engine yet
+        raise DpTextError(
+            f"The Python engine does not run {name!r} yet; run it on {JVM_COMPUTE} (engine='jvm'), or pick a "
+            f"mechanism it runs: {', '.join(mechanisms.SUPPORTED)}"
+        )
+    raise DpTextError(
+        f"The Python engine runs dptext's built-in mechanisms ({', '.join(mechanisms.SUPPORTED)}) and "
+        f"{mechanism!r} is none of them. If it is a provider's mechanism (a jar that registers it on the JVM), "
+        f"it runs only on {JVM_COMPUTE}, with that jar on the classpath (engine='jvm' makes a session without it "
+        "fail fast); if not, check its spelling"
+    )
 
 
 def _hashable(value: Any) -> Any:

@@ -59,8 +59,8 @@ public final class MahalanobisMechanism extends NoisyEmbeddingMechanism {
     }
 
     @Override
-    public String approximateSearchRefusal() {
-      return null; // the nearest-word step is post-processing of the noisy vector
+    public boolean acceptsApproximateSearch() {
+      return true; // the nearest-word step is post-processing of the noisy vector
     }
 
     @Override

@@ -185,17 +185,44 @@ public abstract class MechanismDefinition {
   }
 
   /**
+   * Whether the mechanism has a partitioned form: read off the class (it overrides {@link #buildForShards}),
+   * so the documents' list of such mechanisms cannot drift from the code.
+   */
+  public final boolean hasPartitionedForm() {
+    try {
+      return getClass().getMethod("buildForShards", MechanismSpec.class, dev.dptext.model.ModelShape.class)
+          .getDeclaringClass() != MechanismDefinition.class;
+    } catch (NoSuchMethodException e) {
+      throw new IllegalStateException("buildForShards is declared above", e);
+    }
+  }
+
+  /**
    * Why this mechanism refuses an approximate nearest-word index ({@code nearestSearch=hnsw}), with the
    * fix; null when it accepts one. Only the embedding-noise mechanisms accept it: their nearest-word
    * step is post-processing of the noisy vector, so an index changes utility, not the guarantee. SanText
    * and SanText+ draw from exact probabilities over their candidate words (truncating those to an
    * index's answers would change the distribution, hence the guarantee).
    */
-  public String approximateSearchRefusal() {
+  public final String approximateSearchRefusal() {
+    if (acceptsApproximateSearch()) {
+      return null;
+    }
+    List<String> accepting = new ArrayList<>();
+    for (MechanismDefinition d : Mechanisms.ALL) {
+      if (d.acceptsApproximateSearch()) {
+        accepting.add(d.name());
+      }
+    }
     return "nearestSearch=hnsw is refused for " + name() + ": it " + approximateSearchObstacle()
-        + ". An approximate index is only for the embedding-noise mechanisms (laplace, mahalanobis, vickrey, "
-        + "vickrey-topk), whose nearest-word step is post-processing. Use nearestSearch=exact (the default) with "
+        + ". An approximate index is only for the mechanisms whose nearest-word step is post-processing of a "
+        + "noisy vector (" + String.join(", ", accepting) + "). Use nearestSearch=exact (the default) with "
         + name() + ", or one of those mechanisms";
+  }
+
+  /** Whether an approximate nearest-word index leaves the guarantee whole (see {@link #approximateSearchRefusal}). */
+  public boolean acceptsApproximateSearch() {
+    return false;
   }
 
   /** What in this mechanism an approximate index would break (for {@link #approximateSearchRefusal}). */

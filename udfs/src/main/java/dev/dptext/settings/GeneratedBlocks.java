@@ -19,10 +19,11 @@ import java.util.function.Supplier;
 public final class GeneratedBlocks {
   /**
    * The documents that hold generated blocks, relative to the repository root: the mechanisms table in
-   * docs/mechanisms.md, the settings table in docs/settings.md. What {@code main} rewrites by default;
+   * docs/mechanisms.md, the settings table in docs/settings.md, the mechanisms with a partitioned form in
+   * docs/models.md. What {@code main} rewrites by default;
    * {@code SettingsParityTest} checks each of them, and that no other document has a block.
    */
-  public static final List<String> DOCUMENTS = List.of("docs/mechanisms.md", "docs/settings.md");
+  public static final List<String> DOCUMENTS = List.of("docs/mechanisms.md", "docs/settings.md", "docs/models.md");
 
   /** Block name → its content, in the order the blocks are documented. */
   static final Map<String, Supplier<String>> BLOCKS = new LinkedHashMap<>();
@@ -30,6 +31,7 @@ public final class GeneratedBlocks {
   static {
     BLOCKS.put("mechanisms", Settings::mechanismsMarkdownTable);
     BLOCKS.put("settings", Settings::markdownTable);
+    BLOCKS.put("partitioned-mechanisms", Settings::partitionedMechanisms);
   }
 
   private GeneratedBlocks() {}

@@ -179,6 +179,18 @@ public final class Settings {
     return t.toString();
   }
 
+  /** Which mechanisms have a partitioned form (docs/models.md), from the registry. */
+  public static String partitionedMechanisms() {
+    List<String> with = new ArrayList<>();
+    List<String> without = new ArrayList<>();
+    for (var d : Mechanisms.ALL) {
+      (d.hasPartitionedForm() ? with : without).add("`" + d.name() + "`");
+    }
+    return "Mechanisms with a partitioned form: " + String.join(", ", with) + ". Without one (a partitioned model "
+        + "is refused for them, with the way out: load it whole): " + (without.isEmpty() ? "none" : String.join(", ", without))
+        + ".";
+  }
+
   private static <T> String format(dev.dptext.mechanism.MechanismDefinition.Parameter<T> p) {
     return p.setting().format(p.defaultValue());
   }

@@ -219,6 +219,37 @@ class SettingsParityTest {
     assertEquals(settings, GeneratedBlocks.regenerate(stale));
   }
 
+  /**
+   * A list of every mechanism written by hand goes stale the day a mechanism is added (the Python engine's
+   * list did): outside the generated blocks, no paragraph of README or docs/ names more than two thirds of
+   * the registry's mechanisms (a comparison of a few, or the evaluation's results, name fewer). The history
+   * page is a diary, exempt.
+   */
+  @Test
+  void noDocumentListsTheMechanismsByHand() throws Exception {
+    List<Path> documents = new java.util.ArrayList<>(List.of(Path.of("../README.md")));
+    try (var docs = Files.list(Path.of("../docs"))) {
+      docs.filter(p -> p.toString().endsWith(".md") && !p.endsWith("benchmarks-history.md")).forEach(documents::add);
+    }
+    Map<MechanismDefinition, java.util.regex.Pattern> spellings = new HashMap<>();
+    for (MechanismDefinition d : Mechanisms.ALL) {
+      List<String> names = new java.util.ArrayList<>(d.aliases());
+      names.add(d.name());
+      String any = names.stream().map(java.util.regex.Pattern::quote).collect(Collectors.joining("|"));
+      spellings.put(d, java.util.regex.Pattern.compile("(?<![\\w+-])(?:" + any + ")(?![\\w+-])",
+          java.util.regex.Pattern.CASE_INSENSITIVE));
+    }
+    int limit = 2 * Mechanisms.ALL.size() / 3;
+    for (Path p : documents) {
+      String text = Files.readString(p).replaceAll("(?s)<!-- generated:([\\w-]+):begin -->.*?<!-- generated:\\1:end -->", "");
+      for (String paragraph : text.split("\\n\\s*\\n")) {
+        List<String> named = Mechanisms.ALL.stream().filter(d -> spellings.get(d).matcher(paragraph).find())
+            .map(MechanismDefinition::name).toList();
+        assertTrue(named.size() <= limit, p + " lists " + named + " by hand: say \"every mechanism\" and point at "
+            + "docs/mechanisms.md's generated table, or generate the list (GeneratedBlocks):\n" + paragraph);
+      }
+    }
+  }
 
   private static String between(String text, String name) {
     String begin = "<!-- generated:" + name + ":begin -->";
