@@ -28,7 +28,6 @@ import numpy as np
 from dptext.engine import fdlibm
 from dptext.engine.model import Model, NeighbourTable
 
-UNSUPPORTED: tuple[str, ...] = ()  # registry mechanisms the engine does not run yet: refused with the way out
 SUPPORTED = (
     "santext",
     "santext+",
