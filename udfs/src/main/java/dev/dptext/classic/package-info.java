@@ -9,5 +9,8 @@
  *
  * <p>May import: {@code config}, the domain packages, {@code settings} and {@code sanitizer}; never
  * {@code runtime}, {@code spark} or {@code evaluation}, which ask it.
+ *
+ * <p>The job uses a few of its types, its face towards the job, listed with their reasons in spark-job's
+ * {@code dev.dptext.arch.JobLayersTest.LIBRARY_FACE}: the rest is the library's inside.
  */
 package dev.dptext.classic;

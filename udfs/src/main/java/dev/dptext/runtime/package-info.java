@@ -22,5 +22,8 @@
  * <p>May import: {@code config}, the domain packages, {@code settings}, {@code sanitizer} and
  * {@code classic} (the door it asks what kind of session it has, and for broadcasts); never {@code spark},
  * the public API above it (the names it needs from there are in {@code SqlFunctionNames}).
+ *
+ * <p>The job uses a few of its types, its face towards the job, listed with their reasons in spark-job's
+ * {@code dev.dptext.arch.JobLayersTest.LIBRARY_FACE}: the rest is the library's inside.
  */
 package dev.dptext.runtime;
