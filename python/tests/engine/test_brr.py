@@ -196,3 +196,90 @@ def test_flip_masks_follow_the_digit_comparison():
                     undecided &= ~u & ((1 << 64) - 1)
             assert int(masks[t, 0]) == ones
     assert (streams.state() == reference.state()).all()
+
+
+@pytest.mark.parametrize("bits", [7, 64, 100, 256])
+def test_floors_are_the_distance_to_the_nearest_other_word_capped(bits):
+    """``Codes.floors``: min(d(x, y) over y != x, 3c), c the 16-bit chunks; duplicates have floor 0."""
+    rng = np.random.default_rng(bits + 1)
+    longs = (bits + 63) // 64
+    raw = rng.integers(0, 2**63, (150, longs), dtype=np.int64).astype(np.uint64)
+    near = raw[:50] ^ brr.pack(rng.random((50, bits)) < 0.03)  # words a few bits from others
+    raw = np.concatenate([raw, near, raw[:5]])  # and exact duplicates
+    if bits % 64:
+        raw[:, -1] &= np.uint64((1 << (bits % 64)) - 1)
+    codes = brr.Codes(raw, bits)
+    d = np.array([[sum(bin(int(a) ^ int(b)).count("1") for a, b in zip(p, q, strict=True)) for q in raw] for p in raw])
+    np.fill_diagonal(d, 1 << 20)
+    expected = np.minimum(d.min(axis=1), codes.floor_cap)
+    ranks = rng.permutation(len(raw))
+    assert codes.floors(ranks[:100]).tolist() == expected[ranks[:100]].tolist()  # in two calls: the cache
+    assert codes.floors(ranks).tolist() == expected[ranks].tolist()
+
+
+def test_nearest_certifies_the_input_word_only_beyond_twice_the_distance():
+    """The input word x wins outright only when its floor exceeds 2b; at exactly 2b a lower word y can tie
+    (d(q, y) = b) and must win."""
+    bits = 256
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 2**63, 4, dtype=np.int64).astype(np.uint64)
+    # y = x with bits 0..9 flipped (d(x, y) = 10); q = x with bits 0..4 flipped: d(q, x) = d(q, y) = 5.
+    y = x.copy()
+    y[0] ^= np.uint64((1 << 10) - 1)
+    q = x.copy()
+    q[0] ^= np.uint64((1 << 5) - 1)
+    others = rng.integers(0, 2**63, (50, 4), dtype=np.int64).astype(np.uint64)
+    raw = np.concatenate([others, y[None, :], x[None, :]])  # y has the lower rank
+    codes = brr.Codes(raw, bits)
+    assert codes.floors(np.array([51])).tolist() == [10]
+    assert codes.nearest(q[None, :], np.array([51])).tolist() == [50]
+    assert plain_scan(raw, q[None, :]).tolist() == [50]
+    # One bit fewer flipped: b = 4, the floor 10 > 8, x certified (and right).
+    q[0] ^= np.uint64(1 << 4)
+    assert codes.nearest(q[None, :], np.array([51])).tolist() == [51] == plain_scan(raw, q[None, :]).tolist()
+
+
+def _reference_masks(digits: np.ndarray, streams: RowStreams, counts: list[int]) -> list[list[int]]:
+    """``BrrMechanism.bernoulliMask`` call by call, row by row, on Python ints."""
+    masks = []
+    for row, count in enumerate(counts):
+        mine = []
+        for _ in range(count):
+            undecided, ones = (1 << 64) - 1, 0
+            for d in digits:
+                if undecided == 0:
+                    break
+                u = int(streams.next_long(np.array([row]))[0])
+                if d:
+                    ones |= undecided & ~u & ((1 << 64) - 1)
+                    undecided &= u
+                else:
+                    undecided &= ~u & ((1 << 64) - 1)
+            mine.append(ones)
+        masks.append(mine)
+    return masks
+
+
+@pytest.mark.parametrize(
+    "p", [0.5, 0.3, 0.0474258731775668, 2.0**-20 + 2.0**-62, 2.0**-20 + 2.0**-63, 2.0**-20 + 2.0**-64, 1e-9]
+)
+def test_flip_masks_equal_the_call_by_call_draws_and_final_streams(p):
+    """Every digit count: below 63 (the shift register), 63 (its last), 64 and more (the digit gather); rows of
+    many lengths, so that the NumPy loop drops rows and hands the last ones to the Python tail."""
+    digits = brr.binary_digits(p)
+    mechanism = brr.Brr.__new__(brr.Brr)
+    mechanism.digit_masks = np.where(digits, brr._ALL, np.uint64(0)).astype(np.uint64)
+    mechanism.codes = brr.Codes(np.zeros((1, 2), dtype=np.uint64), 128)
+    mechanism.last_lane = brr._ALL
+    rng = np.random.default_rng(len(digits))
+    tokens = [int(t) for t in rng.choice([0, 1, 2, 5, 30, 80], size=40)]
+    first = np.concatenate([[0], np.cumsum(tokens)])
+    seeds = rng.integers(0, 2**62, len(tokens))
+    streams = RowStreams.from_seed(seeds)
+    reference = RowStreams.from_seed(seeds)
+    masks = mechanism.flip_masks(streams, first)
+    expected = _reference_masks(digits, reference, [2 * t for t in tokens])
+    for row in range(len(tokens)):
+        got = masks[first[row] : first[row + 1]].reshape(-1).tolist()
+        assert got == expected[row], f"row {row}"
+    assert (streams.state() == reference.state()).all()

@@ -11,8 +11,10 @@ docs/engine-spec.md specifies every step; in short:
 - **Flips** (``BrrMechanism.flip``/``bernoulliMask``): per token, per 64-bit lane, nextLong draws compared
   digit by digit with the binary expansion of p = 1/(1 + e^ε) until every lane is decided.
 - **Nearest word** (``NearestCodes``): least Hamming distance, ties to the lower rank — the answer of a plain
-  scan. Found here by a multi-index over 16-bit chunks when the input word's distance b is small (a word within
-  b agrees with the query within r_j bits on some chunk j, Σ(r_j + 1) = b + 1), else by a blocked scan.
+  scan. Here the input word x is the answer outright when every other word is more than 2b from it (b the
+  query's distance to x; the triangle inequality), which each word's floor (its distance to its nearest other
+  word, computed once) decides; else a multi-index over 16-bit chunks finds it when b is small (a word within
+  b agrees with the query within r_j bits on some chunk j, Σ(r_j + 1) = b + 1), else a blocked scan.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import weakref
 
 import numpy as np
 
-from dptext.engine import fdlibm, jump
+from dptext.engine import fdlibm, jump, xoshiro
 from dptext.engine.mechanisms import Mechanism
 from dptext.engine.model import Model
 from dptext.engine.xoshiro import RowStreams
@@ -32,7 +34,10 @@ DEFAULT_SEED = 0x5EED_B1C0_DE5  # BinaryCodes.DEFAULT_SEED
 CHUNK_BITS = 16
 _MAX_CHUNK_RADIUS = 2
 _PROBE_BLOCK = 4096
+_FLOOR_BLOCK = 512
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_ONE = np.uint64(1)
+_17, _19, _23, _41, _45 = (np.uint64(v) for v in (17, 19, 23, 41, 45))
 _M64 = (1 << 64) - 1
 
 if hasattr(np, "bitwise_count"):  # NumPy >= 2.0
@@ -144,7 +149,8 @@ class Codes:
         self.lanes = np.ascontiguousarray(self.codes.T)  # (longs, n): one lane of every word, contiguous
         self.chunks = (bits + CHUNK_BITS - 1) // CHUNK_BITS
         self._index = None
-        self._lock = threading.Lock()
+        self._floors = None
+        self._lock = threading.RLock()  # floors() builds the index under it
 
     @classmethod
     def of(cls, vectors: np.ndarray, bits: int, seed: int = DEFAULT_SEED) -> Codes:
@@ -182,28 +188,66 @@ class Codes:
         if len(queries) == 0:
             return out
         bound = self.distances(queries, hints)
-        probed = bound <= self.chunks * (_MAX_CHUNK_RADIUS + 1) - 1
+        # The input word x wins outright when every other word is farther from it than twice the query's
+        # distance b to it: then d(q, y) >= d(x, y) - b > b (triangle inequality). At the defaults (epsilon 3,
+        # 256 bits) that is nearly every token -- the default model's words are >= 84 bits apart at the 1st
+        # percentile, queries ~12 from their word -- and costs one comparison with x's floor (``floors``)
+        # where a probe cost ~2 us.
+        pending = np.ones(len(queries), dtype=bool)
+        maybe = np.flatnonzero(2 * bound < self.floor_cap)
+        if maybe.size:
+            sure = maybe[self.floors(hints[maybe]) > 2 * bound[maybe]]
+            out[sure] = hints[sure]
+            pending[sure] = False
+        probed = pending & (bound <= self.chunks * (_MAX_CHUNK_RADIUS + 1) - 1)
         if probed.any():
             i = np.flatnonzero(probed)
             for start in range(0, len(i), _PROBE_BLOCK):  # blocks: the candidate lists stay in cache
                 b = i[start : start + _PROBE_BLOCK]
                 out[b] = self._probe(queries[b], hints[b], bound[b])
-        if not probed.all():
-            i = np.flatnonzero(~probed)
+        scanned = pending & ~probed
+        if scanned.any():
+            i = np.flatnonzero(scanned)
             out[i] = self._scan(queries[i])
         return out
 
-    def _probe(self, queries: np.ndarray, hints: np.ndarray, bound: np.ndarray) -> np.ndarray:
-        """Multi-index search: radii r_j with Σ_j (r_j + 1) = b + 1 (chunks j < (b+1) mod c get ⌊(b+1)/c⌋, the
-        others one less; -1: not probed). A word y with d(q, y) ≤ b differs from q in at most r_j bits on some
-        chunk j (else d ≥ Σ (r_j + 1) > b), so probing every value within r_j of q's chunk j lists every word
-        that can beat or tie the hint; the least (distance, rank) among them and the hint is the answer."""
+    @property
+    def floor_cap(self) -> int:
+        """The largest floor ``floors`` reports: 3c, c the number of 16-bit chunks."""
+        return self.chunks * (_MAX_CHUNK_RADIUS + 1)
+
+    def floors(self, ranks: np.ndarray) -> np.ndarray:
+        """For each word, min(distance to its nearest other word, 3c): exact below 3c, since the multi-index at
+        bound 3c - 1 (every chunk probed at radius 2) lists every word within 3c - 1 of the word. Computed once
+        per word, when first asked for."""
+        ranks = np.asarray(ranks, dtype=np.int64)
+        with self._lock:
+            if self._floors is None:
+                self._floors = np.full(self.size, -1, dtype=np.int64)
+            floors = self._floors
+            todo = np.unique(ranks[floors[ranks] < 0])
+            cap = self.floor_cap
+            for start in range(0, len(todo), _FLOOR_BLOCK):
+                y = todo[start : start + _FLOOR_BLOCK]
+                best = np.full(len(y), cap, dtype=np.int64)
+                q, other = self._candidates(self.codes[y], np.full(len(y), cap - 1, dtype=np.int64))
+                keep = other != y[q]
+                q, other = q[keep], other[keep]
+                if q.size:
+                    np.minimum.at(best, q, np.minimum(self.distances(self.codes[y[q]], other), cap))
+                floors[y] = best
+            return floors[ranks]
+
+    def _candidates(self, queries: np.ndarray, bound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(query, word) pairs that include every word within ``bound`` of each query (and others).
+
+        Radii r_j with sum_j (r_j + 1) = b + 1 (chunks j < (b+1) mod c get floor((b+1)/c), the others one less;
+        -1: not probed). A word y with d(q, y) <= b differs from q in at most r_j bits on some chunk j (else
+        d >= sum (r_j + 1) > b), so probing every value within r_j of q's chunk j lists it."""
         words, starts = self.index()
         c = self.chunks
-        n = self.size
         s = bound + 1
         base, extra = s // c, s % c
-        best = bound * n + hints  # (distance, rank) as one integer
         pair_q, pair_y = [], []
         for j in range(c):
             radius = np.where(j < extra, base, base - 1)
@@ -227,9 +271,17 @@ class Codes:
                 positions = np.arange(total, dtype=np.int64) - np.repeat(offsets - lo, length)
                 pair_q.append(np.repeat(q, length))
                 pair_y.append(words[j][positions])
-        if pair_q:
-            q = np.concatenate(pair_q)
-            y = np.concatenate(pair_y)
+        if not pair_q:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        return np.concatenate(pair_q), np.concatenate(pair_y)
+
+    def _probe(self, queries: np.ndarray, hints: np.ndarray, bound: np.ndarray) -> np.ndarray:
+        """Multi-index search (``_candidates`` at the hint's distance b): every word that can beat or tie the
+        hint is listed, so the least (distance, rank) among them and the hint is the answer."""
+        n = self.size
+        best = bound * n + hints  # (distance, rank) as one integer
+        q, y = self._candidates(queries, bound)
+        if q.size:
             other = y != hints[q]  # the hint is in ``best`` already (and in most of its query's buckets)
             q, y = q[other], y[other]
             d = self.distances(queries[q], y)
@@ -352,38 +404,70 @@ class Brr(Mechanism):
         ndigits = len(digits)
         if ndigits and total:
             rows = np.flatnonzero(np.diff(first) > 0)
-            job = first[rows] * longs
-            end = first[rows + 1] * longs
-            sub = _Substreams(streams, rows)
-            undecided = np.full(len(rows), _ALL, dtype=np.uint64)
-            ones = np.zeros(len(rows), dtype=np.uint64)
-            k = np.zeros(len(rows), dtype=np.int64)
-            while len(job):
-                if len(job) <= _PYTHON_TAIL:
-                    _finish(sub, job, end, undecided, ones, k, self.digit_masks != 0, out)
-                    break
-                u = sub.next_long()
-                m = digits[k]
-                ones |= undecided & ~u & m
-                undecided &= ~(u ^ m)
-                k += 1
-                f = np.flatnonzero((undecided == 0) | (k == ndigits))
-                if f.size:
-                    out[job[f]] = ones[f]
-                    job[f] += 1
-                    undecided[f] = _ALL
-                    ones[f] = 0
-                    k[f] = 0
-                    live = job < end
-                    if not live[f].all():
-                        keep = np.flatnonzero(live)
-                        sub.keep(keep)
-                        job, end, undecided, ones, k = job[keep], end[keep], undecided[keep], ones[keep], k[keep]
-            sub.close()
+            _lockstep_masks(streams, rows, first[rows] * longs, first[rows + 1] * longs, digits, out)
         out = out.reshape(-1, longs)
         if self.last_lane != _ALL:
             out[:, -1] &= self.last_lane
         return out
+
+
+def _lockstep_masks(streams, rows, job, end, digits, out) -> None:
+    """Masks job[i] .. end[i] - 1 of ``out`` from the streams of ``rows`` (distinct, each with a mask at least):
+    all the rows advance together, one draw per iteration, each row on its current mask.
+
+    With fewer than 64 digits (every p from epsilon below ~7.7), a row's next digits are one word, ``todo``:
+    digit j of the mask's draw t at bit j - t and a sentinel bit at nd - t, shifted once per draw, so the digit
+    is its low bit and the digits have run out when it is 1. That replaces a gather of digits[t] per draw (the
+    loop's costliest step) with a shift; the draws and masks are the same."""
+    ndigits = len(digits)
+    job = np.array(job, dtype=np.int64)
+    end = np.array(end, dtype=np.int64)
+    sub = _Substreams(streams, np.asarray(rows, dtype=np.int64))
+    undecided = np.full(len(job), _ALL, dtype=np.uint64)
+    ones = np.zeros(len(job), dtype=np.uint64)
+    shift = ndigits < 64
+    if shift:
+        pattern = np.uint64(sum(1 << j for j in range(ndigits) if digits[j]) | (1 << ndigits))
+        k = np.full(len(job), pattern, dtype=np.uint64)  # ``todo``
+    else:
+        k = np.zeros(len(job), dtype=np.int64)  # draws made of the current mask
+    while len(job):
+        if len(job) <= _PYTHON_TAIL:
+            if shift:  # the draws made: the sentinel's shift
+                k = ndigits + 1 - (64 - xoshiro._leading_zeros(k))
+            _finish(sub, job, end, undecided, ones, k, digits != 0, out)
+            break
+        u = sub.next_long()
+        if shift:
+            m = np.bitwise_and(k, _ONE, out=sub.t)
+            np.negative(m, out=m)  # the digit as a mask: 0 or all ones
+            x = np.bitwise_xor(u, m, out=u)
+            x &= undecided  # the lanes this draw decides (their bit differs from the digit) ...
+            m &= x  # ... and those it decides to 1 (digit 1, bit 0)
+            ones |= m
+            undecided ^= x
+            k >>= _ONE
+            done = np.equal(undecided, 0, out=sub.done)
+            done |= np.equal(k, _ONE, out=sub.spent)
+            f = np.flatnonzero(done)
+        else:
+            m = digits[k]
+            ones |= undecided & ~u & m
+            undecided &= ~(u ^ m)
+            k += 1
+            f = np.flatnonzero((undecided == 0) | (k == ndigits))
+        if f.size:
+            out[job[f]] = ones[f]
+            job[f] += 1
+            undecided[f] = _ALL
+            ones[f] = 0
+            k[f] = pattern if shift else 0
+            live = job < end
+            if not live[f].all():
+                keep = np.flatnonzero(live)
+                sub.keep(keep)
+                job, end, undecided, ones, k = job[keep], end[keep], undecided[keep], ones[keep], k[keep]
+    sub.close()
 
 
 # Below this many rows left, a row's remaining masks are drawn in plain Python: one NumPy iteration costs about
@@ -435,19 +519,32 @@ class _Substreams:
         self.parent = streams
         self.rows = rows
         self.s = [streams.s0[rows], streams.s1[rows], streams.s2[rows], streams.s3[rows]]
+        self._scratch()
+
+    def _scratch(self) -> None:
+        # next_long works in place in these (no allocation per draw); its result is ``out``, valid until the next.
+        n = len(self.rows)
+        self.a, self.out, self.t = (np.empty(n, dtype=np.uint64) for _ in range(3))
+        self.done, self.spent = np.empty(n, dtype=bool), np.empty(n, dtype=bool)
 
     def next_long(self) -> np.ndarray:
         s0, s1, s2, s3 = self.s
-        a = s0 + s3
-        result = ((a << np.uint64(23)) | (a >> np.uint64(41))) + s0
-        t = s1 << np.uint64(17)
+        a, out, t = self.a, self.out, self.t
+        np.add(s0, s3, out=a)  # result = rotl(s0 + s3, 23) + s0
+        np.left_shift(a, _23, out=out)
+        a >>= _41
+        out |= a
+        out += s0
+        np.left_shift(s1, _17, out=t)
         s2 ^= s0
         s3 ^= s1
         s1 ^= s2
         s0 ^= s3
         s2 ^= t
-        self.s[3] = (s3 << np.uint64(45)) | (s3 >> np.uint64(19))
-        return result
+        np.left_shift(s3, _45, out=a)  # s3 = rotl(s3, 45)
+        s3 >>= _19
+        s3 |= a
+        return out
 
     def _write_back(self) -> None:
         p = self.parent
@@ -457,6 +554,7 @@ class _Substreams:
         self._write_back()
         self.rows = self.rows[positions]
         self.s = [w[positions] for w in self.s]
+        self._scratch()
 
     def close(self) -> None:
         self._write_back()
