@@ -34,7 +34,7 @@ DEFAULT_SEED = 0x5EED_B1C0_DE5  # BinaryCodes.DEFAULT_SEED
 CHUNK_BITS = 16
 _MAX_CHUNK_RADIUS = 2
 _PROBE_BLOCK = 4096
-_FLOOR_BLOCK = 512
+_PROBE_VALUES = 1 << 22  # at most this many (query, chunk value) probes in one block: bounded memory at 4096 bits
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ONE = np.uint64(1)
 _17, _19, _23, _41, _45 = (np.uint64(v) for v in (17, 19, 23, 41, 45))
@@ -202,14 +202,21 @@ class Codes:
         probed = pending & (bound <= self.chunks * (_MAX_CHUNK_RADIUS + 1) - 1)
         if probed.any():
             i = np.flatnonzero(probed)
-            for start in range(0, len(i), _PROBE_BLOCK):  # blocks: the candidate lists stay in cache
-                b = i[start : start + _PROBE_BLOCK]
+            step = self._block(_PROBE_BLOCK)
+            for start in range(0, len(i), step):  # blocks: the candidate lists stay in cache
+                b = i[start : start + step]
                 out[b] = self._probe(queries[b], hints[b], bound[b])
         scanned = pending & ~probed
         if scanned.any():
             i = np.flatnonzero(scanned)
             out[i] = self._scan(queries[i])
         return out
+
+    def _block(self, most: int) -> int:
+        """Queries per multi-index block: at most ``most``, and at most ``_PROBE_VALUES`` probed values in all
+        (each query probes up to 1 + w + w(w-1)/2 values in each of the c chunks, w = 16)."""
+        per_query = self.chunks * (1 + CHUNK_BITS + CHUNK_BITS * (CHUNK_BITS - 1) // 2)
+        return max(1, min(most, _PROBE_VALUES // per_query))
 
     @property
     def floor_cap(self) -> int:
@@ -227,8 +234,9 @@ class Codes:
             floors = self._floors
             todo = np.unique(ranks[floors[ranks] < 0])
             cap = self.floor_cap
-            for start in range(0, len(todo), _FLOOR_BLOCK):
-                y = todo[start : start + _FLOOR_BLOCK]
+            step = self._block(_PROBE_BLOCK)
+            for start in range(0, len(todo), step):
+                y = todo[start : start + step]
                 best = np.full(len(y), cap, dtype=np.int64)
                 q, other = self._candidates(self.codes[y], np.full(len(y), cap - 1, dtype=np.int64))
                 keep = other != y[q]
