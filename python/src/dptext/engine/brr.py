@@ -423,7 +423,7 @@ def _lockstep_masks(streams, rows, job, end, digits, out) -> None:
     """Masks job[i] .. end[i] - 1 of ``out`` from the streams of ``rows`` (distinct, each with a mask at least):
     all the rows advance together, one draw per iteration, each row on its current mask.
 
-    With fewer than 64 digits (every p from epsilon below ~7.7), a row's next digits are one word, ``todo``:
+    With fewer than 64 digits (p >= 2^-11: epsilon up to ~7.6), a row's next digits are one word, ``todo``:
     digit j of the mask's draw t at bit j - t and a sentinel bit at nd - t, shifted once per draw, so the digit
     is its low bit and the digits have run out when it is 1. That replaces a gather of digits[t] per draw (the
     loop's costliest step) with a shift; the draws and masks are the same."""
