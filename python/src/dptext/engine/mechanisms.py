@@ -25,6 +25,7 @@ from decimal import ROUND_FLOOR, Decimal
 
 import numpy as np
 
+from dptext.engine import distances as distance_cache
 from dptext.engine import fdlibm
 from dptext.engine.model import Model, NeighbourTable
 
@@ -43,6 +44,7 @@ SUPPORTED = (
 )
 
 _PAIRS_PER_CHUNK = 1 << 13
+_ENTRIES_PER_BLOCK = 1 << 15
 
 
 def squared_distances(vectors64: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -63,10 +65,12 @@ def _summed_squares(d: np.ndarray) -> np.ndarray:
     n, m = d.shape
     full = (m // 4) * 4
     np.multiply(d, d, out=d)
-    lanes = d[:, :full].reshape(n, full // 4, 4)
-    s = lanes[:, 0, :].copy() if full else np.zeros((n, 4), dtype=np.float64)
-    for k in range(1, full // 4):
-        s += lanes[:, k, :]
+    if full:
+        # np.cumsum adds term by term along the axis (never pairwise, unlike np.sum): the last running sum of
+        # each lane is the JVM's, in one call instead of one per group of four.
+        s = np.cumsum(d[:, :full].reshape(n, full // 4, 4), axis=1)[:, -1, :]
+    else:
+        s = np.zeros((n, 4), dtype=np.float64)
     for k in range(full, m):
         s[:, 0] += d[:, k]
     return (s[:, 0] + s[:, 1]) + (s[:, 2] + s[:, 3])
@@ -80,16 +84,33 @@ def distances(vectors64: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray
 def pick_row(cumulative: np.ndarray, row_start: np.ndarray, row_length: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Per row, the first index j of ``cumulative[start : start + length]`` whose value is > u (the last one
     when none is): ``ExponentialNeighbourSampler.pickExcess``'s binary search, all rows at once."""
+    if len(u) <= _SCALAR_ROWS:
+        # A few rows (the end of a batch, where the longest texts are still drawing): the same search in
+        # Python costs less than the ~100 NumPy calls of the vectorised one.
+        out = np.empty(len(u), dtype=np.int64)
+        for i, (start, length, x) in enumerate(zip(row_start.tolist(), row_length.tolist(), u.tolist(), strict=True)):
+            lo, hi = start, start + length - 1
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if cumulative[mid] > x:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            out[i] = lo - start
+        return out
     lo = row_start.astype(np.int64, copy=True)
     hi = lo + row_length - 1
-    while True:
-        active = lo < hi
-        if not active.any():
-            return lo - row_start
+    # A fixed number of halvings (enough for the longest row) instead of a test per round: a row already
+    # settled (lo == hi) has mid == hi, and neither update below moves it.
+    for _ in range(int(row_length.max(initial=1) - 1).bit_length()):
         mid = (lo + hi) >> 1
         left = cumulative[mid] > u
-        hi = np.where(active & left, mid, hi)
-        lo = np.where(active & ~left, mid + 1, lo)
+        hi = np.where(left, mid, hi)
+        lo = np.where(left, lo, np.minimum(mid + 1, hi))
+    return lo - row_start
+
+
+_SCALAR_ROWS = 24
 
 
 class Mechanism:
@@ -155,6 +176,7 @@ class ExponentialNeighbourSampler(Mechanism):
         self.p_uniform = np.empty(model.size, dtype=np.float64)
         self.ready = np.zeros(model.size, dtype=bool)
         self._lock = threading.Lock()
+        self._distances = _UNSET  # the table's distances, shared (``table_distances``), once a text needs them
 
     def prepare(self, words: np.ndarray) -> None:
         """Computes the envelope rows of the words not computed yet (``envelope`` in Java), exactly."""
@@ -164,35 +186,23 @@ class ExponentialNeighbourSampler(Mechanism):
         with self._lock:
             missing = missing[~self.ready[missing]]
             if missing.size:
+                if self._distances is _UNSET:
+                    self._distances = table_distances(self.model, self.table)
                 self._envelopes(missing)
                 self.ready[missing] = True
 
     def _envelopes(self, xs: np.ndarray) -> None:
         eps = self.epsilon
-        lengths = self.lengths[xs]
-        # Rows of one length at a time: a 2-D block whose running sums (np.cumsum along a row is sequential)
-        # are the JVM's loop.
-        blocks = []
-        for length in np.unique(lengths):
-            group = xs[lengths == length]
-            step = max(1, _PAIRS_PER_CHUNK // int(length))
-            blocks += [(group[start : start + step], int(length)) for start in range(0, len(group), step)]
-        # Blocks write disjoint rows, and NumPy releases the GIL in its loops: threads share the work.
-        workers = min(len(blocks), os.cpu_count() or 1, 4)
-        if workers <= 1:
-            for block, length in blocks:
-                self._envelope_block(block, length, eps)
-            return
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(lambda b: self._envelope_block(b[0], b[1], eps), blocks))
+        _in_threads(_blocks(xs, self.lengths[xs]), lambda b: self._envelope_block(b[0], b[1], eps))
 
-    def _envelope_block(self, xs: np.ndarray, k: int, eps: float) -> None:
-        positions = self.offsets[xs][:, None] + np.arange(k)[None, :]
-        ys = self.neighbours[positions]
-        v = self.model.vectors64
-        diff = v[ys.ravel()].reshape(len(xs), k, -1)
-        diff -= v[xs][:, None, :]  # (x - y)² = (y - x)²: the same bits
-        d = np.sqrt(_summed_squares(diff.reshape(len(xs) * k, -1))).reshape(len(xs), k)
+    def _envelope_block(self, xs: np.ndarray, lengths: np.ndarray, eps: float) -> None:
+        # One row per word, padded after its entries (whose excess is then 0: the running sums of the real
+        # entries, np.cumsum along a row, sequential as the JVM's loop, are unchanged).
+        positions, valid = _padded(self.offsets[xs], lengths)
+        if self._distances is None:
+            d = _row_distances(self.model.vectors64, self.neighbours, xs, positions)
+        else:
+            d = self._distances[positions]
         if self.cap != math.inf:
             d = np.minimum(d, self.cap)
         bound = self.bounds[xs]
@@ -201,10 +211,10 @@ class ExponentialNeighbourSampler(Mechanism):
             log_flat = -0.5 * eps * (bound - reference)
             flat = fdlibm.exp(log_flat)
             w = fdlibm.exp(-0.5 * eps * (d - reference[:, None]))
-            excess = np.maximum(0.0, w - flat[:, None])
+            excess = np.where(valid, np.maximum(0.0, w - flat[:, None]), 0.0)
             running = np.cumsum(excess, axis=1)
             total = running[:, -1]
-            self.cumulative[positions] = running / np.where(total > 0, total, 1.0)[:, None]
+            self.cumulative[positions[valid]] = (running / np.where(total > 0, total, 1.0)[:, None])[valid]
             log_uniform = fdlibm.log(np.float64(self.target_size)) + log_flat
             log_excess = fdlibm.log(np.where(total > 0, total, 1.0))
             upper = log_uniform >= log_excess
@@ -249,6 +259,115 @@ class ExponentialNeighbourSampler(Mechanism):
             out[excess] = self.neighbours[start + pick_row(self.cumulative, start, self.lengths[xe], u)]
             done[excess] = True
         return done, out
+
+
+_UNSET = object()
+# Per process, the distances of each table (by identity; the table is kept so its id is never reused).
+_TABLE_DISTANCES: dict[int, tuple[NeighbourTable, np.ndarray | None]] = {}
+_TABLE_DISTANCES_LOCK = threading.Lock()
+
+
+def table_distances(model: Model, table: NeighbourTable) -> np.ndarray | None:
+    """d(x, y) of every entry of ``table``, in its order: from the machine's cache (``engine.distances``), or
+    computed whole and written there; ``None`` when no cache directory can be written, and the sampler
+    computes the rows of the words it meets instead (less work for one process, but every process again).
+
+    They are the same for every epsilon and for TEM's gamma (applied after, ``min(d, gamma)``), so one file
+    serves every SanText-family run on the model and table."""
+    with _TABLE_DISTANCES_LOCK:
+        found = _TABLE_DISTANCES.get(id(table))
+        if found is not None and found[0] is table:
+            return found[1]
+        result = None
+        directory = distance_cache.cache_dir()
+        if directory is not None:
+            digest = distance_cache.key(model.vectors, table.offsets, table.neighbours, table.target_start)
+            path = distance_cache.path_for(directory, digest)
+            result = distance_cache.read(
+                path, digest, len(table.neighbours), lambda d: _same_as_computed(model, table, d)
+            )
+            if result is None:
+                tmp = distance_cache.writable(directory)
+                if tmp is not None:
+                    result = _all_distances(model, table)
+                    distance_cache.write(tmp, path, digest, result)
+        _TABLE_DISTANCES[id(table)] = (table, result)
+        return result
+
+
+def _all_distances(model: Model, table: NeighbourTable) -> np.ndarray:
+    offsets = table.offsets.astype(np.int64)
+    lengths = np.diff(offsets)
+    out = np.empty(len(table.neighbours), dtype=np.float64)
+    v = model.vectors64
+
+    def block(b):
+        positions, valid = _padded(offsets[b[0]], b[1])
+        out[positions[valid]] = _row_distances(v, table.neighbours, b[0], positions)[valid]
+
+    _in_threads(_blocks(np.arange(model.size), lengths), block)
+    return out
+
+
+def _same_as_computed(model: Model, table: NeighbourTable, d: np.ndarray) -> bool:
+    """Whether entries spread over the table have, bit for bit, the distances computed here: a file written
+    from other vectors or by other code (whatever its checksum) is not used."""
+    entries = len(table.neighbours)
+    if entries == 0:
+        return True
+    at = np.unique(np.linspace(0, entries - 1, _CHECKED_ENTRIES).astype(np.int64))
+    xs = np.searchsorted(table.offsets.astype(np.int64), at, side="right") - 1
+    fresh = distances(model.vectors64, xs, table.neighbours[at].astype(np.int64))
+    return bool(np.array_equal(np.asarray(d[at]).view(np.int64), fresh.view(np.int64)))
+
+
+_CHECKED_ENTRIES = 64
+
+
+def _blocks(xs: np.ndarray, lengths: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``xs`` (with their row lengths) in blocks of about ``_ENTRIES_PER_BLOCK`` entries, by increasing length so
+    that padding every row of a block to its longest costs little; few blocks keep NumPy's calls large."""
+    order = np.argsort(lengths, kind="stable")
+    xs, lengths = xs[order], lengths[order]
+    blocks = []
+    start = 0
+    while start < len(xs):
+        # Rows are sorted by length: a block's longest row is its last.
+        count = max(1, _ENTRIES_PER_BLOCK // max(1, int(lengths[start])))
+        while count > 1 and count * int(lengths[min(len(xs), start + count) - 1]) > _ENTRIES_PER_BLOCK:
+            count = max(1, min(count - 1, _ENTRIES_PER_BLOCK // int(lengths[min(len(xs), start + count) - 1])))
+        end = min(len(xs), start + count)
+        blocks.append((xs[start:end], lengths[start:end]))
+        start = end
+    return blocks
+
+
+def _padded(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's entry positions padded to the longest row (padding repeats the row's first entry), and
+    which are real."""
+    k = int(lengths.max()) if len(lengths) else 0
+    j = np.arange(k)[None, :]
+    valid = j < lengths[:, None]
+    return starts[:, None] + np.where(valid, j, 0), valid
+
+
+def _in_threads(blocks: list, fn) -> None:
+    # Blocks write disjoint entries, and NumPy releases the GIL in its loops: threads share the work.
+    workers = min(len(blocks), os.cpu_count() or 1, 4)
+    if workers <= 1:
+        for b in blocks:
+            fn(b)
+        return
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(fn, blocks))
+
+
+def _row_distances(v: np.ndarray, neighbours: np.ndarray, xs: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """d(x, y) for the entries ``positions`` (one row of equal length per x of ``xs``)."""
+    n, k = positions.shape
+    diff = v[neighbours[positions].ravel()].reshape(n, k, -1)
+    diff -= v[xs][:, None, :]  # (x - y)² = (y - x)²: the same bits
+    return np.sqrt(_summed_squares(diff.reshape(n * k, -1))).reshape(n, k)
 
 
 class SanText(Mechanism):

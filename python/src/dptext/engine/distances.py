@@ -1,0 +1,117 @@
+"""The exact distance of every entry of a neighbour table, computed once per machine.
+
+SanText's and TEM's envelope rows need d(x, y) for each of a table's entries (8.9 M on the default model),
+in the JVM's summation order: the bulk of a Python worker's first batch. These distances depend on the
+model's vectors and the table only (not on epsilon or TEM's gamma), so the first process that needs them
+computes them all and writes them to the machine's cache; every later worker and run maps that file and pays
+only the exponentials of its epsilon.
+
+The file is keyed by the content it was computed from (a SHA-256 over the vectors, the table's arrays and this
+format's version), written atomically (a temporary file, then ``os.replace``), and checked before use: its size,
+its header, a SHA-256 of its distances, and a sample of entries recomputed here bit for bit. A file that fails
+any check is ignored and rewritten. Where no cache directory can be written the distances stay in memory and
+are computed for the words met only, as without a cache.
+
+Where: ``DPTEXT_MODEL_CACHE`` (the directory the JVM's launcher caches the default model in; ``off``, ``0``,
+``false`` or ``none`` turn it off), else ``$XDG_CACHE_HOME/dptext/models``, else ``~/.cache/dptext/models``,
+else a per-user directory in the system's temporary directory. Directories are created ``0700``; on POSIX a
+file owned by another user is not trusted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import struct
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ENV = "DPTEXT_MODEL_CACHE"
+_MAGIC = b"DPTEXT-DIST\x00"
+_VERSION = 1
+_HEADER = 128  # magic, version, entries, key, payload SHA-256; padded so the payload is 8-byte aligned
+_LAYOUT = "<12sIQ32s32s"
+_SAMPLES = 64
+
+
+def cache_dir(env: dict[str, str] | None = None) -> Path | None:
+    """The directory of the machine's cache, or ``None`` when it is turned off."""
+    env = os.environ if env is None else env
+    value = (env.get(ENV) or "").strip()
+    if value:
+        if value.lower() in ("off", "0", "false", "none"):
+            return None
+        return Path(value).absolute()
+    xdg = (env.get("XDG_CACHE_HOME") or "").strip()
+    if xdg and Path(xdg).is_absolute():  # XDG: a relative XDG_CACHE_HOME is invalid and ignored
+        return Path(xdg, "dptext", "models")
+    home = (env.get("HOME") or env.get("USERPROFILE") or "").strip()
+    if home and home != "/" and Path(home).is_absolute():
+        return Path(home, ".cache", "dptext", "models")
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(tempfile.gettempdir(), f"dptext-{uid}", "models")
+
+
+def key(vectors: np.ndarray, offsets: np.ndarray, neighbours: np.ndarray, target_start: int) -> bytes:
+    """What the distances depend on: the vectors, the table and how they are computed (this format's version)."""
+    h = hashlib.sha256(f"dptext-distances/{_VERSION}/{target_start}/{vectors.shape}/".encode())
+    for a in (vectors, offsets, neighbours):
+        h.update(str(a.dtype).encode())
+        h.update(np.ascontiguousarray(a).data)
+    return h.digest()
+
+
+def path_for(directory: Path, digest: bytes) -> Path:
+    return directory / f"distances-{digest.hex()[:40]}.f64"
+
+
+def read(path: Path, digest: bytes, entries: int, check) -> np.ndarray | None:
+    """The distances in ``path``, mapped read-only, or ``None`` when the file is missing or fails a check
+    (``check(d)``: whether a sample of ``d`` matches a fresh computation)."""
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            if hasattr(os, "getuid") and st.st_uid != os.getuid():
+                return None
+            if st.st_size != _HEADER + 8 * entries:
+                return None
+            magic, version, n, file_key, payload_sha = struct.unpack(_LAYOUT, f.read(struct.calcsize(_LAYOUT)))
+        if magic != _MAGIC or version != _VERSION or n != entries or file_key != digest:
+            return None
+        d = np.memmap(path, dtype="<f8", mode="r", offset=_HEADER, shape=(entries,))
+    except (OSError, ValueError, struct.error):
+        return None
+    if hashlib.sha256(d.data).digest() != payload_sha or not check(d):
+        return None
+    return d
+
+
+def writable(directory: Path):
+    """An open temporary file in ``directory`` (created 0700), or ``None`` when it cannot be written."""
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return tempfile.NamedTemporaryFile(dir=directory, prefix=".distances-", suffix=".tmp", delete=False)
+    except OSError:
+        return None
+
+
+def write(tmp, path: Path, digest: bytes, d: np.ndarray) -> bool:
+    """Writes ``d`` through the open temporary file ``tmp`` and moves it to ``path`` atomically: a reader sees
+    the whole file or none. Returns whether it did; failures leave no file behind."""
+    try:
+        with tmp:
+            payload = np.ascontiguousarray(d, dtype="<f8")
+            header = struct.pack(_LAYOUT, _MAGIC, _VERSION, len(payload), digest, hashlib.sha256(payload.data).digest())
+            tmp.write(header.ljust(_HEADER, b"\x00"))
+            tmp.write(payload.data)
+            tmp.flush()
+            os.fsync(tmp.fileno())
+        os.replace(tmp.name, path)
+        return True
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp.name)
+        return False

@@ -1,0 +1,140 @@
+"""The machine's cache of neighbour-table distances (engine/distances.py): used only when it is the file this
+model and table give, written atomically, and never a reason for other rows."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dptext.engine import distances as cache
+from dptext.engine import mechanisms
+from dptext.engine.model import Model
+from dptext.engine.xoshiro import RowStreams
+
+from . import model_files
+
+
+@pytest.fixture
+def small_model(tmp_path) -> Model:
+    words, vectors = model_files.synthetic(size=120, dim=10)
+    return Model(str(model_files.write(tmp_path / "m.dptext-model", words, vectors, {0: 16})))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_memo():
+    mechanisms._TABLE_DISTANCES.clear()
+    yield
+    mechanisms._TABLE_DISTANCES.clear()
+
+
+def _cache_file(directory: Path) -> Path:
+    files = [p for p in directory.iterdir() if p.name.startswith("distances-")]
+    assert len(files) == 1, files
+    return files[0]
+
+
+def _expected(model: Model) -> np.ndarray:
+    t = model.table(0, "test")
+    xs = np.repeat(np.arange(model.size), np.diff(t.offsets.astype(np.int64)))
+    return mechanisms.distances(model.vectors64, xs, t.neighbours.astype(np.int64))
+
+
+def _outputs(model: Model, epsilon: float = 2.0) -> np.ndarray:
+    sampler = mechanisms.SanText(model, epsilon)
+    rows = np.arange(400)
+    words = rows % model.size
+    return sampler.sample(RowStreams.from_seed(rows * 7919 + 1), rows, words)
+
+
+def test_the_cache_directory_follows_the_jvm_launchers_setting(tmp_path):
+    assert cache.cache_dir({"DPTEXT_MODEL_CACHE": "off"}) is None
+    assert cache.cache_dir({"DPTEXT_MODEL_CACHE": " 0 "}) is None
+    assert cache.cache_dir({"DPTEXT_MODEL_CACHE": str(tmp_path)}) == tmp_path
+    assert cache.cache_dir({"XDG_CACHE_HOME": "/xdg", "HOME": "/home/u"}) == Path("/xdg/dptext/models")
+    assert cache.cache_dir({"XDG_CACHE_HOME": "relative", "HOME": "/home/u"}) == Path("/home/u/.cache/dptext/models")
+    assert cache.cache_dir({}).name == "models"  # no home: the temporary directory, per user
+
+
+def test_distances_are_written_once_then_mapped_with_the_same_bits(small_model, tmp_path, monkeypatch):
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(tmp_path / "cache"))
+    table = small_model.table(0, "test")
+    computed = mechanisms.table_distances(small_model, table)
+    assert np.array_equal(computed.view(np.int64), _expected(small_model).view(np.int64))
+    f = _cache_file(tmp_path / "cache")
+    assert stat.S_IMODE(os.stat(tmp_path / "cache").st_mode) == 0o700
+    assert not [p for p in (tmp_path / "cache").iterdir() if p.suffix == ".tmp"]  # the temporary file was moved
+    mechanisms._TABLE_DISTANCES.clear()  # another process
+    mapped = mechanisms.table_distances(small_model, table)
+    assert isinstance(mapped, np.memmap) and not mapped.flags.writeable
+    assert np.array_equal(np.asarray(mapped).view(np.int64), computed.view(np.int64))
+    assert _cache_file(tmp_path / "cache") == f
+
+
+def test_outputs_are_the_same_with_the_cache_without_it_and_from_the_file(small_model, tmp_path, monkeypatch):
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", "off")
+    without = _outputs(small_model)
+    for _ in range(2):  # computed and written, then read
+        mechanisms._TABLE_DISTANCES.clear()
+        monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(tmp_path / "cache"))
+        assert np.array_equal(_outputs(small_model), without)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "other-values", "other-key", "empty"])
+def test_a_damaged_or_foreign_file_is_recomputed_and_replaced(small_model, tmp_path, monkeypatch, damage):
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(tmp_path))
+    table = small_model.table(0, "test")
+    good = np.array(mechanisms.table_distances(small_model, table))
+    f = _cache_file(tmp_path)
+    raw = bytearray(f.read_bytes())
+    if damage == "truncated":
+        raw = raw[:-8]
+    elif damage == "flipped":
+        raw[-3] ^= 0x10
+    elif damage == "empty":
+        raw = bytearray()
+    elif damage == "other-key":
+        raw[24] ^= 0x01
+    else:  # a file with a valid checksum whose distances are not this table's (another version's code)
+        digest = cache.key(small_model.vectors, table.offsets, table.neighbours, 0)
+        wrong = good.copy()
+        wrong[:] = np.nextafter(wrong, np.inf)
+        tmp = cache.writable(tmp_path)
+        assert cache.write(tmp, f, digest, wrong)
+        raw = bytearray(f.read_bytes())
+    f.write_bytes(bytes(raw))
+    mechanisms._TABLE_DISTANCES.clear()
+    again = mechanisms.table_distances(small_model, table)
+    assert not isinstance(again, np.memmap)  # recomputed, not read
+    assert np.array_equal(again.view(np.int64), good.view(np.int64))
+    mechanisms._TABLE_DISTANCES.clear()
+    assert isinstance(mechanisms.table_distances(small_model, table), np.memmap)  # and rewritten whole
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() == 0, reason="root writes anywhere")
+def test_an_unwritable_directory_falls_back_to_memory(small_model, tmp_path, monkeypatch):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(locked / "cache"))
+    assert mechanisms.table_distances(small_model, small_model.table(0, "test")) is None
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", "off")
+    without = _outputs(small_model)
+    mechanisms._TABLE_DISTANCES.clear()
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(locked / "cache"))
+    assert np.array_equal(_outputs(small_model), without)
+
+
+def test_a_directory_that_is_a_file_falls_back_to_memory(small_model, tmp_path, monkeypatch):
+    (tmp_path / "plain").write_text("not a directory")
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(tmp_path / "plain"))
+    assert mechanisms.table_distances(small_model, small_model.table(0, "test")) is None
+
+
+def test_a_failed_write_leaves_no_file(tmp_path):
+    tmp = cache.writable(tmp_path)
+    os.unlink(tmp.name)  # the rename then fails
+    assert not cache.write(tmp, tmp_path / "x" / "distances-0.f64", b"\x00" * 32, np.zeros(3))
+    assert list(tmp_path.iterdir()) == []
