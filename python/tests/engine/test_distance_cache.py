@@ -138,3 +138,34 @@ def test_a_failed_write_leaves_no_file(tmp_path):
     os.unlink(tmp.name)  # the rename then fails
     assert not cache.write(tmp, tmp_path / "x" / "distances-0.f64", b"\x00" * 32, np.zeros(3))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_float32_screen_decides_as_the_exact_distance(tmp_path):
+    """``squared_distance_below`` against the exact comparison, at limits on and around each d²: exactly
+    equal, one ulp either side, inside and outside the screen's margin, 0, inf, NaN; and for vectors that
+    are equal, differ by an underflowing amount, or are large."""
+    words, vectors = model_files.synthetic(size=60, dim=10)
+    vectors[1] = vectors[0]
+    vectors[2] = vectors[0] + np.float32(1e-20)
+    vectors[3] = vectors[0] * np.float32(1e15)
+    vectors[4] = np.nextafter(vectors[0], np.float32(np.inf))
+    model = Model(str(model_files.write(tmp_path / "m.dptext-model", words, vectors, {0: 8})))
+    rng = np.random.default_rng(3)
+    a = np.concatenate([np.zeros(8, np.int64), rng.integers(0, 60, 400)])
+    b = np.concatenate([np.arange(8), rng.integers(0, 60, 400)])
+    exact = mechanisms.squared_distances(model.vectors64, a, b)
+    limits = [
+        exact,
+        np.nextafter(exact, np.inf),
+        np.nextafter(exact, -np.inf),
+        exact * (1 + 1e-7),
+        exact * (1 - 1e-7),
+        exact * (1 + 1e-3),
+        exact * (1 - 1e-3),
+        np.zeros_like(exact),
+        np.full_like(exact, np.inf),
+        np.full_like(exact, np.nan),
+    ]
+    for limit in limits:
+        got = mechanisms.squared_distance_below(model, a, b, limit)
+        assert np.array_equal(got, exact < limit)

@@ -60,6 +60,32 @@ def squared_distances(vectors64: np.ndarray, a: np.ndarray, b: np.ndarray) -> np
     return out
 
 
+def squared_distance_below(model: Model, a: np.ndarray, b: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """Whether d²(a_i, b_i) < limit_i, d² exactly as ``squared_distances`` computes it: decided by a float32
+    screen where it cannot differ, exactly for the rest.
+
+    The screen (float32 differences and any summation order) and the JVM's sum are both within a relative
+    (m + 3)·2^-24 of the real Σ (a_k - b_k)² of the float32 vectors (less than 1e-5 for m = 100); outside four
+    times that margin of the limit both compare alike. Near the limit, or where the screen's squares could
+    underflow or overflow (or a value is NaN), the exact double sum decides. Gathering float32 rows moves half
+    the bytes of the double ones, and a dot product replaces the ordered sums: ~10x less per proposal."""
+    v = model.vectors
+    d = v[a]
+    d -= v[b]
+    approx = np.einsum("ij,ij->i", d, d).astype(np.float64)
+    margin = 4.0 * (v.shape[1] + 3) * 2.0**-24
+    with np.errstate(invalid="ignore", over="ignore"):
+        below = approx < limit * (1.0 - margin)
+        sure = below | (approx > limit * (1.0 + margin))
+    unsure = np.flatnonzero(~sure | ~(approx >= _SCREEN_SMALLEST) | ~np.isfinite(approx))
+    if unsure.size:
+        below[unsure] = squared_distances(model.vectors64, a[unsure], b[unsure]) < limit[unsure]
+    return below
+
+
+_SCREEN_SMALLEST = 1e-30  # far above float32's subnormals (2^-126 ~ 1.2e-38): the relative bound holds
+
+
 def _summed_squares(d: np.ndarray) -> np.ndarray:
     """Per row of differences, Σ d_k² in the JVM's order (see ``squared_distances``); squares ``d`` in place."""
     n, m = d.shape
@@ -246,9 +272,7 @@ class ExponentialNeighbourSampler(Mechanism):
             test = np.flatnonzero(~accept)
             if test.size:
                 # squaredDistanceBelow(x, y, t²) < t² ⇔ the full d² < t²: its partial sums never exceed it.
-                accept[test] = squared_distances(self.model.vectors64, xu[test], y[test]) < (
-                    threshold[test] * threshold[test]
-                )
+                accept[test] = squared_distance_below(self.model, xu[test], y[test], threshold[test] * threshold[test])
             done[picked] = accept
             out[picked] = y
         excess = np.flatnonzero(~uniform)
