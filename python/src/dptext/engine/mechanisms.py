@@ -43,7 +43,8 @@ SUPPORTED = (
     "brr",
 )
 
-_PAIRS_PER_CHUNK = 1 << 13
+_PAIRS_PER_CHUNK = 1 << 12
+_FEW_PAIRS = 512
 _ENTRIES_PER_BLOCK = 1 << 15
 
 
@@ -91,12 +92,17 @@ def _summed_squares(d: np.ndarray) -> np.ndarray:
     n, m = d.shape
     full = (m // 4) * 4
     np.multiply(d, d, out=d)
-    if full:
-        # np.cumsum adds term by term along the axis (never pairwise, unlike np.sum): the last running sum of
-        # each lane is the JVM's, in one call instead of one per group of four.
-        s = np.cumsum(d[:, :full].reshape(n, full // 4, 4), axis=1)[:, -1, :]
-    else:
+    lanes = d[:, :full].reshape(n, full // 4, 4)
+    if not full:
         s = np.zeros((n, 4), dtype=np.float64)
+    elif n <= _FEW_PAIRS:
+        # np.cumsum adds term by term along the axis (never pairwise, unlike np.sum): the last running sum of
+        # each lane is the JVM's, in one NumPy call instead of one per group of four (a round's few pairs).
+        s = np.cumsum(lanes, axis=1)[:, -1, :]
+    else:
+        s = lanes[:, 0, :].copy()  # many pairs: in place, without cumsum's n x m intermediate
+        for k in range(1, full // 4):
+            s += lanes[:, k, :]
     for k in range(full, m):
         s[:, 0] += d[:, k]
     return (s[:, 0] + s[:, 1]) + (s[:, 2] + s[:, 3])
@@ -389,6 +395,11 @@ def _in_threads(blocks: list, fn) -> None:
 def _row_distances(v: np.ndarray, neighbours: np.ndarray, xs: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """d(x, y) for the entries ``positions`` (one row of equal length per x of ``xs``)."""
     n, k = positions.shape
+    rows = max(1, _PAIRS_PER_CHUNK // max(1, k))
+    if n > rows:  # the differences of a few thousand pairs at a time stay in cache
+        return np.concatenate(
+            [_row_distances(v, neighbours, xs[i : i + rows], positions[i : i + rows]) for i in range(0, n, rows)]
+        )
     diff = v[neighbours[positions].ravel()].reshape(n, k, -1)
     diff -= v[xs][:, None, :]  # (x - y)² = (y - x)²: the same bits
     return np.sqrt(_summed_squares(diff.reshape(n * k, -1))).reshape(n, k)
