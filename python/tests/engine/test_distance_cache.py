@@ -169,3 +169,18 @@ def test_the_float32_screen_decides_as_the_exact_distance(tmp_path):
     for limit in limits:
         got = mechanisms.squared_distance_below(model, a, b, limit)
         assert np.array_equal(got, exact < limit)
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
+def test_a_file_or_directory_others_can_write_is_not_used(small_model, tmp_path, monkeypatch):
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(tmp_path / "cache"))
+    table = small_model.table(0, "test")
+    mechanisms.table_distances(small_model, table)
+    f = _cache_file(tmp_path / "cache")
+    os.chmod(f, 0o666)
+    mechanisms._TABLE_DISTANCES.clear()
+    assert not isinstance(mechanisms.table_distances(small_model, table), np.memmap)  # recomputed, replaced
+    assert stat.S_IMODE(os.stat(_cache_file(tmp_path / "cache")).st_mode) == 0o600
+    os.chmod(tmp_path / "cache", 0o777)
+    mechanisms._TABLE_DISTANCES.clear()
+    assert mechanisms.table_distances(small_model, table) is None  # neither read nor written: in memory

@@ -10,12 +10,12 @@ The file is keyed by the content it was computed from (a SHA-256 over the vector
 format's version), written atomically (a temporary file, then ``os.replace``), and checked before use: its size,
 its header, a SHA-256 of its distances, and a sample of entries recomputed here bit for bit. A file that fails
 any check is ignored and rewritten. Where no cache directory can be written the distances stay in memory and
-are computed for the words met only, as without a cache.
+are computed for the words met only, as without a cache; so do they where the directory or the file could be
+written by another user (as the JVM's model cache, docs/models.md).
 
 Where: ``DPTEXT_MODEL_CACHE`` (the directory the JVM's launcher caches the default model in; ``off``, ``0``,
 ``false`` or ``none`` turn it off), else ``$XDG_CACHE_HOME/dptext/models``, else ``~/.cache/dptext/models``,
-else a per-user directory in the system's temporary directory. Directories are created ``0700``; on POSIX a
-file owned by another user is not trusted.
+else a per-user directory in the system's temporary directory. Directories are created ``0700``.
 """
 
 from __future__ import annotations
@@ -71,10 +71,12 @@ def path_for(directory: Path, digest: bytes) -> Path:
 def read(path: Path, digest: bytes, entries: int, check) -> np.ndarray | None:
     """The distances in ``path``, mapped read-only, or ``None`` when the file is missing or fails a check
     (``check(d)``: whether a sample of ``d`` matches a fresh computation)."""
+    if not _private(path.parent):
+        return None
     try:
         with open(path, "rb") as f:
             st = os.fstat(f.fileno())
-            if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            if not _owned_alone(st):
                 return None
             if st.st_size != _HEADER + 8 * entries:
                 return None
@@ -89,10 +91,25 @@ def read(path: Path, digest: bytes, entries: int, check) -> np.ndarray | None:
     return d
 
 
+def _owned_alone(st: os.stat_result) -> bool:
+    """On POSIX: this user's, and nobody else can write it (a file another user could replace or edit would
+    decide this user's outputs)."""
+    return not hasattr(os, "getuid") or (st.st_uid == os.getuid() and not st.st_mode & 0o022)
+
+
+def _private(directory: Path) -> bool:
+    try:
+        return _owned_alone(os.stat(directory))
+    except OSError:
+        return False
+
+
 def writable(directory: Path):
     """An open temporary file in ``directory`` (created 0700), or ``None`` when it cannot be written."""
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(directory):
+            return None
         return tempfile.NamedTemporaryFile(dir=directory, prefix=".distances-", suffix=".tmp", delete=False)
     except OSError:
         return None
