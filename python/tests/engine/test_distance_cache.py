@@ -184,3 +184,31 @@ def test_a_file_or_directory_others_can_write_is_not_used(small_model, tmp_path,
     os.chmod(tmp_path / "cache", 0o777)
     mechanisms._TABLE_DISTANCES.clear()
     assert mechanisms.table_distances(small_model, table) is None  # neither read nor written: in memory
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="fcntl locks")
+def test_a_worker_that_waited_for_the_lock_reads_what_the_first_one_wrote(small_model, tmp_path, monkeypatch):
+    import fcntl
+    import threading
+
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(tmp_path))
+    table = small_model.table(0, "test")
+    good = np.array(mechanisms.table_distances(small_model, table))
+    f = _cache_file(tmp_path)
+    saved = f.read_bytes()
+    f.unlink()
+    mechanisms._TABLE_DISTANCES.clear()
+    computed = []
+    monkeypatch.setattr(mechanisms, "_all_distances", lambda *a: computed.append(1) or good)
+    with open(cache.lock_path(f), "ab") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # the first worker, computing
+        got = []
+        waiter = threading.Thread(target=lambda: got.append(mechanisms.table_distances(small_model, table)))
+        waiter.start()
+        waiter.join(0.5)
+        assert waiter.is_alive()  # waits for the lock
+        f.write_bytes(saved)  # the first worker's file
+        fcntl.flock(held.fileno(), fcntl.LOCK_UN)
+    waiter.join(10)
+    assert isinstance(got[0], np.memmap) and not computed
+    assert np.array_equal(np.asarray(got[0]).view(np.int64), good.view(np.int64))

@@ -104,6 +104,35 @@ def _private(directory: Path) -> bool:
         return False
 
 
+def lock_path(path: Path) -> Path:
+    return path.with_name("." + path.name + ".lock")
+
+
+@contextlib.contextmanager
+def exclusive(path: Path):
+    """Holds this machine's lock on computing ``path`` (an advisory lock on ``lock_path(path)``): Spark starts a
+    machine's Python workers together, and the ones that wait then read the file the first one wrote instead of
+    all computing it at once. Where locks are unavailable (no ``fcntl``, a file system without them, a directory
+    that cannot be written) nothing is held and each process computes, as without the lock."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(path.parent):
+            raise OSError("not private")
+        f = open(lock_path(path), "ab")  # noqa: SIM115 (held across the yield)
+    except OSError:
+        yield
+        return
+    with f:
+        with contextlib.suppress(OSError):
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX)  # released by the kernel if this process dies
+        yield
+
+
 def writable(directory: Path):
     """An open temporary file in ``directory`` (created 0700), or ``None`` when it cannot be written."""
     try:

@@ -313,14 +313,17 @@ def table_distances(model: Model, table: NeighbourTable) -> np.ndarray | None:
         if directory is not None:
             digest = distance_cache.key(model.vectors, table.offsets, table.neighbours, table.target_start)
             path = distance_cache.path_for(directory, digest)
-            result = distance_cache.read(
-                path, digest, len(table.neighbours), lambda d: _same_as_computed(model, table, d)
-            )
+            entries = len(table.neighbours)
+            result = distance_cache.read(path, digest, entries, lambda d: _same_as_computed(model, table, d))
             if result is None:
-                tmp = distance_cache.writable(directory)
-                if tmp is not None:
-                    result = _all_distances(model, table)
-                    distance_cache.write(tmp, path, digest, result)
+                with distance_cache.exclusive(path):
+                    # Another worker may have written it while this one waited for the lock.
+                    result = distance_cache.read(path, digest, entries, lambda d: _same_as_computed(model, table, d))
+                    if result is None:
+                        tmp = distance_cache.writable(directory)
+                        if tmp is not None:
+                            result = _all_distances(model, table)
+                            distance_cache.write(tmp, path, digest, result)
         _TABLE_DISTANCES[id(table)] = (table, result)
         return result
 
