@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rewrites the documents' generated blocks (the mechanisms table of docs/mechanisms.md, the settings table
-# of docs/settings.md) from the tables they document (dev.dptext.settings.GeneratedBlocks): run it after adding
-# a setting or a mechanism; the parity test (SettingsParityTest) fails until the committed documents match.
+# of docs/settings.md, the error catalogue of docs/errors.md) from the tables they document
+# (dev.dptext.settings.GeneratedBlocks): run it after adding a setting, a mechanism or an error; the parity
+# test (SettingsParityTest) fails until the committed documents match.
 #
 #   ./mvnw -q -DskipTests package && scripts/regenerate-docs.sh [FILE...]
 #                                       (default: GeneratedBlocks.DOCUMENTS, the documents that hold blocks)

@@ -48,6 +48,10 @@ public final class DpTextJob {
         cmd.getErr().println("dptext: " + je.getMessage());
         return je.exitCode.code;
       }
+      if (e instanceof dev.dptext.errors.DpTextException d) { // the library's catalogued refusal: its category's code
+        cmd.getErr().println("dptext: " + d.getMessage());
+        return d.exit().code;
+      }
       if (e instanceof dev.dptext.runtime.Storage.Unreachable u) {
         cmd.getErr().println("dptext: " + u.getMessage()); // a path this deployment cannot reach: usage
         return ExitCode.USAGE.code;
@@ -57,6 +61,7 @@ public final class DpTextJob {
       throw e;
     });
     cli.setExitCodeExceptionMapper(e -> e instanceof JobException je ? je.exitCode.code
+        : e instanceof dev.dptext.errors.DpTextException d ? d.exit().code
         : e instanceof CommandLine.ParameterException ? ExitCode.USAGE.code : ExitCode.FAILURE.code);
     try {
       Commands.applyConfigFile(cli, args);

@@ -12,6 +12,7 @@ import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.Launcher;
 import dev.dptext.job.testing.ProcessLane;
 import dev.dptext.job.testing.SharedSpark;
+import dev.dptext.testing.ErrorAssertions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -261,6 +262,11 @@ class DpTextJobTest {
         "--key-file", keyFile.toString(), "--model", tmp.resolve("missing.vec").toString());
     assertEquals(3, badModel.exitCode(), badModel.err());
     assertTrue(badModel.err().contains("missing.vec"), badModel.err());
+
+    // A mechanism parameter the model cannot serve is the configuration's fault (2), not the input's (3).
+    Run groups = JobFixtures.run(sanitize(out, "--mechanism", "custext", "--group-size", "1000000"));
+    assertEquals(2, groups.exitCode(), groups.err());
+    ErrorAssertions.assertErrorText(groups.err(), "MECHANISM_PARAMETER_EXCEEDS_MODEL");
 
     Run unknownOption = JobFixtures.run(sanitize(out, "--epsilom", "3"));
     assertEquals(2, unknownOption.exitCode(), unknownOption.err());

@@ -5,6 +5,7 @@
  * mechanisms declare their parameters with it, and {@link dev.dptext.settings.Settings} declares the
  * rest.
  *
- * <p>May import: nothing of dptext. It is the bottom layer (the build rule: {@code PackageLayersTest}).
+ * <p>May import: the base layer only ({@code dev.dptext.errors}, {@code dev.dptext.json}), below which nothing
+ * is (the build rule: {@code PackageLayersTest}).
  */
 package dev.dptext.config;

@@ -4,6 +4,7 @@ import static dev.dptext.mechanism.MechanismDefinition.EPSILON;
 
 import dev.dptext.config.Check;
 import dev.dptext.config.Setting;
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.config.ValueType;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.embedding.WordMetric;
@@ -160,6 +161,17 @@ public final class CusText implements WordMechanism, ExactConditional {
     @Override
     public String evaluationDefault() {
       return plus ? name() + ":verbatim=a;an;the;of;to;and;in;is;it;that" : name();
+    }
+
+    /** K must not exceed the vocabulary: the model's size, so checked here, as a usage error. */
+    @Override
+    protected void validate(MechanismSpec spec, DpTextModel model) {
+      int k = spec.get(GROUP_SIZE);
+      int n = model.embeddings().size();
+      if (k > n) {
+        throw DpTextErrors.error("MECHANISM_PARAMETER_EXCEEDS_MODEL", "mechanism", name(), "parameter",
+            GROUP_SIZE.name(), "value", k, "what", "vocabulary size", "limit", n);
+      }
     }
 
     @Override

@@ -132,6 +132,14 @@ public abstract class MechanismDefinition {
   protected void validate(MechanismSpec spec) {}
 
   /**
+   * Checks the parameters against the model they will run on, before anything is built: a parameter the model
+   * cannot serve (more words per group than its vocabulary has, say) is a usage error, raised from the error
+   * catalogue ({@code DpTextErrors.error("MECHANISM_PARAMETER_EXCEEDS_MODEL", ...)}, exit 2), not a failure of
+   * the build. {@link MechanismSpec#build} and {@link MechanismSpec#metric} run it.
+   */
+  protected void validate(MechanismSpec spec, DpTextModel model) {}
+
+  /**
    * This mechanism with each of its parameters away from its default (and a value for each required one),
    * as a spec {@link MechanismSpec#parse} reads, e.g. {@code tem:epsilon=6,gamma=4.5,beta=0.01}. Every surface's
    * equivalence test runs each registered mechanism so: a new mechanism declares it here, not in a test's

@@ -144,11 +144,13 @@ public final class MechanismSpec implements Serializable {
 
   /** Builds the sampler (and any table or index it needs) on the driver. */
   public WordMechanism build(DpTextModel model) {
+    definition().validate(this, model);
     return definition().build(this, model);
   }
 
   /** The metric of this mechanism's guarantee over the model's vocabulary. */
   public WordMetric metric(DpTextModel model) {
+    definition().validate(this, model);
     return definition().metric(this, model);
   }
 

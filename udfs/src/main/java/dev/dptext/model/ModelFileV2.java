@@ -5,6 +5,7 @@ import static dev.dptext.model.ModelArtifact.corrupted;
 import dev.dptext.embedding.EmbeddingCovariance;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NeighbourTable;
+import dev.dptext.json.Json;
 import dev.dptext.knn.RowLengths;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -28,7 +29,7 @@ import java.util.Map;
 
 /**
  * Model files of format version 2, as {@code docs/model-format.md} specifies them: the magic, the version
- * and the header's length, a JSON header ({@link HeaderJson}) padded with spaces to a multiple of 64 bytes,
+ * and the header's length, a JSON header ({@link Json}) padded with spaces to a multiple of 64 bytes,
  * then little-endian arrays, each at a multiple of 64 bytes from the data section's start and each with
  * the SHA-256 of its bytes in the header.
  *
@@ -109,16 +110,16 @@ final class ModelFileV2 {
 
     // The header records each array's SHA-256 and offset, so both are known before any array is written.
     StringBuilder json = new StringBuilder(4096).append("{\n");
-    json.append("  \"format\": ").append(HeaderJson.quote(FORMAT)).append(",\n");
+    json.append("  \"format\": ").append(Json.quote(FORMAT)).append(",\n");
     json.append("  \"version\": ").append(VERSION).append(",\n");
     json.append("  \"metadata\": {");
     String sep = "";
     for (Map.Entry<String, String> e : model.metadata().entrySet()) {
-      json.append(sep).append(HeaderJson.quote(e.getKey())).append(": ").append(HeaderJson.quote(e.getValue()));
+      json.append(sep).append(Json.quote(e.getKey())).append(": ").append(Json.quote(e.getValue()));
       sep = ", ";
     }
     json.append("},\n");
-    json.append("  \"embeddingsSha256\": ").append(HeaderJson.quote(model.hash())).append(",\n");
+    json.append("  \"embeddingsSha256\": ").append(Json.quote(model.hash())).append(",\n");
     json.append("  \"vocabularySize\": ").append(n).append(",\n");
     json.append("  \"dimension\": ").append(dim).append(",\n");
     json.append("  \"neighbourCount\": ").append(model.neighbourCount()).append(",\n");
@@ -129,13 +130,13 @@ final class ModelFileV2 {
       Out a = arrays.get(i);
       MessageDigest md = ModelArtifact.sha256();
       emit(a.values(), md::update);
-      json.append("    ").append(HeaderJson.quote(a.name())).append(": {\"dtype\": ")
-          .append(HeaderJson.quote(a.dtype())).append(", \"shape\": [");
+      json.append("    ").append(Json.quote(a.name())).append(": {\"dtype\": ")
+          .append(Json.quote(a.dtype())).append(", \"shape\": [");
       for (int d = 0; d < a.shape().length; d++) {
         json.append(d == 0 ? "" : ", ").append(a.shape()[d]);
       }
       json.append("], \"offset\": ").append(offset).append(", \"bytes\": ").append(a.bytes())
-          .append(", \"sha256\": ").append(HeaderJson.quote(HexFormat.of().formatHex(md.digest()))).append('}')
+          .append(", \"sha256\": ").append(Json.quote(HexFormat.of().formatHex(md.digest()))).append('}')
           .append(i + 1 < arrays.size() ? ",\n" : "\n");
       offset = align(offset + a.bytes());
     }
@@ -144,12 +145,12 @@ final class ModelFileV2 {
     for (int i = 0; i < starts.size(); i++) {
       int s = starts.get(i);
       json.append(i == 0 ? "\n" : ",\n").append("    {\"targetStart\": ").append(s)
-          .append(", \"offsets\": ").append(HeaderJson.quote(tableArray(s, "offsets")))
-          .append(", \"neighbours\": ").append(HeaderJson.quote(tableArray(s, "neighbours")))
-          .append(", \"outsideBounds\": ").append(HeaderJson.quote(tableArray(s, "outsideBounds"))).append('}');
+          .append(", \"offsets\": ").append(Json.quote(tableArray(s, "offsets")))
+          .append(", \"neighbours\": ").append(Json.quote(tableArray(s, "neighbours")))
+          .append(", \"outsideBounds\": ").append(Json.quote(tableArray(s, "outsideBounds"))).append('}');
     }
     json.append(starts.isEmpty() ? "],\n" : "\n  ],\n");
-    json.append("  \"covariance\": ").append(model.hasCovariance() ? HeaderJson.quote("covariance") : "null")
+    json.append("  \"covariance\": ").append(model.hasCovariance() ? Json.quote("covariance") : "null")
         .append("\n}\n");
     byte[] header = json.toString().getBytes(StandardCharsets.UTF_8);
     int padded = (int) (align(PREAMBLE + header.length) - PREAMBLE);
@@ -344,8 +345,8 @@ final class ModelFileV2 {
     }
     Object parsed;
     try {
-      parsed = HeaderJson.parse(text);
-    } catch (HeaderJson.JsonException e) {
+      parsed = Json.parse(text);
+    } catch (Json.JsonException e) {
       throw corrupted(name, "its header is not JSON (" + e.getMessage() + ")");
     }
     if (!(parsed instanceof Map<?, ?> map)) {

@@ -12,18 +12,20 @@ import java.util.function.Supplier;
 /**
  * The documents' generated blocks: text between {@code <!-- generated:NAME:begin -->} and
  * {@code <!-- generated:NAME:end -->}, each produced from the one table it documents (the settings, the
- * mechanism registry). {@link #regenerate} rewrites every block of a text; {@code main} rewrites files in
- * place ({@code scripts/regenerate-docs.sh}), and {@code SettingsParityTest} fails when a committed
- * document differs from its regenerated self — after adding a setting or a mechanism, one command.
+ * mechanism registry, the error catalogue). {@link #regenerate} rewrites every block of a text; {@code main}
+ * rewrites files in place ({@code scripts/regenerate-docs.sh}), and {@code SettingsParityTest} fails when a
+ * committed document differs from its regenerated self — after adding a setting, a mechanism or an error, one
+ * command.
  */
 public final class GeneratedBlocks {
   /**
    * The documents that hold generated blocks, relative to the repository root: the mechanisms table in
    * docs/mechanisms.md, the settings table in docs/settings.md, the mechanisms with a partitioned form in
-   * docs/models.md. What {@code main} rewrites by default;
+   * docs/models.md, the error catalogue in docs/errors.md. What {@code main} rewrites by default;
    * {@code SettingsParityTest} checks each of them, and that no other document has a block.
    */
-  public static final List<String> DOCUMENTS = List.of("docs/mechanisms.md", "docs/settings.md", "docs/models.md");
+  public static final List<String> DOCUMENTS =
+      List.of("docs/mechanisms.md", "docs/settings.md", "docs/models.md", "docs/errors.md");
 
   /** Block name → its content, in the order the blocks are documented. */
   static final Map<String, Supplier<String>> BLOCKS = new LinkedHashMap<>();
@@ -32,6 +34,7 @@ public final class GeneratedBlocks {
     BLOCKS.put("mechanisms", Settings::mechanismsMarkdownTable);
     BLOCKS.put("settings", Settings::markdownTable);
     BLOCKS.put("partitioned-mechanisms", Settings::partitionedMechanisms);
+    BLOCKS.put("errors", dev.dptext.errors.DpTextErrors::markdownTable);
   }
 
   private GeneratedBlocks() {}

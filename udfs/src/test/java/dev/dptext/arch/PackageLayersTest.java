@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * what it may import). From the bottom:
  *
  * <pre>
+ *   base        errors (the error catalogue every package raises from) and json (dptext's JSON reader)
  *   config      how a setting is declared (Setting, Check, ValueType)
  *   domain      random, embedding, knn, text, mechanism, model: the DP machinery
  *   settings    dptext's settings, one sanitization's values, the key's sources
@@ -48,6 +49,7 @@ class PackageLayersTest {
   static final ArchRule NO_CYCLE_BETWEEN_PACKAGES = slices().matching("dev.dptext.(**)").should().beFreeOfCycles();
 
   static final ArchRule LAYERS = layeredArchitecture().consideringOnlyDependenciesInLayers()
+      .layer("base").definedBy("dev.dptext.errors..", "dev.dptext.json..")
       .layer("config").definedBy("dev.dptext.config..")
       .layer("domain").definedBy("dev.dptext.random..", "dev.dptext.embedding..", "dev.dptext.knn..",
           "dev.dptext.text..", "dev.dptext.mechanism..", "dev.dptext.model..")
@@ -57,15 +59,17 @@ class PackageLayersTest {
       .layer("runtime").definedBy("dev.dptext.runtime..")
       .layer("spark").definedBy("dev.dptext.spark..")
       .layer("evaluation").definedBy("dev.dptext.evaluation..")
-      .whereLayer("config").mayNotAccessAnyLayer()
-      .whereLayer("domain").mayOnlyAccessLayers("config")
-      .whereLayer("settings").mayOnlyAccessLayers("config", "domain")
-      .whereLayer("sanitizer").mayOnlyAccessLayers("config", "domain", "settings")
-      .whereLayer("classic").mayOnlyAccessLayers("config", "domain", "settings", "sanitizer")
-      .whereLayer("runtime").mayOnlyAccessLayers("config", "domain", "settings", "sanitizer", "classic")
-      .whereLayer("spark").mayOnlyAccessLayers("config", "domain", "settings", "sanitizer", "classic", "runtime")
-      .whereLayer("evaluation").mayOnlyAccessLayers("config", "domain", "settings", "sanitizer", "classic", "runtime",
-          "spark")
+      .whereLayer("base").mayNotAccessAnyLayer()
+      .whereLayer("config").mayOnlyAccessLayers("base")
+      .whereLayer("domain").mayOnlyAccessLayers("base", "config")
+      .whereLayer("settings").mayOnlyAccessLayers("base", "config", "domain")
+      .whereLayer("sanitizer").mayOnlyAccessLayers("base", "config", "domain", "settings")
+      .whereLayer("classic").mayOnlyAccessLayers("base", "config", "domain", "settings", "sanitizer")
+      .whereLayer("runtime").mayOnlyAccessLayers("base", "config", "domain", "settings", "sanitizer", "classic")
+      .whereLayer("spark").mayOnlyAccessLayers("base", "config", "domain", "settings", "sanitizer", "classic",
+          "runtime")
+      .whereLayer("evaluation").mayOnlyAccessLayers("base", "config", "domain", "settings", "sanitizer", "classic",
+          "runtime", "spark")
       .ensureAllClassesAreContainedInArchitecture()
       .because("an import running back up makes a package cycle: see dev.dptext.arch.PackageLayersTest");
 

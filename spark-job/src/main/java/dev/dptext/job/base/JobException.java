@@ -1,14 +1,75 @@
 package dev.dptext.job.base;
 
-/** A failure the job reports as one line and an {@link ExitCode}; never carries row content. */
-public final class JobException extends RuntimeException {
+import dev.dptext.errors.Catalogued;
+import dev.dptext.errors.DpTextErrors;
+import dev.dptext.errors.DpTextException;
+import java.util.Map;
+
+/**
+ * A failure the job reports as one line and an {@link ExitCode}; never carries row content. Raised from the
+ * error catalogue ({@link #of}, {@link #from}: {@code dev.dptext.errors.DpTextErrors}), it carries the entry's
+ * name and parameters and its exit code is the entry's; {@link #JobException(ExitCode, String)} is the inline
+ * form the catalogue replaces (its remaining uses are counted by {@code InlineMessagesTest}).
+ */
+public final class JobException extends RuntimeException implements Catalogued {
   private static final long serialVersionUID = 1L;
 
   public final ExitCode exitCode;
+  private final String errorClass;
+  private final Map<String, String> parameters;
 
+  /** An error not (yet) in the catalogue: {@link #errorClass()} is null. */
   public JobException(ExitCode exitCode, String message) {
-    super(message);
+    this(exitCode, message, null, Map.of(), null);
+  }
+
+  private JobException(ExitCode exitCode, String message, String errorClass, Map<String, String> parameters,
+      Throwable cause) {
+    super(message, cause);
     this.exitCode = exitCode;
+    this.errorClass = errorClass;
+    this.parameters = parameters;
+  }
+
+  /** The catalogue's entry {@code name} with parameters given as name, value, name, value... */
+  public static JobException of(String name, Object... parameters) {
+    return of(null, name, parameters);
+  }
+
+  /** {@link #of(String, Object...)} caused by {@code cause} (kept as the cause; its message is not quoted). */
+  public static JobException of(Throwable cause, String name, Object... parameters) {
+    Map<String, String> p = DpTextErrors.pairs(parameters);
+    return new JobException(exitCode(name), DpTextErrors.render(name, p), name, p, cause);
+  }
+
+  /** The library's catalogued error as the job's: same name, parameters and message, the exit code of its category. */
+  public static JobException from(DpTextException e) {
+    return new JobException(exitCode(e.errorClass()), e.getMessage(), e.errorClass(), e.parameters(), e);
+  }
+
+  /**
+   * A library's refusal {@code e} as the job's: a catalogued error ({@link DpTextException}) keeps its name and
+   * the exit code of its category; any other keeps its message with {@code fallback}, the code this call site
+   * gives an uncatalogued refusal.
+   */
+  public static JobException wrap(ExitCode fallback, Throwable e) {
+    return e instanceof DpTextException d ? from(d) : new JobException(fallback, e.getMessage());
+  }
+
+  /** The exit code of the catalogue's entry {@code name}. */
+  public static ExitCode exitCode(String name) {
+    return ExitCode.valueOf(DpTextErrors.get(name).exit().name());
+  }
+
+  /** The catalogue entry's name, or null for an inline message. */
+  @Override
+  public String errorClass() {
+    return errorClass;
+  }
+
+  @Override
+  public Map<String, String> parameters() {
+    return parameters;
   }
 
   /** Marks a message thrown on a Spark Connect server, where the exception's class does not reach the client. */
@@ -21,7 +82,8 @@ public final class JobException extends RuntimeException {
    */
   public JobException onServer() {
     return SERVER_MARK.matcher(String.valueOf(getMessage())).find() ? this
-        : new JobException(exitCode, getMessage() + " [dptext exit " + exitCode.code + "]");
+        : new JobException(exitCode, getMessage() + " [dptext exit " + exitCode.code + "]", errorClass, parameters,
+            getCause());
   }
 
   /**
@@ -37,7 +99,10 @@ public final class JobException extends RuntimeException {
     String text = message.substring(0, m.start());
     int quoted = text.lastIndexOf(JobException.class.getName() + ": ");
     text = quoted >= 0 ? text.substring(quoted + JobException.class.getName().length() + 2) : text;
-    return java.util.Optional.of(new JobException(ExitCode.of(Integer.parseInt(m.group(1))), text.strip()));
+    // The name survives the round trip in the text ([NAME] ...); the parameters do not (the client has the line).
+    String name = DpTextErrors.nameOf(text).orElse(null);
+    return java.util.Optional.of(new JobException(ExitCode.of(Integer.parseInt(m.group(1))), text.strip(), name,
+        Map.of(), null));
   }
 
   /**

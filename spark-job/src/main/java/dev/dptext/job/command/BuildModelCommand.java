@@ -78,7 +78,7 @@ final class BuildModelCommand implements Callable<Integer>, SettingOptions.Comma
         try {
           model.neighbours(SanTextPlus.sensitiveStart(n, w));
         } catch (IllegalArgumentException e) {
-          throw new JobException(ExitCode.USAGE, e.getMessage());
+          throw JobException.wrap(ExitCode.USAGE, e);
         }
       }
       model.covariance(); // for the Mahalanobis mechanism; m×m, stored in the artifact

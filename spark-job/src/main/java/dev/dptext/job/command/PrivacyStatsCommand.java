@@ -102,7 +102,7 @@ final class PrivacyStatsCommand implements Callable<Integer>, SettingOptions.Com
     try {
       return MechanismSpec.parse(text, java.util.Map.of("epsilon", epsilon));
     } catch (IllegalArgumentException e) {
-      throw new JobException(ExitCode.USAGE, e.getMessage());
+      throw JobException.wrap(ExitCode.USAGE, e);
     }
   }
 }

@@ -78,7 +78,7 @@ final class SettingOptions {
       options.mechanismSpec();
       options.checkNearestSearch(); // e.g. hnsw with santext: a usage error, before anything is read
     } catch (IllegalArgumentException e) {
-      throw new JobException(ExitCode.USAGE, e.getMessage());
+      throw JobException.wrap(ExitCode.USAGE, e);
     }
     return options;
   }

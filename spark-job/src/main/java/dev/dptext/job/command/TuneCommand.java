@@ -171,7 +171,7 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command, Ev
         try {
           base = MechanismSpec.parse(text);
         } catch (IllegalArgumentException e) {
-          throw new JobException(ExitCode.USAGE, e.getMessage());
+          throw JobException.wrap(ExitCode.USAGE, e);
         }
         outcomes.add(Tuner.tune(base, s -> evaluate(spark, evaluationModel, s, evaluation, prior, labels, imprecise),
             budget, epsilonStart, epsilonMax, tGrid, refine, System.err::println));
@@ -243,7 +243,7 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command, Ev
     try (InputStream in = Files.newInputStream(lexicon)) {
       return Lexicon.read(in, lexicon.toString());
     } catch (IllegalArgumentException e) {
-      throw new JobException(ExitCode.INPUT, e.getMessage());
+      throw JobException.wrap(ExitCode.INPUT, e);
     }
   }
 

@@ -102,7 +102,7 @@ public record EpsilonGrid(List<Double> shared, Map<String, List<Double>> own) {
         specs.add(MechanismSpec.parse(t));
       }
     } catch (IllegalArgumentException e) {
-      throw new JobException(ExitCode.USAGE, e.getMessage());
+      throw JobException.wrap(ExitCode.USAGE, e);
     }
     Set<String> names = new LinkedHashSet<>();
     specs.forEach(s -> names.add(s.name()));

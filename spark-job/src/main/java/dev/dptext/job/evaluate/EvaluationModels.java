@@ -30,7 +30,7 @@ public final class EvaluationModels {
     } catch (Storage.Unreachable e) {
       throw e; // a path this deployment cannot reach: the job's usage error
     } catch (IllegalArgumentException | EmbeddingFormatException e) {
-      throw new JobException(ExitCode.INPUT, e.getMessage());
+      throw JobException.wrap(ExitCode.INPUT, e);
     } catch (LinkageError e) {
       throw MissingClass.model(options.get(Settings.MODEL), e);
     }
@@ -41,7 +41,7 @@ public final class EvaluationModels {
     try {
       DownstreamUtility.requireClassic(spark);
     } catch (UnsupportedOperationException e) {
-      throw new JobException(ExitCode.USAGE, e.getMessage());
+      throw JobException.wrap(ExitCode.USAGE, e);
     }
   }
 
@@ -50,7 +50,7 @@ public final class EvaluationModels {
     try {
       MembershipInference.requireClassic(spark);
     } catch (UnsupportedOperationException e) {
-      throw new JobException(ExitCode.USAGE, e.getMessage());
+      throw JobException.wrap(ExitCode.USAGE, e);
     }
   }
 }

@@ -119,7 +119,7 @@ final class InPlaceSwap {
       this.fs = p.getFileSystem(dev.dptext.runtime.HadoopConf.of(spark));
       this.table = fs.makeQualified(p);
     } catch (IOException e) {
-      throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + JobException.firstLine(e.getMessage()));
+      throw JobException.of(e, "PATH_NOT_ACCESSIBLE", "path", path, "reason", JobException.firstLine(e.getMessage()));
     }
     if (table.getParent() == null) {
       throw new JobException(ExitCode.USAGE, "--in-place purge-history needs a table below a directory, not " + path);

@@ -26,7 +26,7 @@ public final class ModelOptions {
     } catch (Storage.Unreachable e) {
       throw e; // a path this deployment cannot reach: the job's usage error
     } catch (IllegalArgumentException | EmbeddingFormatException e) {
-      throw new JobException(ExitCode.INPUT, e.getMessage());
+      throw JobException.wrap(ExitCode.INPUT, e);
     } catch (LinkageError e) {
       throw MissingClass.model(options.get(Settings.MODEL), e);
     }

@@ -67,9 +67,9 @@ public final class PartitionedBuild {
             return tables;
           }, tablesOnDemand, 0, Map.of("source", source));
     } catch (EmbeddingFormatException e) {
-      throw new JobException(ExitCode.INPUT, e.getMessage());
+      throw JobException.wrap(ExitCode.INPUT, e);
     } catch (IllegalArgumentException e) {
-      throw new JobException(ExitCode.USAGE, e.getMessage());
+      throw JobException.wrap(ExitCode.USAGE, e);
     }
     System.out.printf(Locale.ROOT,
         "dptext partitioned model written to %s: %,d words × %d dims, K=%d, %d shards, %s, sha256 %s, %.1f s%n",

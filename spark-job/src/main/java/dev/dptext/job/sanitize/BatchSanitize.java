@@ -231,7 +231,7 @@ public final class BatchSanitize {
       if (e instanceof dev.dptext.runtime.Storage.Unreachable) {
         throw e;
       }
-      throw new JobException(ExitCode.INPUT, e.getMessage());
+      throw JobException.wrap(ExitCode.INPUT, e);
     }
   }
 
@@ -317,7 +317,7 @@ public final class BatchSanitize {
           : output.target().mode() == WriteMode.MERGE ? settings.server().transform(in, text, out)
           : settings.server().transformCounted(in, text, out);
     } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
-      throw new JobException(ExitCode.INPUT, e.getMessage());
+      throw JobException.wrap(ExitCode.INPUT, e);
     }
     return model != null
         ? new Sanitized(result, workStart, CorpusFrequencies.LABEL, model.hash(),

@@ -48,7 +48,7 @@ public record InputRead(InputTable table, DataFormat format, Map<String, String>
     try {
       settings.builder().validate(table.schema(), text);
     } catch (IllegalArgumentException e) {
-      throw new JobException(ExitCode.INPUT, e.getMessage());
+      throw JobException.wrap(ExitCode.INPUT, e);
     }
   }
 

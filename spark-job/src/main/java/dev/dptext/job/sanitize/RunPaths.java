@@ -1,6 +1,5 @@
 package dev.dptext.job.sanitize;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.write.OutputLocation;
 import dev.dptext.job.write.TableWriter;
@@ -24,24 +23,18 @@ public final class RunPaths {
       String outputFormat) {
     String r = OutputLocation.resolved(spark, rejects);
     String out = OutputLocation.resolved(spark, output);
-    String fix = "; rejected records are raw, unsanitized text: give them a path of their own, outside the output "
-        + "and the input and not around them (e.g. a sibling of the output, stored like the input)";
     if (r.equals(out)) {
-      throw new JobException(ExitCode.USAGE, "--rejects " + rejects + " is the output" + fix);
+      throw JobException.of("REJECTS_ARE_A_RUN_TABLE", "rejects", rejects, "table", "output");
     }
     if (OutputLocation.within(r, out) || OutputLocation.within(out, r)) {
-      throw new JobException(ExitCode.USAGE, "--rejects " + rejects + (OutputLocation.within(r, out)
-          ? " is inside --output " + output + realPaths(r, out) : " contains --output " + output + realPaths(out, r))
-          + fix);
+      throw nested(rejects, "--output " + output, r, out);
     }
     for (String in : OutputLocation.resolvedInputs(spark, input)) {
       if (r.equals(in)) {
-        throw new JobException(ExitCode.USAGE, "--rejects " + rejects + " is the input" + fix);
+        throw JobException.of("REJECTS_ARE_A_RUN_TABLE", "rejects", rejects, "table", "input");
       }
       if (OutputLocation.within(r, in) || OutputLocation.within(in, r)) {
-        throw new JobException(ExitCode.USAGE, "--rejects " + rejects + (OutputLocation.within(r, in)
-            ? " is inside --input " + input + realPaths(r, in) : " contains --input " + input + realPaths(in, r))
-            + fix);
+        throw nested(rejects, "--input " + input, r, in);
       }
     }
     OutputLocation.inspect(spark, rejects).checkWritable(
@@ -61,22 +54,13 @@ public final class RunPaths {
     for (String in : OutputLocation.resolvedInputs(spark, input)) {
       if (in.equals(out)) {
         // Not the in-place flow (InPlace took or refused the same path): a glob of the input matches it.
-        throw new JobException(ExitCode.USAGE, "--output " + output + " is read by --input " + input + " (resolved: "
-            + out + "): the run would overwrite or append to what it reads. Choose an --output the input does not "
-            + "match. Nothing was read or written");
+        throw JobException.of("OUTPUT_IS_THE_INPUT", "output", output, "input", input, "resolved", out);
       }
       if (OutputLocation.within(out, in)) {
-        throw new JobException(ExitCode.USAGE, "--output " + output + " is inside --input " + input + realPaths(out, in)
-            + ": the sanitized table would be written into the raw input (and read back as input by the next run; "
-            + "a VACUUM of an input table would delete it). Choose an --output outside the input, e.g. a sibling of "
-            + "it. Nothing was read or written");
+        throw JobException.of("OUTPUT_INSIDE_INPUT", "output", output, "input", input, "realPaths", realPaths(out, in));
       }
       if (OutputLocation.within(in, out)) {
-        throw new JobException(ExitCode.USAGE, "--input " + input + " is inside --output " + output + realPaths(in, out)
-            + ": writing the output there would delete or hide the raw input (a Parquet overwrite deletes the "
-            + "directory's files, a Delta VACUUM deletes files the table does not list), and the raw text would sit "
-            + "inside the sanitized table's directory. Choose an --output that does not contain the input, or move "
-            + "the input out of it first. Nothing was read or written");
+        throw JobException.of("INPUT_INSIDE_OUTPUT", "input", input, "output", output, "realPaths", realPaths(in, out));
       }
     }
   }
@@ -101,11 +85,17 @@ public final class RunPaths {
     }
     for (String[] o : others) {
       if (at.equals(o[1]) || OutputLocation.within(at, o[1]) || OutputLocation.within(o[1], at)) {
-        throw new JobException(ExitCode.USAGE, "--ledger " + ledger + " is, contains or lies inside " + o[0]
-            + " (resolved: " + at + " and " + o[1] + "): the ledger is a table of its own. Give it a path or table "
-            + "name of its own, outside the run's tables (docs/ledger.md). Nothing was read or written");
+        throw JobException.of("LEDGER_OVERLAP", "ledger", ledger, "other", o[0], "resolved", at, "otherResolved", o[1]);
       }
     }
+  }
+
+  /** The rejects inside another of the run's tables ({@code other}, as given), or around it. */
+  private static JobException nested(String rejects, String other, String r, String resolvedOther) {
+    boolean inside = OutputLocation.within(r, resolvedOther);
+    return JobException.of("REJECTS_NEST_WITH_A_RUN_TABLE", "rejects", rejects, "relation",
+        inside ? "is inside" : "contains", "other", other, "inner", inside ? r : resolvedOther, "outer",
+        inside ? resolvedOther : r);
   }
 
   /** " (resolved: A inside B)": the real paths, which may differ from the spellings given. */

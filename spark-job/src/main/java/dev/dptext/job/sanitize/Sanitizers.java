@@ -75,7 +75,7 @@ public final class Sanitizers {
       String idColumn = ids == IdMode.COLUMN ? r.columns().id() : null;
       return new OnServer(b, ServerSanitizer.forSession(spark, b.options(), idColumn));
     } catch (IllegalArgumentException e) {
-      throw new JobException(ExitCode.USAGE, e.getMessage());
+      throw JobException.wrap(ExitCode.USAGE, e);
     }
   }
 
@@ -150,7 +150,7 @@ public final class Sanitizers {
       DpTextOptions o = secret.isPresent() ? options.with(Settings.SECRET_KEY, secret.get()) : options;
       return DpText.sanitizer(o).key(o.resolveKey()); // read once: the builder keeps it for the run
     } catch (IllegalArgumentException e) {
-      throw new JobException(ExitCode.USAGE, e.getMessage());
+      throw JobException.wrap(ExitCode.USAGE, e);
     }
   }
 

@@ -161,7 +161,7 @@ public final class SanitizeStream {
       settings.builder().validate(input.table().schema(), input.text());
       settings.prepare(spark); // on Connect the server's model and key, before the query starts
     } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
-      throw new JobException(ExitCode.INPUT, e.getMessage());
+      throw JobException.wrap(ExitCode.INPUT, e);
     }
   }
 

@@ -1,6 +1,5 @@
 package dev.dptext.job.write;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.TableName;
 import java.io.IOException;
@@ -99,8 +98,7 @@ public final class OutputLocation {
       return data.isEmpty() ? new OutputLocation(path, Kind.EMPTY, List.of())
           : new OutputLocation(path, Kind.FILES, data.subList(0, Math.min(3, data.size())));
     } catch (IOException e) {
-      throw new JobException(ExitCode.INPUT, "Cannot inspect --output " + path + ": " + JobException.firstLine(
-          e.getMessage()) + "; check the path and the permissions to it");
+      throw JobException.of(e, "OUTPUT_NOT_INSPECTABLE", "path", path, "reason", JobException.firstLine(e.getMessage()));
     }
   }
 
@@ -155,26 +153,19 @@ public final class OutputLocation {
    */
   public void checkWritable(TableWriter.Target target) {
     switch (kind) {
-      case FILE -> throw new JobException(ExitCode.USAGE, "--output " + path + " is a file, not a directory; "
-          + "a table is a directory. Choose another --output (the file is left as it is)");
+      case FILE -> throw JobException.of("OUTPUT_IS_A_FILE", "path", path);
       case FILES -> {
         if (target.delta() && examples.size() == 1 && examples.get(0).startsWith(CATALOG_TABLE)) {
-          throw new JobException(ExitCode.USAGE, "--output " + path + " is a " + examples.get(0) + ", not a Delta "
-              + "table. Choose another --output, or --output-format parquet if it is a Parquet table");
+          throw JobException.of("OUTPUT_IS_A_CATALOG_TABLE", "path", path, "kind", examples.get(0));
         }
         if (target.delta()) {
-          throw new JobException(ExitCode.USAGE, "--output " + path + " is a directory that is not a Delta table "
-              + "(it holds " + String.join(", ", examples) + (examples.size() == 3 ? ", …" : "") + "). Writing Delta "
-              + "there would start a new table beside those files: Delta readers would not see them and a later "
-              + "VACUUM would delete them. Adopt them first with CONVERT TO DELTA parquet.`" + path + "`, or choose "
-              + "another --output, or --output-format parquet if the directory is a Parquet table");
+          throw JobException.of("OUTPUT_NOT_A_DELTA_TABLE", "path", path,
+              "files", String.join(", ", examples) + (examples.size() == 3 ? ", …" : ""));
         }
       }
       case DELTA_TABLE -> {
         if (!target.delta()) {
-          throw new JobException(ExitCode.USAGE, "--output " + path + " is a Delta table, and --output-format is "
-              + "parquet: Parquet files written there would be invisible to Delta readers (or break the table). "
-              + "Use --output-format delta, or another --output");
+          throw JobException.of("OUTPUT_IS_A_DELTA_TABLE", "path", path);
         }
       }
       default -> {
@@ -182,9 +173,8 @@ public final class OutputLocation {
       }
     }
     if (target.mode() == WriteMode.ERROR_IF_EXISTS && holdsData()) {
-      throw new JobException(ExitCode.USAGE, "--output " + path + " already exists ("
-          + (kind == Kind.DELTA_TABLE ? "a Delta table" : "a directory of files") + "); choose --mode overwrite, "
-          + "append, replace-where or merge, or another --output");
+      throw JobException.of("OUTPUT_EXISTS", "path", path,
+          "kind", kind == Kind.DELTA_TABLE ? "a Delta table" : "a directory of files");
     }
   }
 
@@ -209,7 +199,7 @@ public final class OutputLocation {
     try {
       return Storage.of(spark, path).qualified(path);
     } catch (IOException e) {
-      throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + JobException.firstLine(e.getMessage()));
+      throw JobException.of(e, "PATH_NOT_ACCESSIBLE", "path", path, "reason", JobException.firstLine(e.getMessage()));
     }
   }
 
@@ -235,8 +225,7 @@ public final class OutputLocation {
     try {
       return Storage.of(spark, path).resolved(path);
     } catch (IOException | java.io.UncheckedIOException | IllegalArgumentException e) {
-      throw new JobException(ExitCode.INPUT, "Cannot resolve " + path + ": " + JobException.firstLine(
-          e.getMessage()) + "; check the path and the permissions to it");
+      throw JobException.of(e, "PATH_NOT_RESOLVABLE", "path", path, "reason", JobException.firstLine(e.getMessage()));
     }
   }
 

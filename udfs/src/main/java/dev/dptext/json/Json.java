@@ -1,4 +1,4 @@
-package dev.dptext.model;
+package dev.dptext.json;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -7,7 +7,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The JSON of a version 2 model file's header ({@code docs/model-format.md}), written and parsed by hand.
+ * dptext's JSON, written and parsed by hand: a version 2 model file's header ({@code docs/model-format.md})
+ * and the error catalogue ({@code dev.dptext.errors}).
  *
  * <p>Why not Jackson: this reader runs wherever dptext loads a model (a classic session's driver and
  * executors, a Spark Connect server, the job as a serverless JAR task on a Spark Connect client's
@@ -26,12 +27,12 @@ import java.util.Map;
  * deeper than {@value #MAX_DEPTH}, and anything RFC 8259 does not allow (comments, trailing commas, single
  * quotes, raw control characters in strings, leading zeros). {@link #quote} writes a string literal.
  */
-final class HeaderJson {
+public final class Json {
   /** Deeper than any header needs (the spec's is 4 levels), shallow enough for any thread's stack. */
-  static final int MAX_DEPTH = 64;
+  public static final int MAX_DEPTH = 64;
 
   /** A header that is not JSON; the message names a position, never content. */
-  static final class JsonException extends Exception {
+  public static final class JsonException extends Exception {
     private static final long serialVersionUID = 1L;
 
     JsonException(String message, int at) {
@@ -42,13 +43,13 @@ final class HeaderJson {
   private final String text;
   private int pos;
 
-  private HeaderJson(String text) {
+  private Json(String text) {
     this.text = text;
   }
 
   /** The value {@code text} holds, with nothing but whitespace around it. */
-  static Object parse(String text) throws JsonException {
-    HeaderJson p = new HeaderJson(text);
+  public static Object parse(String text) throws JsonException {
+    Json p = new Json(text);
     p.skipWhitespace();
     Object value = p.value(0);
     p.skipWhitespace();
@@ -275,7 +276,7 @@ final class HeaderJson {
    * surrogate (which UTF-8 cannot encode) as its {@code \\u} escape, so that parsing gives {@code s} back;
    * everything else as is (the header is UTF-8).
    */
-  static String quote(String s) {
+  public static String quote(String s) {
     StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);

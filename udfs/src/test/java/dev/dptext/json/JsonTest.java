@@ -1,4 +1,4 @@
-package dev.dptext.model;
+package dev.dptext.json;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -12,10 +12,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The header's hand-written JSON: strict RFC 8259 parsing, and string literals that parse back. */
-class HeaderJsonTest {
+class JsonTest {
   @Test
   void parsesAnyJsonValue() throws Exception {
-    Object v = HeaderJson.parse(" \t\r\n{\"a\": [1, -0, 2.5e3, -1E-2, 12345678901234567890], \"b\": {\"c\": null, "
+    Object v = Json.parse(" \t\r\n{\"a\": [1, -0, 2.5e3, -1E-2, 12345678901234567890], \"b\": {\"c\": null, "
         + "\"d\": true, \"e\": false}, \"\": \"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00 東京\"} ");
     Map<?, ?> m = (Map<?, ?>) v;
     assertEquals(List.of("a", "b", ""), List.copyOf(m.keySet()), "keys in order");
@@ -27,8 +27,8 @@ class HeaderJsonTest {
     assertEquals(Boolean.TRUE, b.get("d"));
     assertEquals(Boolean.FALSE, b.get("e"));
     assertEquals("\"\\/\b\f\n\r\té\uD83D\uDE00 東京", m.get(""));
-    assertEquals(List.of(), HeaderJson.parse("[]"));
-    assertEquals(Map.of(), HeaderJson.parse("{ }"));
+    assertEquals(List.of(), Json.parse("[]"));
+    assertEquals(Map.of(), Json.parse("{ }"));
   }
 
   @Test
@@ -37,19 +37,19 @@ class HeaderJsonTest {
         "01", "1.", ".5", "-", "1e", "+1", "0x10", "tru", "nul", "NaN", "Infinity", "\"open", "\"a\tb\"",
         "\"\\x\"", "\"\\u12G4\"", "\"\\u12\"", "{} {}", "[] x", "/* c */ {}", "{\"a\": 1} // c",
         "{\"a\": 1, \"a\": 2}")) {
-      assertThrows(HeaderJson.JsonException.class, () -> HeaderJson.parse(bad), bad);
+      assertThrows(Json.JsonException.class, () -> Json.parse(bad), bad);
     }
   }
 
   @Test
   void nestingIsBounded() throws Exception {
-    String ok = "[".repeat(HeaderJson.MAX_DEPTH + 1) + "]".repeat(HeaderJson.MAX_DEPTH + 1);
-    HeaderJson.parse(ok);
-    String deep = "[".repeat(HeaderJson.MAX_DEPTH + 2) + "]".repeat(HeaderJson.MAX_DEPTH + 2);
-    HeaderJson.JsonException e = assertThrows(HeaderJson.JsonException.class, () -> HeaderJson.parse(deep));
+    String ok = "[".repeat(Json.MAX_DEPTH + 1) + "]".repeat(Json.MAX_DEPTH + 1);
+    Json.parse(ok);
+    String deep = "[".repeat(Json.MAX_DEPTH + 2) + "]".repeat(Json.MAX_DEPTH + 2);
+    Json.JsonException e = assertThrows(Json.JsonException.class, () -> Json.parse(deep));
     assertTrue(e.getMessage().contains("nested deeper"), e.getMessage());
     String huge = "[".repeat(100_000);
-    assertThrows(HeaderJson.JsonException.class, () -> HeaderJson.parse(huge), "no stack overflow");
+    assertThrows(Json.JsonException.class, () -> Json.parse(huge), "no stack overflow");
   }
 
   @Test
@@ -60,8 +60,8 @@ class HeaderJsonTest {
     }
     for (String s : Arrays.asList(new String(all), "", "é東京\uD83D\uDE00", "lone \uD800 high", "lone \uDC00 low",
         "reversed \uDE00\uD83D pair", "end \uD83D", "\u2028\u2029\uFEFF")) {
-      String q = HeaderJson.quote(s);
-      assertEquals(s, HeaderJson.parse(q), q);
+      String q = Json.quote(s);
+      assertEquals(s, Json.parse(q), q);
       for (int i = 0; i < q.length(); i++) { // no raw control character, no lone surrogate: valid UTF-8
         char c = q.charAt(i);
         assertTrue(c >= 0x20, q);

@@ -1,0 +1,205 @@
+package dev.dptext.arch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A user-facing message is written in the error catalogue ({@code dev.dptext.errors.DpTextErrors}, docs/errors.md)
+ * and nowhere else: raised with {@code DpTextErrors.error("NAME", ...)}, {@code JobException.of("NAME", ...)} or,
+ * in Python, {@code DpTextError.of("NAME", ...)}. This test finds the messages still written inline, in the main
+ * sources of udfs and spark-job and in python/src/dptext:
+ *
+ * <ul>
+ *   <li>Java: {@code new SomethingException(...)} or {@code new SomethingError(...)} whose arguments hold a string
+ *       literal, and every {@code new JobException(ExitCode..., ...)} (the inline form, literal or not).
+ *   <li>Python: {@code raise SomethingError(...)} or {@code SomethingError(...)} of dptext's {@code DpTextError} /
+ *       {@code ModelError} whose arguments hold a string literal.
+ * </ul>
+ *
+ * <p>The internal rule: an {@link IllegalStateException} (Java) or {@code AssertionError} (both) states an
+ * invariant of dptext's own code that no user input can break — a bug check — and may keep its words inline. A
+ * failure a user can cause (a setting, an argument, a file, a table) must not be one of those.
+ *
+ * <p><b>The list is the remaining work.</b> {@value #RATCHET} holds, per file, how many inline messages it still
+ * has; it can only shrink: a file may not gain one (raise it from the catalogue instead), a file with fewer
+ * must have its count lowered, and a clean file must leave the list.
+ */
+class InlineMessagesTest {
+  static final String RATCHET = "src/test/resources/dev/dptext/arch/inline-messages.txt";
+  /** {@code -Ddptext.inlineMessages.write=true}: rewrites the list with the counts found (after converting sites). */
+  static final String WRITE = "dptext.inlineMessages.write";
+  private static final String HEADER = """
+      # Inline user-facing messages still to move into the error catalogue, per file: the remaining work.
+      # Checked by dev.dptext.arch.InlineMessagesTest; counts only shrink. Rewrite after converting sites:
+      #   ./mvnw -o -pl spark-job test -Dtest=InlineMessagesTest -Ddptext.inlineMessages.write=true
+      """;
+
+  /** {@code new XException(} / {@code new XError(} in Java; internal types excluded below. */
+  private static final Pattern JAVA_NEW = Pattern.compile(
+      "\\bnew\\s+(?:[a-z]\\w*\\.)*([A-Z]\\w*(?:Exception|Error))\\s*\\(");
+  /** Python: an exception class called (raised or returned), e.g. {@code raise ValueError(} or {@code DpTextError(}. */
+  private static final Pattern PYTHON_CALL = Pattern.compile("\\b([A-Z]\\w*(?:Error|Exception))\\(");
+  private static final List<String> INTERNAL = List.of("IllegalStateException", "AssertionError");
+
+  @Test
+  void inlineMessagesOnlyShrink() throws IOException {
+    Map<String, Integer> found = scan();
+    if (Boolean.getBoolean(WRITE)) {
+      StringBuilder out = new StringBuilder(HEADER);
+      found.forEach((file, n) -> out.append(n).append(' ').append(file).append('\n'));
+      Files.writeString(Path.of(RATCHET), out, StandardCharsets.UTF_8);
+    }
+    Map<String, Integer> allowed = ratchet();
+    List<String> problems = new ArrayList<>();
+    for (Map.Entry<String, Integer> f : found.entrySet()) {
+      int a = allowed.getOrDefault(f.getKey(), 0);
+      if (f.getValue() > a) {
+        problems.add(f.getKey() + ": " + f.getValue() + " inline messages, " + a + " allowed: raise the new one from "
+            + "the catalogue (udfs/src/main/resources/dev/dptext/errors/error-classes.json)");
+      } else if (f.getValue() < a) {
+        problems.add(f.getKey() + ": " + f.getValue() + " inline messages, the list says " + a + ": lower it in "
+            + RATCHET);
+      }
+    }
+    for (String file : allowed.keySet()) {
+      if (!found.containsKey(file)) {
+        problems.add(file + " has no inline message (or no longer exists): remove it from " + RATCHET);
+      }
+    }
+    assertEquals(List.of(), problems, "rewrite " + RATCHET + " with the counts found: " + found);
+  }
+
+  @Test
+  void theScanSeesLiteralsAndSkipsTheCatalogueAndBugChecks() {
+    assertEquals(3, countJava("""
+        throw new IllegalArgumentException("x must be positive, got " + x);
+        throw new JobException(ExitCode.USAGE, message);
+        return new java.io.IOException(
+            name + " is truncated");
+        throw new IllegalStateException("a bug: " + x);
+        throw JobException.of("OUTPUT_EXISTS", "path", p);
+        throw new IllegalArgumentException(e.getMessage(), e);
+        """));
+    assertEquals(3, countPython("""
+        raise ValueError(f"{name} must be positive")
+        raise DpTextError(
+            "no model")
+        return DpTextError(message + ": x")
+        raise DpTextError.of("MODEL_NOT_FOUND", path=p)
+        raise AssertionError("bug")
+        raise ValueError(message)
+        """));
+  }
+
+  /** Inline messages per file, by path from the repository root. */
+  static Map<String, Integer> scan() throws IOException {
+    Map<String, Integer> found = new TreeMap<>();
+    Path root = Path.of("..");
+    for (String dir : List.of("udfs/src/main/java", "spark-job/src/main/java", "python/src/dptext")) {
+      try (Stream<Path> files = Files.walk(root.resolve(dir))) {
+        for (Path p : (Iterable<Path>) files.sorted()::iterator) {
+          String name = p.toString();
+          if (!name.endsWith(".java") && !name.endsWith(".py")) {
+            continue;
+          }
+          String text = Files.readString(p, StandardCharsets.UTF_8);
+          int n = name.endsWith(".java") ? countJava(text) : countPython(text);
+          if (n > 0) {
+            found.put(root.relativize(p).toString().replace('\\', '/'), n);
+          }
+        }
+      }
+    }
+    return found;
+  }
+
+  static int countJava(String text) {
+    int n = 0;
+    Matcher m = JAVA_NEW.matcher(text);
+    while (m.find()) {
+      String type = m.group(1);
+      if (INTERNAL.contains(type)) {
+        continue;
+      }
+      String args = arguments(text, m.end());
+      if (type.equals("JobException") ? args.startsWith("ExitCode.") : args.contains("\"")) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  static int countPython(String text) {
+    int n = 0;
+    Matcher m = PYTHON_CALL.matcher(text);
+    while (m.find()) {
+      String type = m.group(1);
+      if (INTERNAL.contains(type) || text.startsWith("class ", lineStart(text, m.start()))) {
+        continue;
+      }
+      String args = arguments(text, m.end());
+      if (args.contains("\"") || args.contains("'")) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private static int lineStart(String text, int at) {
+    int s = text.lastIndexOf('\n', at) + 1;
+    while (s < at && text.charAt(s) == ' ') {
+      s++;
+    }
+    return s;
+  }
+
+  /** The text from {@code from} to the parenthesis that closes the call (strings skipped; at most 2,000 chars). */
+  private static String arguments(String text, int from) {
+    int depth = 1;
+    char quote = 0;
+    int end = Math.min(text.length(), from + 2000);
+    for (int i = from; i < end; i++) {
+      char c = text.charAt(i);
+      if (quote != 0) {
+        if (c == '\\') {
+          i++;
+        } else if (c == quote) {
+          quote = 0;
+        }
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == '(') {
+        depth++;
+      } else if (c == ')' && --depth == 0) {
+        return text.substring(from, i);
+      }
+    }
+    return text.substring(from, end);
+  }
+
+  private static Map<String, Integer> ratchet() throws IOException {
+    Map<String, Integer> allowed = new TreeMap<>();
+    for (String line : Files.readAllLines(Path.of(RATCHET), StandardCharsets.UTF_8)) {
+      String l = line.strip();
+      if (l.isEmpty() || l.startsWith("#")) {
+        continue;
+      }
+      String[] parts = l.split("\\s+", 2);
+      allowed.put(parts[1], Integer.parseInt(parts[0]));
+    }
+    return allowed;
+  }
+
+}
