@@ -9,7 +9,8 @@
 Staging copies the sources to target/pkg and adds what the build derives: _version.py (the pom's
 version in PEP 440 form), jars/ (the udfs jar of this build; jars/delta, Delta's jars for
 configure(delta=True); jars/job, the job's jar and picocli for dptext.stream), registry.json (exported by the JVM's
-dev.dptext.spark.ml.RegistryJson, the one source of mechanisms, guarantees and settings) and
+dev.dptext.spark.ml.RegistryJson, the one source of mechanisms, guarantees and settings), error-classes.json
+(the error catalogue, copied from udfs: dptext.errors reads it) and
 models/default.dptext-model (the default model for the Python engine, built by the JVM's
 dev.dptext.runtime.DefaultModelFile, 83 MB, 10-20 s, not rebuilt while it is newer than the jar;
 docs/model-format.md).
@@ -29,6 +30,9 @@ from pathlib import Path
 
 PYTHON_DIR = Path(__file__).resolve().parent.parent
 REQUIREMENTS = PYTHON_DIR / "requirements-dev.txt"
+CATALOGUE = (
+    PYTHON_DIR.parent / "udfs" / "src" / "main" / "resources" / "dev" / "dptext" / "errors" / "error-classes.json"
+)
 
 
 def pep440(maven_version: str) -> str:
@@ -108,7 +112,7 @@ def stage(
     job: Path | None = None,
     default_model: Path | None = None,
 ) -> Path:
-    """target/pkg: the sources plus the derived _version.py, jar, registry.json and default model."""
+    """target/pkg: the sources plus the derived _version.py, jar, registry.json, error catalogue and default model."""
     pkg = target / "pkg"
     if pkg.exists():
         shutil.rmtree(pkg)
@@ -138,6 +142,7 @@ def stage(
         [java, "-cp", classpath, "dev.dptext.spark.ml.RegistryJson"], check=True, capture_output=True, text=True
     ).stdout
     (package / "registry.json").write_text(registry)
+    shutil.copy(CATALOGUE, package / CATALOGUE.name)  # the error catalogue, as the JVM reads it
     if default_model:
         (package / "models").mkdir()
         shutil.copy(default_model, package / "models" / "default.dptext-model")
@@ -189,7 +194,10 @@ def test(python: Path, target: Path, test_jars: str, built: Path) -> None:
     # tests (no Spark session) and the package's import graph. That balances the two: the classic suite
     # alone ended ~30 s after the connect process.
     suites = {}
-    for suite, folders in (("classic", ["classic"]), ("connect", ["serverless", "connect", "engine", "layout"])):
+    for suite, folders in (
+        ("classic", ["classic"]),
+        ("connect", ["serverless", "connect", "engine", "layout", "errors"]),
+    ):
         tmp = target / "pytest" / suite
         log = target / "pytest-reports" / (suite + ".log")
         log.parent.mkdir(parents=True, exist_ok=True)

@@ -48,7 +48,7 @@ def guarantee(mechanism: str) -> str:
     for m in mechanisms():
         if m.name == mechanism:
             return m.guarantee
-    raise DpTextError(f"Unknown mechanism {mechanism!r}; the mechanisms are {[m.name for m in mechanisms()]}")
+    raise DpTextError.of("MECHANISM_UNKNOWN", mechanism=repr(mechanism), mechanisms=[m.name for m in mechanisms()])
 
 
 __all__ = [

@@ -24,10 +24,6 @@ def ledger(spark: Any, location: str, source: str | None = None) -> dict:
     "committedVersion", "sharesRowsWith"}]}]}``; ``source`` keeps the sources whose identity contains it.
     """
     if session.is_connect(spark):
-        raise DpTextError(
-            "dptext.ledger computes in this process's JVM, which a Spark Connect client does not have: run "
-            f"'dptext ledger --ledger {location}' as a Connect client of the same server, or query the ledger with "
-            "the SQL that 'dptext ledger --ledger ... --sql' prints (docs/ledger.md)"
-        )
+        raise DpTextError.of("LEDGER_NEEDS_JVM", location=location)
     jvm = require_job(spark)
     return json.loads(jvm.dev.dptext.job.ledger.LedgerReport.json(spark._jsparkSession, location, source))

@@ -57,9 +57,7 @@ def sanitize(
     mode = (id_mode or "").strip().lower()
     if id_col is not None:
         if mode not in ("", "column"):
-            raise DpTextError(
-                f"id_col={id_col!r} was given with id_mode={id_mode!r}; the id column needs id_mode column"
-            )
+            raise DpTextError.of("ID_COL_WITH_ID_MODE", idCol=repr(id_col), idMode=repr(id_mode))
         builder = builder.idColumn(id_col)
     elif mode in ("content-hash", "content_hash"):
         builder = builder.seedByContent()

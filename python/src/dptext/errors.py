@@ -8,34 +8,124 @@ with that exception's message; pyspark's exception is kept as ``__cause__``. So 
 Python engine raised in a Python worker (a null id, say), which pyspark reports as a ``PythonException``
 holding the worker's traceback. Every other error is left exactly as pyspark raises it. Set the
 environment variable ``DPTEXT_JVM_ERRORS=1`` to get pyspark's exceptions unchanged.
+
+dptext's errors are named in one catalogue, ``error-classes.json`` (the JVM's
+``dev/dptext/errors/error-classes.json``, copied into the package by the build; docs/errors.md lists it):
+``DpTextError.of("NAME", param=value)`` renders the entry's one line, ``[NAME] message fix``, exactly as the
+JVM does, and an error that crossed from the JVM or a worker keeps its ``name`` (read back from that text).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 JVM_ERRORS_ENV = "DPTEXT_JVM_ERRORS"
 
 
+CATALOGUE = "error-classes.json"
+_PARAMETER = re.compile(r"<([a-zA-Z][a-zA-Z0-9]*)>")
+_NAMED = re.compile(r"\[([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)\] ")
+
+
+# Where the catalogue is written, for a source checkout (python/src on the path) that has no built copy.
+_SOURCE = ("udfs", "src", "main", "resources", "dev", "dptext", "errors", CATALOGUE)
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> dict[str, dict[str, str]]:
+    """The error catalogue: NAME -> {"exit", "message", "fix"}, as the package carries it (the build copies
+    the JVM's file into the package; a source checkout reads the JVM's file itself)."""
+    packaged = resources.files("dptext").joinpath(CATALOGUE)
+    if not packaged.is_file():
+        packaged = Path(__file__).resolve().parents[3].joinpath(*_SOURCE)
+        if not packaged.is_file():  # neither: errors keep their text, unnamed (DpTextError.of cannot render)
+            return {}
+    return json.loads(packaged.read_text(encoding="utf-8"))
+
+
+def render(name: str, parameters: dict[str, Any]) -> str:
+    """The one line of entry ``name``: ``[NAME] message fix``, as the JVM renders it (values as ``str``).
+
+    Parameters are names, paths, numbers and settings: never a row's text or key material. An unknown name,
+    a missing parameter or one the entry does not name is a bug: ``KeyError``.
+    """
+    entry = catalogue().get(name)
+    if entry is None:
+        raise KeyError(f"no error class {name} in {CATALOGUE}")
+    named = {p for t in (entry["message"], entry["fix"]) for p in _PARAMETER.findall(t)}
+    if named != set(parameters):
+        raise KeyError(f"error {name} rendered with {sorted(parameters)}, its template names {sorted(named)}")
+
+    def fill(template: str) -> str:
+        return _PARAMETER.sub(lambda m: _text(parameters[m.group(1)]), template)
+
+    return f"[{name}] {fill(entry['message'])} {fill(entry['fix'])}"
+
+
+def _text(value: Any) -> str:
+    """A parameter as Java's String.valueOf writes it (booleans lower case, None as null)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else str(value)
+
+
+def name_of(message: str) -> str | None:
+    """The name of the first catalogued error quoted in ``message`` (``[NAME] ...``), or ``None``."""
+    for m in _NAMED.finditer(message or ""):
+        if m.group(1) in catalogue():
+            return m.group(1)
+    return None
+
+
 class DpTextError(ValueError):
     """A dptext error: a setting, an argument or the data does not fit (the message says which and the fix).
 
-    ``java_class`` is the JVM exception's class when the error came from the JVM (``None`` when Python
-    found it first); the pyspark exception is ``__cause__``.
+    ``name`` is the error's entry in the catalogue (``None`` for an error not catalogued yet) and
+    ``parameters`` what its message was rendered with (empty when the error crossed from the JVM: the name
+    survives in the text, the parameters do not). ``java_class`` is the JVM exception's class when the error
+    came from the JVM (``None`` when Python found it first); the pyspark exception is ``__cause__``.
     """
 
-    def __init__(self, message: str, java_class: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        java_class: str | None = None,
+        name: str | None = None,
+        parameters: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.java_class = java_class
+        self.name = name if name is not None else name_of(message)
+        self.parameters = dict(parameters or {})
+
+    @classmethod
+    def of(cls, name: str, **parameters: Any) -> DpTextError:
+        """The catalogue's entry ``name`` with ``parameters``: the same line the JVM writes for it."""
+        return cls(render(name, parameters), name=name, parameters=parameters)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Picklable with its name and parameters (a worker's error travels to the driver pickled).
+        return (_rebuild, (type(self), str(self), self.java_class, self.name, self.parameters))
+
+
+def _rebuild(cls: type, message: str, java_class: str | None, name: str | None, parameters: dict) -> DpTextError:
+    e = cls.__new__(cls)
+    DpTextError.__init__(e, message, java_class, name, parameters)
+    return e
 
 
 _EXCEPTION = re.compile(r"(?:[a-zA-Z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)(?=: |$)")
 _FRAME = re.compile(r"^\s*at ")
-# The last line of a Python worker's traceback when the Python engine refused a row (errors are one line).
-_WORKER_ERROR = re.compile(r"^dptext\.errors\.DpTextError: (.+)$", re.MULTILINE)
+# The last line of a Python worker's traceback when the Python engine refused a row or could not start (errors
+# are one line): a DpTextError, or a subclass of it (dptext.engine.model.ModelError).
+_WORKER_ERROR = re.compile(r"^dptext\.(?:errors\.DpTextError|[\w.]+\.ModelError): (.+)$", re.MULTILINE)
 
 
 def dptext_message(text: str) -> tuple[str, str] | None:

@@ -36,7 +36,11 @@ def dp_sanitize(
             conf["idMode"] = "column"
         return python_engine.column(_column(text), None if id is None else _column(id), conf)
     if engine is not None and engine.strip().lower() == "python":
-        raise DpTextError("dp_sanitize(engine='python') needs an active SparkSession (it reads its dptext settings)")
+        raise DpTextError.of(
+            "SESSION_REQUIRED",
+            what="dp_sanitize(engine='python') (it reads its dptext settings)",
+            session="SparkSession",
+        )
     args = [_column(text)] + ([] if id is None else [_column(id)])
     if options:
         args.append(_options_map(options))

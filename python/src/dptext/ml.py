@@ -58,7 +58,9 @@ def _remote_reader(cls: type) -> Any:
 
             session = SparkSession.getActiveSession()
             if session is None:
-                raise DpTextError("DpTextSanitizer.load on Spark Connect needs an active Connect session")
+                raise DpTextError.of(
+                    "SESSION_REQUIRED", what="DpTextSanitizer.load on Spark Connect", session="Connect session"
+                )
             return RemoteMLReader.loadInstance(stand_in, path, session)
 
     return _RemoteReader(cls)
@@ -141,9 +143,14 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
                 conf[source] = session_conf[source]
         input_col = self.getOrDefault("inputCol") if self.isDefined("inputCol") else None
         if input_col is None:
-            raise DpTextError("DpTextSanitizer: set inputCol (the text column)")
+            raise DpTextError.of("ML_PARAM_NOT_SET", param="inputCol", setter="setInputCol", what="the text column")
         if not self.isDefined("outputCol"):
-            raise DpTextError("DpTextSanitizer: set outputCol (the new column for the sanitized text)")
+            raise DpTextError.of(
+                "ML_PARAM_NOT_SET",
+                param="outputCol",
+                setter="setOutputCol",
+                what="the new column for the sanitized text",
+            )
         output_col = self.getOrDefault("outputCol")
         if output_col in dataset.columns:  # the JVM stage's words (transformSchema)
             raise DpTextError(

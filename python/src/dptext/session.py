@@ -174,7 +174,7 @@ def engine_conf(spark: Any, settings: dict[str, Any], id_col: str | None, id_mod
     session's ``spark.dptext.*`` now, overridden by ``settings`` (``None``: the default) and the id mode."""
     mode = (id_mode or "").strip().lower()
     if id_col is not None and mode not in ("", "column"):
-        raise DpTextError(f"id_col={id_col!r} was given with id_mode={id_mode!r}; the id column needs id_mode column")
+        raise DpTextError.of("ID_COL_WITH_ID_MODE", idCol=repr(id_col), idMode=repr(id_mode))
     conf = snapshot(spark)
     for key, value in settings.items():
         s = options.setting(key)

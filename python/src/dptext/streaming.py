@@ -190,15 +190,8 @@ def require_job(spark: Any) -> Any:
     try:
         jvm.java.lang.Class.forName(JOB_CLASS, True, jvm.java.lang.Thread.currentThread().getContextClassLoader())
     except Exception as e:
-        raise DpTextError(
-            f"The dptext job ({JOB_CLASS}) is not on this session's classpath: start the session with "
-            "dptext.configure(builder), which adds the job's jars bundled in the wheel"
-            + (
-                ""
-                if session.job_jars()
-                else f" (this package has none: install the wheel of '{session.WHEEL_COMMAND}')"
-            )
-        ) from e
+        note = "" if session.job_jars() else f" (this package has none: install the wheel of '{session.WHEEL_COMMAND}')"
+        raise DpTextError.of("JOB_NOT_ON_CLASSPATH", jobClass=JOB_CLASS, note=note) from e
     return jvm
 
 
@@ -219,21 +212,15 @@ def _stream_python(spark: Any, kwargs: dict[str, Any]) -> None:
 
     refused = [k for k in _PYTHON_REFUSED if kwargs.get(k) is not None]
     if refused:
-        raise DpTextError(
-            f"dptext.stream on the Python engine does not take {', '.join(refused)}: the ledger, the budget, the "
-            "rejects table and the corrupt-record modes belong to the JVM job (run it where dptext's JVM runs, "
-            "docs/streaming.md)"
-        )
+        raise DpTextError.of("STREAM_PYTHON_ENGINE_REFUSES", options=", ".join(refused))
     job = {k: kwargs.pop(k) for k in list(kwargs) if k in _JOB_OPTIONS}
     for needed in ("input", "output", "checkpoint"):
         if not job.get(needed):
-            raise DpTextError(f"dptext.stream needs {needed}=")
+            raise DpTextError.of("STREAM_ARGUMENT_MISSING", argument=needed)
     source = job["input"]
     fmt = job.get("input_format") or next((f for ext, f in _FORMATS.items() if source.rstrip("/").endswith(ext)), None)
     if fmt is None:
-        raise DpTextError(
-            f"Cannot tell the format of {source!r}: give input_format= (csv, json, parquet, text or delta)"
-        )
+        raise DpTextError.of("STREAM_FORMAT_UNKNOWN", source=repr(source))
     reader = spark.readStream.format(fmt)
     for k, v in (job.get("input_options") or {}).items():
         reader = reader.option(k, v)

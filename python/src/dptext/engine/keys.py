@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from dptext.engine.xoshiro import RowStreams
+from dptext.errors import DpTextError
 
 __all__ = ["FILE_FORMATS", "HOW_TO_GENERATE", "MIN_BYTES", "RowSeeder", "SecretKey"]
 
@@ -173,31 +174,24 @@ class SecretKey:
         """An encoded key: hex (>= 32 digits) or ``base64:...`` (>= 16 bytes), surrounding whitespace ignored.
 
         ``source`` says where the key came from, for messages (e.g. "environment variable DPTEXT_KEY"),
-        never the key. Raises ValueError naming the source and the expected shape, never the value.
+        never the key. Raises a catalogued DpTextError (a ValueError: KEY_MISSING, KEY_TOO_SHORT, ...) naming the
+        source and the expected shape, never the value.
         """
         if encoded is None:
-            raise ValueError(f"No RNG key in {source}; {HOW_TO_GENERATE}")
+            raise DpTextError.of("KEY_MISSING", source=source)
         s = _java_strip(encoded)
         if _starts_with_base64(s):
             try:
                 material = _java_base64(s[7:])
             except ValueError:
-                raise ValueError(
-                    f"The RNG key in {source} starts with 'base64:' but is not valid Base64; {HOW_TO_GENERATE}"
-                ) from None
+                raise DpTextError.of("KEY_NOT_BASE64", source=source) from None
         elif len(s) % 2 == 0 and all(_is_ascii_hex(c) for c in s):
             material = bytes.fromhex(s)
         else:
-            formats = f" ({FILE_FORMATS})" if source.startswith("key file") else ""
-            raise ValueError(
-                f"The RNG key in {source} is neither hex nor 'base64:...' (a key of {_java_length(s)} "
-                f"characters); {HOW_TO_GENERATE}{formats}"
-            )
+            name = "KEY_FILE_NOT_HEX_OR_BASE64" if source.startswith("key file") else "KEY_NOT_HEX_OR_BASE64"
+            raise DpTextError.of(name, source=source, length=_java_length(s))
         if len(material) < MIN_BYTES:
-            raise ValueError(
-                f"The RNG key in {source} has {len(material) * 8} bits; at least {MIN_BYTES * 8} are needed; "
-                f"{HOW_TO_GENERATE}"
-            )
+            raise DpTextError.of("KEY_TOO_SHORT", source=source, bits=len(material) * 8, minBits=MIN_BYTES * 8)
         return cls(material, source)
 
     @classmethod
@@ -215,17 +209,13 @@ class SecretKey:
                 content = f.read()
         except OSError as e:
             kind = next((name for error, name in _JAVA_IO_ERRORS if isinstance(e, error)), "IOException")
-            raise ValueError(
-                f"Cannot read the RNG key file {shown} ({kind}); check the path and its permissions"
-            ) from None
+            raise DpTextError.of("KEY_FILE_UNREADABLE", path=shown, kind=kind) from None
         source = f"key file {shown}"
         text = _file_text(content)
         if text is not None:
             return cls.parse(text, source)
         if len(content) < MIN_BYTES:
-            raise ValueError(
-                f"The RNG key in {source} is {len(content)} raw bytes; at least {MIN_BYTES} are needed ({FILE_FORMATS})"
-            )
+            raise DpTextError.of("KEY_FILE_TOO_SHORT", source=source, bytes=len(content), minBytes=MIN_BYTES)
         return cls(content, source)
 
     @classmethod

@@ -20,15 +20,17 @@ from pathlib import Path
 
 import numpy as np
 
+from dptext.errors import DpTextError
+
 MAGIC = b"DPTEXT-MODEL"
 VERSION = 2
 DEFAULT_NAME = "default"
 DEFAULT_FILE = "default.dptext-model"
-_REBUILD = "rebuild it with `dptext build-model` of this dptext version"
 
 
-class ModelError(ValueError):
-    """A model that cannot be used: missing, not a dptext model, of another version, or corrupted."""
+class ModelError(DpTextError):
+    """A model that cannot be used: missing, not a dptext model, of another version, or corrupted (a
+    ``DpTextError`` of the catalogue, e.g. ``MODEL_FILE_NOT_FOUND``)."""
 
 
 @dataclass(frozen=True)
@@ -51,14 +53,9 @@ class Model:
             with open(path, "rb") as f:
                 self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         except FileNotFoundError:
-            raise ModelError(
-                f"Model file {self.name} does not exist; check the path (the Python engine reads "
-                "files built by `dptext build-model`, or model='default')"
-            ) from None
+            raise ModelError.of("MODEL_FILE_NOT_FOUND", model=self.name) from None
         except (OSError, ValueError) as e:
-            raise ModelError(
-                f"Cannot read the model file {self.name} ({type(e).__name__}); check the path and its permissions"
-            ) from None
+            raise ModelError.of("MODEL_FILE_UNREADABLE", model=self.name, kind=type(e).__name__) from None
         header = self._header()
         self.metadata: dict[str, str] = dict(header.get("metadata", {}))
         self.embeddings_sha256: str = header["embeddingsSha256"]
@@ -75,48 +72,43 @@ class Model:
     def _header(self) -> dict:
         m = self._map
         if len(m) < 24 or m[:12] != MAGIC:
-            raise ModelError(
-                f"Model file {self.name} is not a dptext model (wrong magic bytes); build one with `dptext build-model`"
-            )
+            raise ModelError.of("MODEL_NOT_A_DPTEXT_MODEL", model=self.name)
         if m[12:16] == b"\x00\x00\x00\x01":
-            raise ModelError(
-                f"Model file {self.name} has format version 1, which only the JVM reads; {_REBUILD} "
-                "(version 2, docs/model-format.md)"
-            )
+            raise ModelError.of("MODEL_VERSION_JVM_ONLY", model=self.name)
         (version,) = struct.unpack_from("<I", m, 12)
         if version != VERSION:
-            raise ModelError(
-                f"Model file {self.name} has format version {version}; this dptext reads version {VERSION}; {_REBUILD}"
+            raise ModelError.of(
+                "MODEL_VERSION_UNSUPPORTED", model=self.name, version=version, supported=f"version {VERSION}"
             )
         (length,) = struct.unpack_from("<Q", m, 16)
         if 24 + length > len(m):
-            raise ModelError(f"Model file {self.name} is truncated; {_REBUILD}")
+            raise ModelError.of("MODEL_TRUNCATED", model=self.name, what="")
         self._header_length = length
         try:
             header = json.loads(bytes(m[24 : 24 + length]).decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
-            raise ModelError(f"Model file {self.name} is corrupted (its header is not JSON); {_REBUILD}") from None
+            raise ModelError.of("MODEL_CORRUPTED", model=self.name, what="its header is not JSON") from None
         if header.get("format") != "dptext-model" or header.get("version") != VERSION:
-            raise ModelError(f"Model file {self.name} is corrupted (its header names another format); {_REBUILD}")
+            raise ModelError.of("MODEL_CORRUPTED", model=self.name, what="its header names another format")
         return header
 
     def array(self, name: str) -> np.ndarray:
         """The array ``name`` as a read-only view over the file, checked against its SHA-256 once."""
         spec = self._arrays.get(name)
         if spec is None:
-            raise ModelError(f"Model file {self.name} has no array {name!r}; {_REBUILD}")
+            raise ModelError.of("MODEL_CORRUPTED", model=self.name, what=f"it has no array {name}")
         dtype = np.dtype(spec["dtype"])
         shape = tuple(int(s) for s in spec["shape"])
         start = self._data_start + int(spec["offset"])
         length = int(spec["bytes"])
         if length != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize or start + length > len(self._map):
-            raise ModelError(f"Model file {self.name} is truncated or corrupted (array {name}); {_REBUILD}")
+            raise ModelError.of("MODEL_TRUNCATED", model=self.name, what=f" or corrupted (array {name})")
         view = memoryview(self._map)[start : start + length]
         with self._lock:
             if name not in self._checked:
                 if hashlib.sha256(view).hexdigest() != spec["sha256"]:
-                    raise ModelError(
-                        f"Model file {self.name} is corrupted: array {name} does not match its checksum; {_REBUILD}"
+                    raise ModelError.of(
+                        "MODEL_CORRUPTED", model=self.name, what=f"array {name} does not match its checksum"
                     )
                 self._checked.add(name)
         return np.frombuffer(view, dtype=dtype).reshape(shape)
@@ -152,11 +144,13 @@ class Model:
         entry = self._table_names.get(target_start)
         if entry is None:
             have = sorted(self._table_names)
-            raise ModelError(
-                f"Model file {self.name} has no neighbour table over ranks [{target_start}, {self.size}), which "
-                f"{needed_by} needs (it has tables starting at {have}). The Python engine cannot compute one: build "
-                "the model with that table where a JVM runs (for SanText+, `dptext build-model --santext-plus-w W`) "
-                "and point model= at it"
+            raise ModelError.of(
+                "MODEL_TABLE_MISSING",
+                model=self.name,
+                targetStart=target_start,
+                size=self.size,
+                neededBy=needed_by,
+                have=have,
             )
         table = NeighbourTable(
             target_start,
@@ -177,11 +171,7 @@ def default_path() -> str:
     """The default model (what ``model=default`` means on the JVM), built by the JVM into this package."""
     path = resources.files("dptext").joinpath("models", DEFAULT_FILE)
     if not path.is_file():
-        raise ModelError(
-            "This dptext package has no default model (dptext/models/default.dptext-model): install the wheel of "
-            "`./mvnw -B -ntp -DskipTests -Ppython-wheel package`, or give model= the path of a model built by "
-            "`dptext build-model`"
-        )
+        raise ModelError.of("MODEL_DEFAULT_NOT_BUNDLED")
     return str(path)
 
 
@@ -197,15 +187,9 @@ def resolve(model: str | None) -> str:
         while path.startswith("//"):
             path = path[1:]
     if "://" in path:
-        raise ModelError(
-            f"The Python engine reads a model from a local or mounted path (a Unity Catalog volume /Volumes/...), "
-            f"not {model!r}; copy the model file there"
-        )
+        raise ModelError.of("MODEL_PATH_NOT_LOCAL", model=repr(model))
     if Path(path).is_dir():
-        raise ModelError(
-            f"{model!r} is a directory (a partitioned model, or embeddings): the Python engine reads one-file models "
-            "built by `dptext build-model`; partitioned models run on the JVM"
-        )
+        raise ModelError.of("MODEL_PATH_IS_A_DIRECTORY", model=repr(model))
     return path
 
 

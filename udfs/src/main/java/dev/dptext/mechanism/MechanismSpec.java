@@ -2,6 +2,7 @@ package dev.dptext.mechanism;
 
 import dev.dptext.config.Setting;
 import dev.dptext.embedding.WordMetric;
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.model.DpTextModel;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -42,8 +43,8 @@ public final class MechanismSpec implements Serializable {
     MechanismDefinition d = Mechanisms.get(name);
     for (String k : given.keySet()) {
       if (d.parameters().stream().noneMatch(p -> p.name().equals(k))) {
-        throw new IllegalArgumentException("Mechanism " + d.name() + " has no parameter '" + k + "'; its parameters are "
-            + parameterNames(d));
+        throw DpTextErrors.error("MECHANISM_PARAMETER_UNKNOWN", "mechanism", d.name(), "parameter", k, "parameters",
+            parameterNames(d));
       }
     }
     Map<String, Object> values = new LinkedHashMap<>();
@@ -54,8 +55,8 @@ public final class MechanismSpec implements Serializable {
       } else if (!p.required()) {
         values.put(p.name(), p.defaultValue());
       } else {
-        throw new IllegalArgumentException("Mechanism " + d.name() + " needs " + p.name() + " ("
-            + p.setting().expected() + "): " + p.setting().doc());
+        throw DpTextErrors.error("MECHANISM_PARAMETER_REQUIRED", "mechanism", d.name(), "parameter", p.name(),
+            "expected", p.setting().expected(), "doc", p.setting().doc());
       }
     }
     MechanismSpec spec = new MechanismSpec(d.name(), values);
@@ -93,8 +94,8 @@ public final class MechanismSpec implements Serializable {
       for (String kv : parts[1].split(",")) {
         String[] e = kv.split("=", 2);
         if (e.length != 2 || e[0].isBlank()) {
-          throw new IllegalArgumentException("Mechanism parameter '" + kv + "' in '" + text
-              + "' must be param=value, e.g. " + d.name() + ":" + d.parameters().get(0).name() + "=3");
+          throw DpTextErrors.error("MECHANISM_SPEC_MALFORMED", "pair", kv, "spec", text, "example",
+              d.name() + ":" + d.parameters().get(0).name() + "=3");
         }
         given.put(e[0].strip(), e[1].strip());
       }

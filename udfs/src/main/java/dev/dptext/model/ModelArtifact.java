@@ -1,6 +1,7 @@
 package dev.dptext.model;
 
 import dev.dptext.embedding.Embeddings;
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.knn.NeighbourTable;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -55,9 +56,7 @@ public final class ModelArtifact {
       byte[] magic = new byte[MAGIC.length];
       in.readFully(magic);
       if (!Arrays.equals(magic, MAGIC)) {
-        throw new IllegalArgumentException(
-            "Model file " + name + " is not a dptext model (wrong magic bytes); build one with "
-                + "`dptext build-model`");
+        throw DpTextErrors.error("MODEL_NOT_A_DPTEXT_MODEL", "model", name);
       }
       byte[] version = new byte[4];
       in.readFully(version);
@@ -72,19 +71,19 @@ public final class ModelArtifact {
       // Neither: name it as its writer most likely meant it (a small number in either byte order).
       long shown = Integer.toUnsignedLong(
           Integer.compareUnsigned(bigEndian, littleEndian) < 0 ? bigEndian : littleEndian);
-      throw new IllegalArgumentException(
-          "Model file " + name + " has format version " + shown + "; this dptext reads versions "
-              + ModelFileV1.VERSION + " and " + ModelFileV2.VERSION + "; rebuild it with `dptext build-model`");
+      throw DpTextErrors.error("MODEL_VERSION_UNSUPPORTED", "model", name, "version", shown, "supported",
+          "versions " + ModelFileV1.VERSION + " and " + ModelFileV2.VERSION);
     } catch (EOFException e) {
-      throw new IllegalArgumentException(
-          "Model file " + name + " is truncated; rebuild it with `dptext build-model`", e);
+      throw DpTextErrors.error(e, "MODEL_TRUNCATED", "model", name, "what", "");
     }
   }
 
-  /** "Model file X is corrupted: what; rebuild it with `dptext build-model`". */
+  /**
+   * MODEL_CORRUPTED: "Model file X is corrupted: what. Rebuild it ...". {@code what} is written by dptext's code
+   * (a position, a count, an array's name), never a word of the file.
+   */
   static IllegalArgumentException corrupted(String name, String what) {
-    return new IllegalArgumentException(
-        "Model file " + name + " is corrupted: " + what + "; rebuild it with `dptext build-model`");
+    return DpTextErrors.error("MODEL_CORRUPTED", "model", name, "what", what);
   }
 
   /** The embeddings, or a corrupted-file error (a duplicate word) that does not quote the word. */

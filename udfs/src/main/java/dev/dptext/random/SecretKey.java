@@ -1,5 +1,6 @@
 package dev.dptext.random;
 
+import dev.dptext.errors.DpTextErrors;
 import java.io.IOException;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +53,7 @@ public final class SecretKey implements Serializable {
    */
   public static SecretKey parse(String encoded, String source) {
     if (encoded == null) {
-      throw new IllegalArgumentException("No RNG key in " + source + "; " + HOW_TO_GENERATE);
+      throw DpTextErrors.error("KEY_MISSING", "source", source);
     }
     String s = encoded.strip();
     byte[] bytes;
@@ -60,22 +61,16 @@ public final class SecretKey implements Serializable {
       try {
         bytes = Base64.getDecoder().decode(s.substring(7));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            "The RNG key in " + source + " starts with 'base64:' but is not valid Base64; "
-                + HOW_TO_GENERATE);
+        throw DpTextErrors.error("KEY_NOT_BASE64", "source", source);
       }
     } else if (s.length() % 2 == 0 && s.chars().allMatch(SecretKey::isAsciiHex)) {
       bytes = HexFormat.of().parseHex(s.toLowerCase(Locale.ROOT));
     } else {
-      throw new IllegalArgumentException(
-          "The RNG key in " + source + " is neither hex nor 'base64:...' (a key of "
-              + s.length() + " characters); " + HOW_TO_GENERATE
-              + (source.startsWith("key file") ? " (" + FILE_FORMATS + ")" : ""));
+      throw DpTextErrors.error(source.startsWith("key file") ? "KEY_FILE_NOT_HEX_OR_BASE64" : "KEY_NOT_HEX_OR_BASE64",
+          "source", source, "length", s.length());
     }
     if (bytes.length < MIN_BYTES) {
-      throw new IllegalArgumentException(
-          "The RNG key in " + source + " has " + (bytes.length * 8) + " bits; at least "
-              + (MIN_BYTES * 8) + " are needed; " + HOW_TO_GENERATE);
+      throw DpTextErrors.error("KEY_TOO_SHORT", "source", source, "bits", bytes.length * 8, "minBits", MIN_BYTES * 8);
     }
     return new SecretKey(bytes, source, false);
   }
@@ -95,9 +90,7 @@ public final class SecretKey implements Serializable {
     try {
       content = Files.readAllBytes(file);
     } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "Cannot read the RNG key file " + file + " (" + e.getClass().getSimpleName()
-              + "); check the path and its permissions", e);
+      throw DpTextErrors.error(e, "KEY_FILE_UNREADABLE", "path", file, "kind", e.getClass().getSimpleName());
     }
     String source = "key file " + file;
     java.util.Optional<String> text = text(content);
@@ -106,8 +99,7 @@ public final class SecretKey implements Serializable {
     }
     // Not text: the key's raw bytes, as `head -c 32 /dev/urandom > key` writes them.
     if (content.length < MIN_BYTES) {
-      throw new IllegalArgumentException("The RNG key in " + source + " is " + content.length + " raw bytes; at least "
-          + MIN_BYTES + " are needed (" + FILE_FORMATS + ")");
+      throw DpTextErrors.error("KEY_FILE_TOO_SHORT", "source", source, "bytes", content.length, "minBytes", MIN_BYTES);
     }
     return new SecretKey(content, source, false);
   }

@@ -1,6 +1,7 @@
 package dev.dptext.settings;
 
 import dev.dptext.config.Setting;
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.knn.HnswNearestWords;
 import dev.dptext.knn.NearestSearch;
 import dev.dptext.mechanism.MechanismDefinition;
@@ -61,7 +62,7 @@ public final class DpTextOptions {
     if (!unknown.isEmpty()) {
       Set<String> known = new TreeSet<>();
       Settings.ALL.forEach(s -> known.add(s.confKey()));
-      throw new IllegalArgumentException("Unknown dptext setting(s) " + unknown + "; known settings are " + known);
+      throw DpTextErrors.error("SETTING_UNKNOWN", "unknown", unknown, "known", known);
     }
     DpTextOptions o = defaults();
     for (Setting<?> s : Settings.ALL) {
@@ -161,9 +162,7 @@ public final class DpTextOptions {
       throw new IllegalArgumentException(refusal);
     }
     if (!HnswNearestWords.available()) {
-      throw new IllegalArgumentException("nearestSearch=hnsw needs Apache Lucene's core jar on the classpath "
-          + "(org.apache.lucene:lucene-core:" + LUCENE_VERSION + "; the job's shaded jar includes it): add it to the "
-          + "application (--jars or --packages), or use nearestSearch=exact");
+      throw DpTextErrors.error("HNSW_NEEDS_LUCENE", "version", LUCENE_VERSION);
     }
   }
 

@@ -309,7 +309,8 @@ class CusTextDistributionTest {
     assertFits(histogram(plus, emb.size(), x, SAMPLES, RandomStream.fromSeed(6)), p, "custext+ x=1000");
     assertTrue(spec.guarantee().contains("the 4 words listed in verbatim"), spec.guarantee());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MechanismSpec.of("custext+"));
-    assertTrue(e.getMessage().contains("verbatim"), e.getMessage());
+    ErrorAssertions.assertError(e, "MECHANISM_PARAMETER_REQUIRED");
+    assertEquals("verbatim", ((dev.dptext.errors.DpTextException) e).parameters().get("parameter"));
   }
 
   // ------------------------------------------------------------------ reproducibility and checks

@@ -61,15 +61,13 @@ final class BuildModelCommand implements Callable<Integer>, SettingOptions.Comma
       boolean onDemand = switch (neighbourTables) {
         case "stored" -> false;
         case "on-demand" -> true;
-        default -> throw new JobException(ExitCode.USAGE, "--neighbour-tables is stored or on-demand, not '"
-            + neighbourTables + "'");
+        default -> throw JobException.of("NEIGHBOUR_TABLES_UNKNOWN", "value", neighbourTables);
       };
       if (PartitionedBuild.chosen(spark, options)) {
         return PartitionedBuild.run(spark, options, output, sensitiveFractions, onDemand, t0);
       }
       if (onDemand) {
-        throw new JobException(ExitCode.USAGE, "--neighbour-tables on-demand is for partitioned models (--model-layout "
-            + "partitioned); a one-file model is for vocabularies small enough to store its tables");
+        throw JobException.of("NEIGHBOUR_TABLES_ON_DEMAND_ONE_FILE");
       }
       DpTextModel model = ModelOptions.load(spark, options);
       int n = model.embeddings().size();

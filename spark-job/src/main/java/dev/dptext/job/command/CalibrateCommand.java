@@ -1,6 +1,5 @@
 package dev.dptext.job.command;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.JobSession;
 import dev.dptext.job.base.RunPhases;
@@ -74,21 +73,20 @@ final class CalibrateCommand implements Callable<Integer>, SettingOptions.Comman
   @Override
   public Integer call() {
     if (samplePairs < 0 || samplePairs == 1) {
-      throw new JobException(ExitCode.USAGE, "--sample-pairs must be 0 (exact) or at least 2, got " + samplePairs);
+      throw JobException.of("SAMPLE_PAIRS_INVALID", "value", samplePairs);
     }
     if (!(confidence > 0 && confidence < 1)) {
-      throw new JobException(ExitCode.USAGE, "--confidence must be in (0, 1), e.g. 0.95; got " + confidence);
+      throw JobException.of("CONFIDENCE_INVALID", "value", confidence);
     }
     boolean average = switch (aggregate.strip().toLowerCase(Locale.ROOT)) {
       case "avg", "average" -> true;
       case "max", "maximum" -> false;
-      default -> throw new JobException(ExitCode.USAGE, "Unknown --aggregate '" + aggregate + "'; use avg or max");
+      default -> throw JobException.of("AGGREGATE_UNKNOWN", "value", aggregate);
     };
     MechanismSpec a = PrivacyStatsCommand.parse(mechanismA, epsilonA);
     MechanismSpec b = PrivacyStatsCommand.parse(mechanismB, 1.0);
     if (samplePairs > 0 && !average) {
-      throw new JobException(ExitCode.USAGE, "--aggregate max cannot be sampled (a sample's largest distance only "
-          + "bounds P_d^max from below); omit --sample-pairs to compute it exactly, or use --aggregate avg");
+      throw JobException.of("AGGREGATE_MAX_SAMPLED");
     }
     SparkSession spark = JobSession.get();
     try (RunPhases.Scope named = RunPhases.begin(spark, "calibrate", null)) {

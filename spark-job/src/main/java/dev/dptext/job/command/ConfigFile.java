@@ -35,9 +35,7 @@ public final class ConfigFile implements CommandLine.IDefaultValueProvider {
     try (Reader r = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
       p.load(r);
     } catch (IOException e) {
-      throw new JobException(ExitCode.USAGE,
-          "Cannot read the configuration file " + path + " (" + e.getClass().getSimpleName()
-              + "); check the --config path");
+      throw JobException.of(e, "CONFIG_FILE_UNREADABLE", "path", path, "kind", e.getClass().getSimpleName());
     }
     return new ConfigFile(p, path);
   }

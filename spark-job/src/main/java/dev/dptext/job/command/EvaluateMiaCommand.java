@@ -5,7 +5,6 @@ import dev.dptext.evaluation.ConfidenceInterval;
 import dev.dptext.evaluation.DownstreamUtility;
 import dev.dptext.evaluation.EvaluationKeys;
 import dev.dptext.evaluation.MembershipInference;
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.JobSession;
 import dev.dptext.job.base.RunPhases;
@@ -81,8 +80,8 @@ final class EvaluateMiaCommand implements Callable<Integer>, SettingOptions.Comm
   @Override
   public Integer call() throws Exception {
     if (trials < 1 || shadows < 1) {
-      throw new JobException(ExitCode.USAGE, "--trials and --shadows must be at least 1, got " + trials + " and "
-          + shadows);
+      throw JobException.of("COUNT_TOO_SMALL", "option", trials < 1 ? "--trials" : "--shadows", "value",
+          trials < 1 ? trials : shadows);
     }
     EpsilonGrid epsilons = grid.grid();
     long start = System.nanoTime();

@@ -2,7 +2,6 @@ package dev.dptext.job.command;
 
 import dev.dptext.config.Setting;
 import dev.dptext.evaluation.DownstreamUtility;
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.JobSession;
 import dev.dptext.job.base.RunPhases;
@@ -82,7 +81,7 @@ final class EvaluateUtilityCommand implements Callable<Integer>, SettingOptions.
   @Override
   public Integer call() throws Exception {
     if (trials < 1) {
-      throw new JobException(ExitCode.USAGE, "--trials must be at least 1, got " + trials);
+      throw JobException.of("COUNT_TOO_SMALL", "option", "--trials", "value", trials);
     }
     EpsilonGrid epsilons = grid.grid();
     long start = System.nanoTime();

@@ -1,6 +1,5 @@
 package dev.dptext.job.command;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.JobSession;
 import dev.dptext.job.base.RunPhases;
@@ -49,8 +48,7 @@ final class LedgerCommand implements Callable<Integer> {
       }
       LedgerTable table = new LedgerTable(spark, ledger);
       if (!table.exists()) {
-        throw new JobException(ExitCode.USAGE, "No ledger at " + ledger + ": it is created by the first "
-            + "sanitize --ledger " + ledger + " run");
+        throw JobException.of("LEDGER_NOT_FOUND", "ledger", ledger);
       }
       LedgerReport report = LedgerReport.of(table.read(), source);
       System.out.print(report.render());

@@ -1,6 +1,5 @@
 package dev.dptext.job.command;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.ledger.LedgerRequest;
 import picocli.CommandLine.Option;
@@ -25,11 +24,10 @@ final class LedgerOptions {
 
   LedgerRequest request() {
     if (budget != null && ledger == null) {
-      throw new JobException(ExitCode.USAGE, "--epsilon-budget needs --ledger PATH|TABLE: the budget counts the "
-          + "releases recorded there");
+      throw JobException.of("BUDGET_NEEDS_LEDGER");
     }
     if (budget != null && !(budget > 0 && Double.isFinite(budget))) {
-      throw new JobException(ExitCode.USAGE, "--epsilon-budget must be a positive number, got " + budget);
+      throw JobException.of("BUDGET_NOT_POSITIVE", "budget", budget);
     }
     return new LedgerRequest(ledger, budget, dryRun);
   }

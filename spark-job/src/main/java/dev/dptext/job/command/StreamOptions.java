@@ -1,6 +1,5 @@
 package dev.dptext.job.command;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.stream.StreamSettings;
 import picocli.CommandLine.Option;
@@ -48,18 +47,16 @@ final class StreamOptions {
           maxFilesPerTrigger == null ? null : "" + maxFilesPerTrigger}, {"--max-bytes-per-trigger", maxBytesPerTrigger},
           {"--trigger", StreamSettings.AVAILABLE_NOW.equals(trigger) ? null : trigger}}) {
         if (given[1] != null) {
-          throw new JobException(ExitCode.USAGE, given[0] + " applies to a stream: add --stream, or drop " + given[0]);
+          throw JobException.of("STREAM_OPTION_WITHOUT_STREAM", "option", given[0]);
         }
       }
       return;
     }
     if (checkpoint == null || checkpoint.isBlank()) {
-      throw new JobException(ExitCode.USAGE, "--stream needs --checkpoint PATH: the directory where the query "
-          + "records which input it has read and which micro-batches are committed (one per stream, outside the "
-          + "input and the output); a restart with the same checkpoint resumes the stream");
+      throw JobException.of("STREAM_CHECKPOINT_MISSING");
     }
     if (maxFilesPerTrigger != null && maxFilesPerTrigger < 1) {
-      throw new JobException(ExitCode.USAGE, "--max-files-per-trigger must be ≥ 1, got " + maxFilesPerTrigger);
+      throw JobException.of("STREAM_MAX_FILES", "value", maxFilesPerTrigger);
     }
     settings().sparkTrigger();
   }

@@ -133,15 +133,14 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command, Ev
   @Override
   public Integer call() throws IOException {
     if ((priorCorpus == null) == !uniformPrior) {
-      throw new JobException(ExitCode.USAGE, "Give the prior: --prior-corpus PATH (word counts) or --uniform-prior");
+      throw JobException.of("TUNE_PRIOR_MISSING");
     }
     if (draws < EmpiricalPrivacy.MIN_DRAWS || maxDraws < draws) {
-      throw new JobException(ExitCode.USAGE, "--draws must be at least " + EmpiricalPrivacy.MIN_DRAWS
-          + " and at most --max-draws (" + maxDraws + "), got " + draws);
+      throw JobException.of("TUNE_DRAWS_OUT_OF_RANGE", "min", EmpiricalPrivacy.MIN_DRAWS, "max", maxDraws, "draws",
+          draws);
     }
     if (!(maxStandardError > 0)) {
-      throw new JobException(ExitCode.USAGE, "--max-standard-error must be positive, got " + maxStandardError
-          + "; e.g. 0.005");
+      throw JobException.of("TUNE_STANDARD_ERROR", "value", maxStandardError);
     }
     long start = System.nanoTime();
     SparkSession spark = JobSession.get();
@@ -158,8 +157,7 @@ final class TuneCommand implements Callable<Integer>, SettingOptions.Command, Ev
         }
       }
       if (chosen.size() < 2) {
-        throw new JobException(ExitCode.INPUT, "Fewer than two lexicon words are in the model's vocabulary; check "
-            + "--lexicon and --model");
+        throw JobException.of("TUNE_LEXICON_NOT_IN_MODEL");
       }
       int[] evaluation = chosen.stream().mapToInt(Integer::intValue).toArray();
       double[] prior = prior(spark, model, evaluation);

@@ -49,15 +49,15 @@ public record EpsilonGrid(List<Double> shared, Map<String, List<Double>> own) {
         } else {
           String name = entry.substring(0, eq).strip().toLowerCase(java.util.Locale.ROOT);
           if (!Mechanisms.names().contains(name)) {
-            throw new JobException(ExitCode.USAGE, "--epsilons '" + entry + "': unknown mechanism '" + name
-                + "'; one of " + Mechanisms.names());
+            throw JobException.of("EPSILONS_UNKNOWN_MECHANISM", "entry", entry, "mechanism", name, "mechanisms",
+                Mechanisms.names());
           }
           own.computeIfAbsent(name, k -> new ArrayList<>()).addAll(values(entry.substring(eq + 1), entry));
         }
       }
     }
     if (shared.isEmpty() && own.isEmpty()) {
-      throw new JobException(ExitCode.USAGE, "--epsilons is empty; give e.g. 4,8,16 or 'santext=1,3;laplace=5,10'");
+      throw JobException.of("EPSILONS_EMPTY");
     }
     return new EpsilonGrid(List.copyOf(shared), own);
   }
@@ -69,12 +69,10 @@ public record EpsilonGrid(List<Double> shared, Map<String, List<Double>> own) {
       try {
         e = Double.parseDouble(v.strip());
       } catch (NumberFormatException ex) {
-        throw new JobException(ExitCode.USAGE, "--epsilons '" + entry + "': '" + v.strip() + "' is not a number; "
-            + "write ε values as 4,8,16 or NAME=1,3");
+        throw JobException.of("EPSILONS_NOT_A_NUMBER", "entry", entry, "value", v.strip());
       }
       if (!(e > 0) || Double.isInfinite(e)) {
-        throw new JobException(ExitCode.USAGE, "--epsilons '" + entry + "': ε must be a positive finite number, got "
-            + v.strip());
+        throw JobException.of("EPSILONS_NOT_POSITIVE", "entry", entry, "value", v.strip());
       }
       out.add(e);
     }
@@ -116,15 +114,13 @@ public record EpsilonGrid(List<Double> shared, Map<String, List<Double>> own) {
     if (shared.isEmpty()) {
       for (MechanismSpec s : specs) {
         if (!own.containsKey(s.name())) {
-          throw new JobException(ExitCode.USAGE, "--mechanisms lists " + s.name() + " but --epsilons gives it no "
-              + "grid; add " + s.name() + "=ε,... or a shared list such as 4,8,16");
+          throw JobException.of("EPSILONS_MISSING_GRID", "mechanism", s.name());
         }
       }
     }
     for (String name : own.keySet()) {
       if (specs.stream().noneMatch(s -> s.name().equals(name))) {
-        throw new JobException(ExitCode.USAGE, "--epsilons gives " + name + " a grid but --mechanisms does not list "
-            + "it; add it to --mechanisms or drop " + name + "=… from --epsilons");
+        throw JobException.of("EPSILONS_UNLISTED_MECHANISM", "mechanism", name);
       }
     }
     return specs;

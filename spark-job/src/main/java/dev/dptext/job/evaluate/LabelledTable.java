@@ -39,13 +39,12 @@ public record LabelledTable(String input, String inputFormat, String textColumn,
   public Dataset<Row> read(SparkSession spark, long seed) {
     DataFormat format = inputFormat != null ? DataFormat.parse(inputFormat) : DataFormat.guess(input);
     if (format == null) {
-      throw new JobException(ExitCode.USAGE, "Cannot tell the format of " + input + "; pass --input-format");
+      throw JobException.of("LABELLED_FORMAT_UNKNOWN", "input", input);
     }
     Dataset<Row> data = spark.read().format(format.sparkName()).option("header", "true").load(input);
     for (String c : List.of(textColumn, labelColumn, idColumn)) {
       if (!List.of(data.columns()).contains(c)) {
-        throw new JobException(ExitCode.INPUT, "The column '" + c + "' is not in " + input + "; its columns are "
-            + List.of(data.columns()));
+        throw JobException.of("LABELLED_COLUMN_MISSING", "column", c, "input", input, "columns", List.of(data.columns()));
       }
     }
     data = data.select(idColumn, textColumn, labelColumn).where(functions.col(textColumn).isNotNull()
@@ -73,8 +72,8 @@ public record LabelledTable(String input, String inputFormat, String textColumn,
     }
     String positive = positiveLabel != null ? positiveLabel : positive(values.get(0), values.get(1));
     if (!values.contains(positive)) {
-      throw new JobException(ExitCode.USAGE, "--positive-label '" + positive + "' is not a value of the label column '"
-          + labelColumn + "'; its values are " + values.get(0) + " and " + values.get(1));
+      throw JobException.of("POSITIVE_LABEL_UNKNOWN", "label", positive, "column", labelColumn, "first", values.get(0),
+          "second", values.get(1));
     }
     return data.withColumn(labelColumn, functions.when(functions.col(labelColumn).cast("string")
         .equalTo(functions.lit(positive)), 1.0).otherwise(0.0));

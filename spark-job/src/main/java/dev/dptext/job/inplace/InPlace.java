@@ -1,6 +1,5 @@
 package dev.dptext.job.inplace;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.TableName;
 import dev.dptext.job.write.DeltaTables;
@@ -68,14 +67,11 @@ public final class InPlace {
     boolean samePath = OutputLocation.resolved(spark, input).equals(OutputLocation.resolved(spark, target.path()));
     boolean named = TableName.is(spark, input) || TableName.is(spark, target.path());
     if (samePath && policy == InPlacePolicy.PURGE_HISTORY && named) {
-      throw new JobException(ExitCode.USAGE, purgeByName(target.path()));
+      throw JobException.of("IN_PLACE_PURGE_BY_NAME", "name", target.path());
     }
     if (samePath && policy == InPlacePolicy.PURGE_HISTORY && !dev.dptext.classic.Classic.is(spark)
         && !dev.dptext.runtime.Storage.HADOOP_ON_CLASSPATH) {
-      throw new JobException(ExitCode.USAGE, "--in-place purge-history renames the table's directories through "
-          + "Hadoop's file system client, which this Spark Connect client does not have on its classpath (a "
-          + "serverless JAR task); nothing was read or written. Run the purge on classic compute, or use --in-place "
-          + "keep-history and VACUUM the table's raw versions once its retention period has passed");
+      throw JobException.of("IN_PLACE_PURGE_NEEDS_HADOOP");
     }
     InPlaceSwap purge = null;
     if (samePath && policy == InPlacePolicy.PURGE_HISTORY) {
@@ -119,50 +115,28 @@ public final class InPlace {
   private static void refuseUnsupported(TableWriter.Target target, InPlacePolicy policy, boolean inputIsDelta,
       boolean named) {
     if (!inputIsDelta || !target.delta()) {
-      throw new JobException(ExitCode.USAGE, "--output " + target.path() + " is the input, and only a Delta table "
-          + "can be sanitized in place (other formats have no transaction: a crash could lose the raw and the "
-          + "sanitized rows both). Write to another --output, check it, then replace the input yourself");
+      throw JobException.of("IN_PLACE_NEEDS_DELTA", "path", target.path());
     }
     if (policy == InPlacePolicy.PURGE_HISTORY && named) {
-      throw new JobException(ExitCode.USAGE, purgeByName(target.path()));
+      throw JobException.of("IN_PLACE_PURGE_BY_NAME", "name", target.path());
     }
     if (policy == InPlacePolicy.REFUSE) {
-      throw new JobException(ExitCode.USAGE, InPlacePolicy.refusal(target.path()));
+      throw JobException.of("IN_PLACE_REFUSED", "path", target.path());
     }
     WriteMode mode = target.mode();
     if (mode == WriteMode.APPEND || mode == WriteMode.ERROR_IF_EXISTS) {
-      throw new JobException(ExitCode.USAGE, "--mode " + mode.label + " cannot sanitize in place (append would keep "
-          + "every raw row beside its sanitized copy); use --mode overwrite"
-          + (policy == InPlacePolicy.KEEP_HISTORY ? ", replace-where or merge" : ""));
+      throw JobException.of("IN_PLACE_MODE", "mode", mode.label, "others",
+          policy == InPlacePolicy.KEEP_HISTORY ? ", replace-where or merge" : "");
     }
     if (mode == WriteMode.OVERWRITE && target.where() != null) {
-      throw new JobException(ExitCode.USAGE, "--mode overwrite with --where in place would replace the whole table "
-          + "by the selected rows and drop the others; to sanitize part of the table use --in-place keep-history "
-          + "--mode replace-where --where PREDICATE");
+      throw JobException.of("IN_PLACE_OVERWRITE_WHERE");
     }
     if (policy == InPlacePolicy.PURGE_HISTORY && mode != WriteMode.OVERWRITE) {
-      throw new JobException(ExitCode.USAGE, "--in-place purge-history replaces the whole table: use --mode overwrite "
-          + "(for part of a table, --in-place keep-history --mode " + mode.label + ")");
+      throw JobException.of("IN_PLACE_PURGE_MODE", "mode", mode.label);
     }
     if (policy == InPlacePolicy.PURGE_HISTORY && target.txnAppId() != null) {
-      throw new JobException(ExitCode.USAGE, "--in-place purge-history starts a new table, so --txn-app-id/"
-          + "--txn-version do not apply (a re-run finds the table already sanitized and does nothing): drop them");
+      throw JobException.of("IN_PLACE_PURGE_TXN");
     }
-  }
-
-  /**
-   * Why {@code purge-history} needs a table addressed by path, and what to do for a catalog table: the
-   * purge swaps directories, and a catalog table's files are the catalog's (a managed table's location
-   * is not the user's to rename; Unity Catalog keeps a dropped managed table's files for 7 days).
-   */
-  static String purgeByName(String name) {
-    return "--in-place purge-history replaces a table by renaming its directory, which works only for a table "
-        + "addressed by path; " + name + " is a catalog table, whose files belong to the catalog. Write the sanitized "
-        + "rows to a new table (--output " + name + "_dp), check it, then DROP TABLE " + name + " and ALTER TABLE "
-        + name + "_dp RENAME TO " + name + ". What DROP leaves behind: a managed table's files are deleted by the "
-        + "catalog (on Databricks Unity Catalog only after 7 days, during which UNDROP TABLE brings the raw table "
-        + "back); an external table's files stay at its location until you delete them. Or address the table by "
-        + "its path (delta.`/path`: --input /path --output /path)";
   }
 
   /**

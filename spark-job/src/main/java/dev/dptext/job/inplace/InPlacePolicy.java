@@ -1,6 +1,5 @@
 package dev.dptext.job.inplace;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import java.util.Arrays;
 import java.util.Locale;
@@ -47,17 +46,7 @@ public enum InPlacePolicy {
         return p;
       }
     }
-    throw new JobException(ExitCode.USAGE, "Unknown --in-place '" + s + "'; use "
-        + Arrays.stream(values()).map(p -> p.label).collect(Collectors.joining(", ")));
-  }
-
-  /** The sentence a refused in-place run prints: the risk and the three ways out. */
-  static String refusal(String path) {
-    return "--output " + path + " is the input: sanitizing in place with a plain overwrite would leave the raw "
-        + "text readable (earlier Delta versions by time travel until a VACUUM, and raw-text prefixes in the "
-        + "Delta log's file statistics). Choose one: write to a new table with another --output (recommended); "
-        + "or --in-place purge-history --mode overwrite (the table is replaced by a new one holding only the "
-        + "sanitized rows, and its raw history is deleted); or --in-place keep-history (UNSAFE: the raw text "
-        + "stays in the table's history until you VACUUM). See docs/writes.md 'Sanitizing a table in place'";
+    throw JobException.of("IN_PLACE_UNKNOWN", "value", s, "choices",
+        Arrays.stream(values()).map(p -> p.label).collect(Collectors.joining(", ")));
   }
 }

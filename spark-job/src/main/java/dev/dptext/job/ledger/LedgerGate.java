@@ -78,7 +78,7 @@ public final class LedgerGate {
     try {
       ledger.recordIntended(release);
     } catch (LedgerTable.LedgerUnavailable e) {
-      throw new JobException(ExitCode.FAILURE, e.getMessage() + "; nothing of this run was written: run it again");
+      throw JobException.of(e, "LEDGER_UNAVAILABLE_BEFORE_WRITE", "reason", e.getMessage());
     }
     if (plan.budget() != null) {
       List<Release> others = new ArrayList<>(ledger.releases());
@@ -114,9 +114,8 @@ public final class LedgerGate {
     try {
       new LedgerTable(spark, plan.ledger()).recordSnapshotChanged(release.releaseId(), plan.output());
     } catch (LedgerTable.LedgerUnavailable e) {
-      throw new JobException(ExitCode.FAILURE, e.getMessage() + "; the output was written (release "
-          + release.releaseId() + ") but the ledger could not record that the input changed while it was read: "
-          + "do not repeat this run with the same key and settings before recording it");
+      throw JobException.of(e, "LEDGER_UNAVAILABLE_AFTER_WRITE", "reason", e.getMessage(), "release",
+          release.releaseId());
     }
   }
 
@@ -147,12 +146,9 @@ public final class LedgerGate {
       }
     }
     int more = o.releasesInvolved().size() - named.size();
-    return new JobException(ExitCode.BUDGET, String.format(Locale.ROOT, "Refused by the privacy budget: "
-        + "%,d row key(s) of %s would reach ε %s per token, past --epsilon-budget %s. Earlier releases covering "
-        + "them: %s%s. Nothing was written. Release other rows (--where), or raise the budget knowingly; "
-        + "`dptext ledger --ledger %s` shows every release (docs/ledger.md)", o.keysOverBudget(), plan.source(),
-        Spending.format(o.maximumAfter()), Spending.format(plan.budget()),
-        named.isEmpty() ? "none (this release alone exceeds it)" : String.join("; ", named),
-        more > 0 ? " and " + more + " more" : "", plan.ledger()));
+    return JobException.of("BUDGET_EXCEEDED", "keys", String.format(Locale.ROOT, "%,d", o.keysOverBudget()),
+        "source", plan.source(), "reach", Spending.format(o.maximumAfter()), "budget", Spending.format(plan.budget()),
+        "earlier", named.isEmpty() ? "none (this release alone exceeds it)" : String.join("; ", named),
+        "more", more > 0 ? " and " + more + " more" : "", "ledger", plan.ledger());
   }
 }

@@ -1,6 +1,5 @@
 package dev.dptext.job.read;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import java.util.Locale;
 
@@ -18,8 +17,7 @@ public enum DataFormat {
         return f;
       }
     }
-    throw new JobException(ExitCode.USAGE,
-        "Unknown format '" + name + "'; use csv, json, parquet, text or delta");
+    throw JobException.of("FORMAT_UNKNOWN", "format", name);
   }
 
   /** Guesses the format from a path's extension; null when it cannot tell. */

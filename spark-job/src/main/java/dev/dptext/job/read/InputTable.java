@@ -54,7 +54,7 @@ public final class InputTable {
       try {
         return valueOf(s.strip().toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        throw new JobException(ExitCode.USAGE, "Unknown --on-corrupt '" + s + "'; use fail or reject");
+        throw JobException.of("ON_CORRUPT_UNKNOWN", "value", s);
       }
     }
   }
@@ -105,8 +105,7 @@ public final class InputTable {
         if (!(e instanceof org.apache.spark.sql.AnalysisException)) {
           throw e;
         }
-        throw new JobException(ExitCode.INPUT, "Cannot read the table " + path + ": " + JobException.firstLine(
-            e.getMessage()) + "; check --input");
+        throw JobException.of(e, "INPUT_TABLE_UNREADABLE", "path", path, "reason", JobException.firstLine(e.getMessage()));
       }
       return new InputTable(filtered(df, where, false), false, idColumn, textColumn);
     }
@@ -117,8 +116,7 @@ public final class InputTable {
         // Inference reads the whole input once more; a scheduled job that knows its schema skips it.
         StructType inferred = given != null ? given : reader.load(path).schema();
         if (inferred.fieldNames().length == 1 && inferred.fieldNames()[0].equals(CORRUPT)) {
-          throw new JobException(ExitCode.INPUT, "No record of " + path + " parses as " + format.sparkName()
-              + "; check --input-format and --input-option (e.g. header=true, multiLine=true)");
+          throw JobException.of("INPUT_NOT_PARSED", "path", path, "format", format.sparkName());
         }
         if (!Arrays.asList(inferred.fieldNames()).contains(CORRUPT)) {
           inferred = inferred.add(CORRUPT, DataTypes.StringType, true);
@@ -131,8 +129,8 @@ public final class InputTable {
       throw e;
     } catch (Exception e) {
       if (e instanceof org.apache.spark.sql.AnalysisException || e instanceof java.io.FileNotFoundException) {
-        throw new JobException(ExitCode.INPUT, "Cannot read " + format.sparkName() + " input " + path + ": "
-            + JobException.firstLine(e.getMessage()) + "; check --input and --input-format");
+        throw JobException.of(e, "INPUT_UNREADABLE", "format", format.sparkName(), "path", path, "reason",
+            JobException.firstLine(e.getMessage()));
       }
       throw e;
     }
@@ -151,9 +149,7 @@ public final class InputTable {
     checkReservedOptions(options);
     boolean parsed = format == DataFormat.CSV || format == DataFormat.JSON;
     if (parsed && schemaDdl == null) {
-      throw new JobException(ExitCode.USAGE, "A stream of " + format.sparkName() + " files needs its columns "
-          + "declared: add --input-schema \"id BIGINT, text STRING, ...\" (a stream's schema is fixed when it "
-          + "starts; Spark does not infer it from files that have not arrived yet)");
+      throw JobException.of("STREAM_SCHEMA_MISSING", "format", format.sparkName());
     }
     StructType given = schemaDdl == null ? null : givenSchema(schemaDdl, format, parsed);
     Dataset<Row> df;
@@ -171,9 +167,9 @@ public final class InputTable {
       throw e;
     } catch (Exception e) {
       if (e instanceof org.apache.spark.sql.AnalysisException || e instanceof java.io.FileNotFoundException) {
-        throw new JobException(ExitCode.INPUT, "Cannot stream " + format.sparkName() + " input " + path + ": "
-            + JobException.firstLine(e.getMessage()) + "; check --input and --input-format"
-            + (format == DataFormat.PARQUET ? " (a Parquet stream takes its schema from the files already there)" : ""));
+        throw JobException.of(e, "STREAM_INPUT_UNREADABLE", "format", format.sparkName(), "path", path, "reason",
+            JobException.firstLine(e.getMessage()), "note",
+            format == DataFormat.PARQUET ? " (a Parquet stream takes its schema from the files already there)" : "");
       }
       throw e;
     }
@@ -204,8 +200,7 @@ public final class InputTable {
   private static void checkReservedOptions(Map<String, String> options) {
     for (String reserved : new String[] {"mode", "columnNameOfCorruptRecord"}) {
       if (options.keySet().stream().anyMatch(k -> k.equalsIgnoreCase(reserved))) {
-        throw new JobException(ExitCode.USAGE, "--input-option " + reserved + " is set by dptext (malformed "
-            + "records are never dropped); choose what happens to them with --on-corrupt fail|reject");
+        throw JobException.of("INPUT_OPTION_RESERVED", "option", reserved);
       }
     }
   }
@@ -225,9 +220,9 @@ public final class InputTable {
       if (!(e instanceof org.apache.spark.sql.AnalysisException)) {
         throw e;
       }
-      throw new JobException(ExitCode.USAGE, "--where '" + where + "' is not a valid predicate over the input's "
-          + "columns (" + String.join(", ", Arrays.stream(df.columns()).filter(c -> !c.equals(CORRUPT))
-              .toArray(String[]::new)) + "): " + JobException.firstLine(e.getMessage()));
+      throw JobException.of(e, "WHERE_INVALID", "where", where, "columns", String.join(", ",
+          Arrays.stream(df.columns()).filter(c -> !c.equals(CORRUPT)).toArray(String[]::new)),
+          "reason", JobException.firstLine(e.getMessage()));
     }
   }
 
@@ -238,19 +233,16 @@ public final class InputTable {
    */
   private static StructType givenSchema(String ddl, DataFormat format, boolean parsed) {
     if (!parsed) {
-      throw new JobException(ExitCode.USAGE, "--input-schema applies to csv and json input; "
-          + format.sparkName() + " input carries its own schema: drop --input-schema");
+      throw JobException.of("INPUT_SCHEMA_NOT_APPLICABLE", "format", format.sparkName());
     }
     StructType schema;
     try {
       schema = StructType.fromDDL(ddl);
     } catch (Exception e) {
-      throw new JobException(ExitCode.USAGE, "--input-schema is not a valid schema (columns as in "
-          + "CREATE TABLE, e.g. \"id BIGINT, review STRING\"): " + JobException.firstLine(e.getMessage()));
+      throw JobException.of(e, "INPUT_SCHEMA_INVALID", "reason", JobException.firstLine(e.getMessage()));
     }
     if (Arrays.asList(schema.fieldNames()).contains(CORRUPT)) {
-      throw new JobException(ExitCode.USAGE, "--input-schema declares " + CORRUPT + ", the column dptext "
-          + "keeps malformed records in; rename that column");
+      throw JobException.of("INPUT_SCHEMA_RESERVED_COLUMN", "column", CORRUPT);
     }
     return schema.add(CORRUPT, DataTypes.StringType, true);
   }

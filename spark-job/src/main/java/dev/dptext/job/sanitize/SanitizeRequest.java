@@ -1,7 +1,6 @@
 package dev.dptext.job.sanitize;
 
 import dev.dptext.classic.Classic;
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.TableName;
 import dev.dptext.job.ledger.LedgerRequest;
@@ -98,9 +97,7 @@ public record SanitizeRequest(Source source, Sink sink, Columns columns, Corrupt
           ledgerAt == null ? ledger : new LedgerRequest(absolute(spark, ledgerAt), ledger.budget(), ledger.dryRun()));
     }
     if ((r.corruptPolicy() == InputTable.OnCorrupt.REJECT) != (r.rejects() != null)) {
-      throw new JobException(ExitCode.USAGE, r.rejects() == null
-          ? "--on-corrupt reject needs --rejects PATH (where the rejected records go)"
-          : "--rejects is given but --on-corrupt is fail; add --on-corrupt reject or drop --rejects");
+      throw JobException.of(r.rejects() == null ? "REJECTS_NEED_ON_CORRUPT" : "ON_CORRUPT_NEEDS_REJECT");
     }
     return r;
   }
@@ -152,7 +149,7 @@ public record SanitizeRequest(Source source, Sink sink, Columns columns, Corrupt
     if (OutputFormat.isDeltaTable(spark, source.path)) {
       return DataFormat.DELTA;
     }
-    throw new JobException(ExitCode.USAGE, "Cannot tell the format of " + source.path
-        + " from its name; pass --input-format csv|json|parquet|text|delta");
+    throw JobException.of("INPUT_FORMAT_UNKNOWN", "path", source.path, "how", " from its name", "formats",
+        "csv|json|parquet|text|delta");
   }
 }

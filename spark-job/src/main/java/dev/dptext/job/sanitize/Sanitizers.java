@@ -25,14 +25,10 @@ public final class Sanitizers {
   /** The id mode, checked against --id-column: column mode needs one, the others must not have one. */
   public static IdMode idMode(IdMode mode, String idColumn) {
     if (mode == IdMode.COLUMN && idColumn == null) {
-      throw new JobException(ExitCode.USAGE,
-          "No --id-column. Name a stable, unique id column (recommended), or choose explicitly with "
-              + "--id-mode content-hash (reproducible; equal texts get equal outputs) or --id-mode fresh "
-              + "(not reproducible); see docs/keys-and-randomness.md");
+      throw JobException.of("ID_COLUMN_MISSING");
     }
     if (mode != IdMode.COLUMN && idColumn != null) {
-      throw new JobException(ExitCode.USAGE,
-          "--id-column is given but --id-mode is " + ValueType.label(mode) + "; drop one of them");
+      throw JobException.of("ID_COLUMN_WITH_ID_MODE", "mode", ValueType.label(mode));
     }
     return mode;
   }
@@ -52,17 +48,12 @@ public final class Sanitizers {
    * is refused before anything is read.
    */
   static OnServer onServer(SparkSession spark, SanitizeRequest r, DpTextOptions options, IdMode ids) {
-    String noClassic = "; on Spark Connect ";
     if (!r.publicFrequencies()) {
-      throw new JobException(ExitCode.USAGE, "--frequency-source " + r.frequencySource() + " re-ranks the model in "
-          + "this program, which a Spark Connect server cannot take from it" + noClassic + "use --frequency-source "
-          + "embeddings (the public rank), or run the job with a classic session");
+      throw JobException.of("CONNECT_FREQUENCY_SOURCE", "source", r.frequencySource());
     }
     try {
       if (dev.dptext.runtime.ModelLoader.partitioned(spark, options) != null) {
-        throw new JobException(ExitCode.USAGE, "The partitioned model " + options.get(Settings.MODEL) + " is searched "
-            + "shard by shard by this program's own Spark jobs, which need a classic session" + noClassic
-            + "use a model that fits each executor (--model-layout broadcast), or run the job with a classic session");
+        throw JobException.of("CONNECT_PARTITIONED_MODEL", "model", options.get(Settings.MODEL));
       }
       // Given on the command line, or in --config with another variable than the default's.
       boolean keyEnvGiven = r.keyEnvOnCommandLine()
@@ -89,19 +80,14 @@ public final class Sanitizers {
     } catch (RuntimeException e) {
       String message = JobException.firstLine(e.getMessage());
       if (String.valueOf(e.getMessage()).contains("UNRESOLVED_ROUTINE")) {
-        throw new JobException(ExitCode.USAGE, "The Spark Connect server has no SQL function " + DpText.SQL_FUNCTION
-            + ": start it with spark.sql.extensions=" + dev.dptext.spark.DpTextExtensions.class.getName()
-            + " (beside Delta's) and the dptext jar on its classpath (docs/python-and-connect.md, 'Spark Connect')");
+        throw JobException.of("CONNECT_SERVER_NO_FUNCTION", "function", DpText.SQL_FUNCTION, "extensions",
+            dev.dptext.spark.DpTextExtensions.class.getName());
       }
       if (String.valueOf(e.getMessage()).contains("No RNG key")) {
         // The server's own message names its environment and its conf; say it from this side.
-        throw new JobException(ExitCode.USAGE, "The Spark Connect server has no RNG key for this run: name one with "
-            + "--key-file PATH (a key file the server can read, e.g. on /Volumes) or --databricks-secret SCOPE/KEY, "
-            + "or start the server with spark.dptext.secretKey in its conf; to run with fresh, non-reproducible "
-            + "randomness instead, pass --fresh-randomness");
+        throw JobException.of("CONNECT_SERVER_NO_KEY");
       }
-      throw new JobException(ExitCode.USAGE, "The Spark Connect server could not prepare " + DpText.SQL_FUNCTION
-          + " with this run's settings: " + message);
+      throw JobException.of("CONNECT_SERVER_PREPARE_FAILED", "function", DpText.SQL_FUNCTION, "reason", message);
     }
   }
 
@@ -163,10 +149,7 @@ public final class Sanitizers {
     if (!JobException.taskFailedWith(e, OutOfMemoryError.class, "java.lang.OutOfMemoryError")) {
       return java.util.Optional.empty();
     }
-    return java.util.Optional.of(new JobException(ExitCode.INPUT, String.format(java.util.Locale.ROOT,
-        "Sanitizing ran out of memory; nothing was committed. Each text is sanitized whole in one task, and "
-            + "the longest text of this input has %,d characters. Give each executor more memory "
-            + "(spark.executor.memory; locally DPTEXT_JAVA_OPTS=-Xmx…; docs/job.md 'Large records' has measured "
-            + "sizes), or split the longest texts into several rows", longestText.getAsLong())));
+    return java.util.Optional.of(JobException.of("TEXT_OUT_OF_MEMORY", "longest",
+        String.format(java.util.Locale.ROOT, "%,d", longestText.getAsLong())));
   }
 }

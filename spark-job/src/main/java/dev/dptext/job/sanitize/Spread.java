@@ -2,7 +2,6 @@ package dev.dptext.job.sanitize;
 
 import dev.dptext.classic.Classic;
 import dev.dptext.classic.ClassicContext;
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -30,7 +29,7 @@ public final class Spread {
    */
   static int target(int partitions, SparkSession spark, Dataset<Row> in) {
     if (partitions < 0) {
-      throw new JobException(ExitCode.USAGE, "--partitions must be ≥ 0 (0 = automatic), got " + partitions);
+      throw JobException.of("PARTITIONS_NEGATIVE", "value", partitions);
     }
     if (partitions > 0) {
       return partitions;

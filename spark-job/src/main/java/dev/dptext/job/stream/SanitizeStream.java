@@ -148,9 +148,7 @@ public final class SanitizeStream {
   /** A replayed micro-batch must give the rows the interrupted attempt gave: fresh randomness cannot. */
   private static void refuseFresh(IdMode ids) {
     if (ids == IdMode.FRESH) {
-      throw new JobException(ExitCode.USAGE, "--stream refuses --id-mode fresh: a micro-batch that a crash "
-          + "interrupted is run again after the restart, and with fresh randomness its rows would get other text "
-          + "than the lost attempt's. Use --id-column (recommended) or --id-mode content-hash");
+      throw JobException.of("STREAM_FRESH_IDS");
     }
   }
 
@@ -225,7 +223,7 @@ public final class SanitizeStream {
           .foreachBatch(writer)
           .start();
     } catch (java.util.concurrent.TimeoutException e) {
-      throw new JobException(ExitCode.FAILURE, "The stream did not start: " + JobException.firstLine(e.getMessage()));
+      throw JobException.of(e, "STREAM_NOT_STARTED", "reason", JobException.firstLine(e.getMessage()));
     }
     if (queryId != null) {
       queryId.complete(query.id().toString());
@@ -312,33 +310,25 @@ public final class SanitizeStream {
   /** The options a stream cannot honour, each refused with its reason. */
   private static void refuseUnsupported(SanitizeRequest r, WriteMode mode) {
     if (!OutputFormat.checkFormat(r.sink().format()).equals("delta")) {
-      throw new JobException(ExitCode.USAGE, "--stream writes Delta only (--output-format delta): each micro-batch "
-          + "is one Delta commit that records its batch id, which is what makes a restart write it exactly once; "
-          + "Parquet has no such record");
+      throw JobException.of("STREAM_NEEDS_DELTA");
     }
     if (mode != WriteMode.ERROR_IF_EXISTS && mode != WriteMode.APPEND) {
-      throw new JobException(ExitCode.USAGE, "--stream appends each micro-batch: use --mode errorifexists (default: "
-          + "a new table, or this stream's own on a restart) or --mode append (an existing table), not --mode "
-          + mode.label);
+      throw JobException.of("STREAM_MODE", "mode", mode.label);
     }
     if (r.ledger() != null && r.ledger().dryRun()) {
-      throw new JobException(ExitCode.USAGE, "--dry-run applies to a batch run: a stream's micro-batches are not known "
-          + "before they arrive. Each micro-batch is checked against --epsilon-budget before it is written");
+      throw JobException.of("STREAM_DRY_RUN");
     }
     if (r.sink().txnAppId() != null || r.sink().txnVersion() != null) {
-      throw new JobException(ExitCode.USAGE, "--stream keys its commits itself (query id and batch id, kept in the "
-          + "checkpoint): drop --txn-app-id/--txn-version");
+      throw JobException.of("STREAM_TXN");
     }
     if (!r.sink().inPlace().strip().equalsIgnoreCase("refuse")) {
-      throw new JobException(ExitCode.USAGE, "--stream never sanitizes in place: write to another --output and "
-          + "drop --in-place");
+      throw JobException.of("STREAM_IN_PLACE");
     }
     if (!r.publicFrequencies()) {
-      throw new JobException(ExitCode.USAGE, "--stream uses the embedding file's public word ranks: "
-          + "--frequency-source private-corpus counts the whole input first, which a stream does not have");
+      throw JobException.of("STREAM_PRIVATE_FREQUENCIES");
     }
     if (r.show() > 0) {
-      throw new JobException(ExitCode.USAGE, "--show is for batch runs; read the output table instead");
+      throw JobException.of("STREAM_SHOW");
     }
   }
 
@@ -348,9 +338,7 @@ public final class SanitizeStream {
     // The input's id first: an input that is no Delta table (the usual files) needs no look at the output's.
     java.util.Optional<String> inId = same ? java.util.Optional.empty() : OutputLocation.deltaTableId(spark, input);
     if (same || (inId.isPresent() && inId.equals(OutputLocation.deltaTableId(spark, output)))) {
-      throw new JobException(ExitCode.USAGE, "--output " + output + " is the input: a stream never sanitizes in "
-          + "place (it would read its own output as new input, and the raw rows would stay). Write to another "
-          + "--output");
+      throw JobException.of("STREAM_OUTPUT_IS_INPUT", "output", output);
     }
   }
 
@@ -371,13 +359,10 @@ public final class SanitizeStream {
       // stream finds the entry the first one wrote.
       if (t instanceof java.util.ConcurrentModificationException
           || t.getClass().getName().equals("org.apache.spark.SparkConcurrentModificationException")) {
-        return new JobException(ExitCode.CONFLICT, "Another run of this stream is using --checkpoint " + checkpoint
-            + " at the same time; the output holds each micro-batch once, whichever run wrote it. Let the other run "
-            + "finish (or stop it), then run again");
+        return JobException.of("STREAM_CHECKPOINT_IN_USE", "checkpoint", checkpoint);
       }
     }
-    return new JobException(ExitCode.FAILURE, "The stream failed: " + JobException.firstLine(
-        e.getCause() != null ? e.getCause().getClass().getName() + ": " + e.getCause().getMessage() : e.getMessage())
-        + ". Committed micro-batches stay; a restart with the same --checkpoint resumes after the last one");
+    return JobException.of(e, "STREAM_FAILED", "reason", JobException.firstLine(
+        e.getCause() != null ? e.getCause().getClass().getName() + ": " + e.getCause().getMessage() : e.getMessage()));
   }
 }

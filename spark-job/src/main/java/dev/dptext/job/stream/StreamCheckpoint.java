@@ -2,7 +2,6 @@ package dev.dptext.job.stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.TableName;
 import dev.dptext.job.write.DeltaTables;
@@ -61,23 +60,19 @@ final class StreamCheckpoint {
   static StreamCheckpoint check(SparkSession spark, String checkpoint, String input, String output) {
     for (String table : new String[] {input, output}) {
       if (TableName.is(spark, table)) {
-        throw new JobException(ExitCode.USAGE, "--stream reads and writes tables by path for now; " + table + " is a "
-            + "catalog table name. Give its location (DESCRIBE DETAIL " + table + " shows it), or sanitize it in "
-            + "batch runs (--txn-app-id/--txn-version or --mode merge make them safe to repeat)");
+        throw JobException.of("STREAM_TABLE_BY_NAME", "table", table);
       }
     }
     String c = OutputLocation.qualified(spark, checkpoint);
     String in = OutputLocation.qualified(spark, input);
     String out = OutputLocation.qualified(spark, output);
     if (within(c, out) || within(out, c)) {
-      throw new JobException(ExitCode.USAGE, "--checkpoint " + checkpoint + " and --output " + output + " overlap: "
-          + "a Delta table's directory must hold only the table (VACUUM deletes files it does not know, and the "
-          + "checkpoint would be lost with the table). Put the checkpoint beside the output, e.g. " + sibling(out));
+      throw JobException.of("CHECKPOINT_OVERLAPS_OUTPUT", "checkpoint", checkpoint, "output", output, "sibling",
+          sibling(out));
     }
     if (within(c, in) || within(in, c)) {
-      throw new JobException(ExitCode.USAGE, "--checkpoint " + checkpoint + " and --input " + input + " overlap: "
-          + "the stream would read its own checkpoint files as input. Put the checkpoint beside the output, e.g. "
-          + sibling(out));
+      throw JobException.of("CHECKPOINT_OVERLAPS_INPUT", "checkpoint", checkpoint, "input", input, "sibling",
+          sibling(out));
     }
     StreamCheckpoint cp = new StreamCheckpoint(spark, c, in, out);
     cp.checkBinding();
@@ -109,8 +104,8 @@ final class StreamCheckpoint {
         return id == null ? Optional.empty() : Optional.of(id.asText());
       }
     } catch (IOException e) {
-      throw new JobException(ExitCode.USAGE, "Cannot read the checkpoint's metadata " + metadata + ": "
-          + JobException.firstLine(e.getMessage()) + "; is --checkpoint a Structured Streaming checkpoint?");
+      throw JobException.of(e, "CHECKPOINT_METADATA_UNREADABLE", "path", metadata, "reason",
+          JobException.firstLine(e.getMessage()));
     }
   }
 
@@ -129,7 +124,8 @@ final class StreamCheckpoint {
       }
       return n;
     } catch (IOException e) {
-      throw new JobException(ExitCode.USAGE, "Cannot list " + commits + ": " + JobException.firstLine(e.getMessage()));
+      throw JobException.of(e, "CHECKPOINT_UNREADABLE", "action", "list", "path", commits, "reason",
+          JobException.firstLine(e.getMessage()));
     }
   }
 
@@ -149,16 +145,12 @@ final class StreamCheckpoint {
     }
     boolean fedByThis = id.isPresent() && streams.contains(id.get());
     if (id.isPresent() && finishedBatches() > 0 && !fedByThis) {
-      throw new JobException(ExitCode.USAGE, "--checkpoint " + path + " records " + finishedBatches() + " finished "
-          + "micro-batch(es) of query " + id.get() + ", but --output " + output + " holds none of its commits: the "
-          + "table was deleted or replaced, or the checkpoint belongs to another output. Point --output at that "
-          + "stream's table, or start over with a new, empty --checkpoint (which sanitizes the whole input again)");
+      throw JobException.of("CHECKPOINT_OUTPUT_LOST", "checkpoint", path, "batches", finishedBatches(), "query",
+          id.get(), "output", output);
     }
     if (errorIfExists && !fedByThis && at.holdsData()) {
-      throw new JobException(ExitCode.USAGE, "--output " + output + " already exists" + (streams.isEmpty() ? "" : " and is fed by another stream (query " + String.join(", ", streams) + ")") + ", and --checkpoint "
-          + path + " is not its stream's: a new query reads its whole input again, so its rows would be written twice. "
-          + "Restart the stream with its own --checkpoint, choose a new --output, or add this stream's rows to the "
-          + "table on purpose with --mode append");
+      throw JobException.of("STREAM_OUTPUT_EXISTS", "output", output, "fedBy", streams.isEmpty() ? ""
+          : " and is fed by another stream (query " + String.join(", ", streams) + ")", "checkpoint", path);
     }
   }
 
@@ -180,15 +172,14 @@ final class StreamCheckpoint {
       for (Map.Entry<String, String> e : binding.entrySet()) {
         JsonNode r = recorded.get(e.getKey());
         if (r == null || !r.asText().equals(e.getValue())) {
-          throw new JobException(ExitCode.USAGE, "--checkpoint " + path + " belongs to the stream from "
-              + recorded.path("input").asText() + " to " + recorded.path("output").asText() + ", not to this "
-              + e.getKey() + " (" + e.getValue() + "): each stream needs its own checkpoint. Give this one a new "
-              + "--checkpoint, or restart that stream with its own --input and --output");
+          throw JobException.of("CHECKPOINT_OF_ANOTHER_STREAM", "checkpoint", path, "input",
+              recorded.path("input").asText(), "output", recorded.path("output").asText(), "side", e.getKey(),
+              "path", e.getValue());
         }
       }
     } catch (IOException e) {
-      throw new JobException(ExitCode.USAGE, "Cannot read " + file + ": " + JobException.firstLine(e.getMessage())
-          + "; check the path and the permissions to it");
+      throw JobException.of(e, "CHECKPOINT_UNREADABLE", "action", "read", "path", file, "reason",
+          JobException.firstLine(e.getMessage()));
     }
   }
 
@@ -204,8 +195,8 @@ final class StreamCheckpoint {
         out.write((OutputFormat.toJson(binding) + "\n").getBytes(StandardCharsets.UTF_8));
       }
     } catch (IOException e) {
-      throw new JobException(ExitCode.USAGE, "Cannot write " + file + ": " + JobException.firstLine(e.getMessage())
-          + "; check the path and the permissions to it");
+      throw JobException.of(e, "CHECKPOINT_UNREADABLE", "action", "write", "path", file, "reason",
+          JobException.firstLine(e.getMessage()));
     }
   }
 

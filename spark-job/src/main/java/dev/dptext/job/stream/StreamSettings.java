@@ -1,6 +1,5 @@
 package dev.dptext.job.stream;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -54,15 +53,14 @@ public record StreamSettings(String checkpoint, String trigger, Integer maxFiles
     }
     Matcher m = INTERVAL.matcher(trigger.strip().toLowerCase(Locale.ROOT));
     if (!m.matches()) {
-      throw new JobException(ExitCode.USAGE, "Unknown --trigger '" + trigger + "'; use available-now, or an "
-          + "interval such as 500ms, 30s, 5min or 1h");
+      throw JobException.of("TRIGGER_UNKNOWN", "trigger", trigger);
     }
     long n = Long.parseLong(m.group(1));
     String unit = m.group(2);
     long millis = unit.equals("ms") ? n : unit.startsWith("s") ? n * 1000 : unit.startsWith("m") ? n * 60_000
         : n * 3_600_000;
     if (millis <= 0) {
-      throw new JobException(ExitCode.USAGE, "--trigger interval must be positive, got '" + trigger + "'");
+      throw JobException.of("TRIGGER_NOT_POSITIVE", "trigger", trigger);
     }
     return Trigger.ProcessingTime(millis);
   }

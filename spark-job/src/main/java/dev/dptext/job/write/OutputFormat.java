@@ -83,7 +83,7 @@ public final class OutputFormat {
   public static String checkFormat(String format) {
     String f = format.toLowerCase(Locale.ROOT);
     if (!f.equals("delta") && !f.equals("parquet")) {
-      throw new JobException(ExitCode.USAGE, "Unknown --output-format '" + format + "'; use delta or parquet");
+      throw JobException.of("OUTPUT_FORMAT_UNKNOWN", "format", format);
     }
     return f;
   }

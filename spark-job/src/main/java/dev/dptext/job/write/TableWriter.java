@@ -39,28 +39,26 @@ public final class TableWriter {
       format = OutputFormat.checkFormat(format);
       boolean delta = format.equals("delta");
       if (mode.needsDelta() && !delta) {
-        throw new JobException(ExitCode.USAGE, "--mode " + mode.label + " needs --output-format delta");
+        throw JobException.of("MODE_NEEDS_DELTA", "mode", mode.label);
       }
       if (mode == WriteMode.REPLACE_WHERE && (where == null || where.isBlank())) {
-        throw new JobException(ExitCode.USAGE, "--mode replace-where needs --where PREDICATE naming the "
-            + "rows to replace, e.g. --where \"event_date = '2026-11-21'\"");
+        throw JobException.of("REPLACE_WHERE_NEEDS_WHERE");
       }
       if (mode == WriteMode.MERGE && mergeKeys.isEmpty()) {
-        throw new JobException(ExitCode.USAGE, "--mode merge needs a key: --merge-key COLUMN[,COLUMN] or --id-column");
+        throw JobException.of("MERGE_NEEDS_KEY");
       }
       if ((txnAppId == null) != (txnVersion == null)) {
-        throw new JobException(ExitCode.USAGE, "--txn-app-id and --txn-version go together; give both or neither");
+        throw JobException.of("TXN_OPTIONS_GO_TOGETHER");
       }
       if (txnAppId != null) {
         if (!delta) {
-          throw new JobException(ExitCode.USAGE, "--txn-app-id/--txn-version need --output-format delta");
+          throw JobException.of("TXN_NEEDS_DELTA");
         }
         if (mode == WriteMode.MERGE || mode == WriteMode.ERROR_IF_EXISTS) {
-          throw new JobException(ExitCode.USAGE, "--txn-app-id/--txn-version apply to --mode append, overwrite "
-              + "or replace-where (merge is idempotent by key already)");
+          throw JobException.of("TXN_MODE_NOT_APPLICABLE");
         }
         if (txnVersion < 0) {
-          throw new JobException(ExitCode.USAGE, "--txn-version must be ≥ 0, got " + txnVersion);
+          throw JobException.of("TXN_VERSION_NEGATIVE", "version", txnVersion);
         }
       }
     }
@@ -233,10 +231,8 @@ public final class TableWriter {
       return Optional.of(nothingToDo(t, v));
     }
     if (v > t.txnVersion()) {
-      throw new JobException(ExitCode.USAGE, t.path() + " already holds --txn-version " + v + " of --txn-app-id "
-          + t.txnAppId() + "; Delta would silently skip the lower version " + t.txnVersion() + ". To backfill an "
-          + "earlier date or partition use --mode replace-where --where PREDICATE, or --mode merge (docs/writes.md, "
-          + "'Scheduled runs')");
+      throw JobException.of("TXN_VERSION_BEHIND", "path", t.path(), "held", v, "appId", t.txnAppId(), "version",
+          t.txnVersion());
     }
     return Optional.empty();
   }
@@ -384,10 +380,7 @@ public final class TableWriter {
     if (DeltaTables.hasCondition(e, "DELTA_PATH_EXISTS") || DeltaTables.hasCondition(e, "TABLE_OR_VIEW_ALREADY_EXISTS")
         || (t.mode() == WriteMode.ERROR_IF_EXISTS
         && DeltaTables.isConflict(e))) {
-      return new JobException(ExitCode.USAGE, "--output " + t.path() + " was created by another writer while this "
-          + "run worked (--mode errorifexists); nothing of this run was committed. Running the same command again "
-          + "will be refused the same way (the table exists now): to add these rows to that table use --mode append "
-          + "or merge, to replace it --mode overwrite, or choose another --output");
+      return JobException.of("OUTPUT_CREATED_CONCURRENTLY", "path", t.path());
     }
     if (!DeltaTables.isConflict(e)) {
       return e;
@@ -397,9 +390,8 @@ public final class TableWriter {
     if (done.isPresent()) {
       return new AlreadyCommitted(done.get());
     }
-    return new JobException(ExitCode.CONFLICT, "Another writer committed to " + t.path() + " at the same time ("
-        + conflictName(e) + "); nothing of this run was committed. Run it again"
-        + (t.txnAppId() == null ? " (with --txn-app-id/--txn-version a retry can never write twice)" : ""));
+    return JobException.of("CONCURRENT_WRITE", "path", t.path(), "conflict", conflictName(e), "retry",
+        t.txnAppId() == null ? " (with --txn-app-id/--txn-version a retry can never write twice)" : "");
   }
 
   private static String conflictName(Throwable e) {
@@ -465,8 +457,7 @@ public final class TableWriter {
     SparkSession spark = df.sparkSession();
     for (String key : t.mergeKeys()) {
       if (!List.of(df.columns()).contains(key)) {
-        throw new JobException(ExitCode.INPUT, "--merge-key column '" + key + "' is not in the input; it has "
-            + String.join(", ", df.columns()));
+        throw JobException.of("MERGE_KEY_NOT_IN_INPUT", "column", key, "columns", String.join(", ", df.columns()));
       }
     }
     String condition = t.mergeKeys().stream().map(k -> "t.`" + k.replace("`", "``") + "` = s.`" + k.replace("`", "``") + "`")
@@ -480,9 +471,7 @@ public final class TableWriter {
     } catch (RuntimeException e) {
       if (String.valueOf(e.getMessage()).contains("multiple source rows matched")
           || String.valueOf(e.getMessage()).contains("MULTIPLE_SOURCE_ROW")) {
-        throw new JobException(ExitCode.INPUT, "--merge-key " + String.join(",", t.mergeKeys()) + " is not unique "
-            + "in the input: several input rows have the same key, so MERGE cannot tell which one to keep; "
-            + "deduplicate the input or choose a unique key");
+        throw JobException.of("MERGE_KEY_NOT_UNIQUE", "keys", String.join(",", t.mergeKeys()));
       }
       throw e;
     } finally {

@@ -1,6 +1,5 @@
 package dev.dptext.job.write;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import java.util.Arrays;
 import java.util.Locale;
@@ -41,8 +40,8 @@ public enum WriteMode {
         return m;
       }
     }
-    throw new JobException(ExitCode.USAGE, "Unknown --mode '" + s + "'; use "
-        + Arrays.stream(values()).map(m -> m.label).collect(Collectors.joining(", ")));
+    throw JobException.of("MODE_UNKNOWN", "value", s, "choices",
+        Arrays.stream(values()).map(m -> m.label).collect(Collectors.joining(", ")));
   }
 
   /** Whether this mode needs a Delta output (Parquet has no replaceWhere, MERGE or transactions). */
