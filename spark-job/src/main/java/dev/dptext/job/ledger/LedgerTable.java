@@ -1,6 +1,5 @@
 package dev.dptext.job.ledger;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.TableName;
 import dev.dptext.job.write.OutputLocation;
@@ -39,8 +38,8 @@ public final class LedgerTable {
       return false;
     }
     if (kind != OutputLocation.Kind.DELTA_TABLE) {
-      throw new JobException(ExitCode.USAGE, "--ledger " + location + " is not a Delta table (" + kind.toString()
-          .toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + "); name a new path or an existing ledger");
+      throw JobException.of("LEDGER_NOT_DELTA", "ledger", location, "kind",
+          kind.toString().toLowerCase(java.util.Locale.ROOT).replace('_', ' '));
     }
     return true;
   }

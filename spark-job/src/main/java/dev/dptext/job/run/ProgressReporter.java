@@ -1,6 +1,5 @@
 package dev.dptext.job.run;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.spark.TokenAccumulators;
 import java.util.Locale;
@@ -40,7 +39,7 @@ public final class ProgressReporter implements AutoCloseable {
   /** Starts reporting every {@code intervalSeconds}; 0 turns reporting off. */
   public static ProgressReporter start(SparkSession spark, TokenAccumulators counters, int intervalSeconds) {
     if (intervalSeconds < 0) {
-      throw new JobException(ExitCode.USAGE, "--progress-interval must be ≥ 0 seconds (0 = off), got " + intervalSeconds);
+      throw JobException.of("PROGRESS_INTERVAL_NEGATIVE", "value", intervalSeconds);
     }
     if (intervalSeconds > 0 && !dev.dptext.classic.Classic.is(spark)) {
       // A Spark Connect client has neither the status tracker nor the token accumulators this reports:

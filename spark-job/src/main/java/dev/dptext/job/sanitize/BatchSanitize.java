@@ -407,9 +407,8 @@ public final class BatchSanitize {
       OutputFormat.read(spark, r.output(), r.sink().format()).select(source.input().out()).show(r.show(), false);
     }
     if (!intact) {
-      throw new JobException(ExitCode.INTEGRITY, "Rows written (" + rowsOut + ") + rejected (" + checked.rejected()
-          + ") differ from rows in (" + rowsIn + "); do not use " + r.output()
-          + (inPlace.active() ? " (in place: the table was left as it was)" : ""));
+      throw JobException.of("ROWS_OUT_DIFFER", "written", rowsOut, "rejected", checked.rejected(), "rowsIn", rowsIn,
+          "inPlace", inPlace.active() ? " (in place: the table was left as it was)" : "", "output", r.output());
     }
     return 0;
   }
@@ -458,8 +457,7 @@ public final class BatchSanitize {
         LOG.warn("SanText+ sensitive set from the PRIVATE corpus's word counts: outside the DP guarantee");
         return CorpusFrequencies.rerank(base, CorpusFrequencies.count(in, column, base.embeddings()));
       default:
-        throw new JobException(ExitCode.USAGE,
-            "Unknown --frequency-source '" + r.frequencySource() + "'; use embeddings or private-corpus");
+        throw JobException.of("FREQUENCY_SOURCE_UNKNOWN", "value", r.frequencySource());
     }
   }
 

@@ -232,9 +232,8 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
     }
     long accepted = counts.rows() - counts.rejected();
     if (written.rowsWritten() != accepted) {
-      throw new JobException(ExitCode.INTEGRITY, "Micro-batch " + batchId + ": rows written ("
-          + written.rowsWritten() + ") differ from rows accepted (" + accepted + "), committed as table version "
-          + written.version() + " of " + output + "; do not use it before investigating");
+      throw JobException.of("STREAM_BATCH_ROWS_DIFFER", "batch", batchId, "written", written.rowsWritten(), "accepted",
+          accepted, "version", written.version(), "output", output);
     }
     return written;
   }

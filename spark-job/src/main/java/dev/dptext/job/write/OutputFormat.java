@@ -1,6 +1,5 @@
 package dev.dptext.job.write;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.TableName;
 import java.util.Locale;
@@ -32,7 +31,7 @@ public final class OutputFormat {
         out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
       }
     } catch (java.io.IOException e) {
-      throw new JobException(ExitCode.FAILURE, "Cannot write " + path + ": " + e.getMessage());
+      throw JobException.of(e, "OUTPUT_NOT_WRITABLE", "path", path, "reason", JobException.firstLine(e.getMessage()));
     }
   }
 
@@ -76,7 +75,7 @@ public final class OutputFormat {
     try {
       return Storage.of(spark, path).exists(path);
     } catch (java.io.IOException e) {
-      throw new JobException(ExitCode.INPUT, "Cannot access " + path + ": " + e.getMessage());
+      throw JobException.of(e, "PATH_NOT_ACCESSIBLE", "path", path, "reason", JobException.firstLine(e.getMessage()));
     }
   }
 
