@@ -121,10 +121,11 @@ def exclusive(path: Path):
         return
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not _private(path.parent):
-            raise OSError("not private")
-        f = open(lock_path(path), "ab")  # noqa: SIM115 (held across the yield)
+        # A directory another user can write is not used (see writable): no lock either.
+        f = open(lock_path(path), "ab") if _private(path.parent) else None  # noqa: SIM115 (held across the yield)
     except OSError:
+        f = None
+    if f is None:
         yield
         return
     with f:
