@@ -143,7 +143,9 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
                 conf[source] = session_conf[source]
         input_col = self.getOrDefault("inputCol") if self.isDefined("inputCol") else None
         if input_col is None:
-            raise DpTextError.of("ML_PARAM_NOT_SET", param="inputCol", setter="setInputCol", what="the text column")
+            raise DpTextError.of(
+                "ML_PARAM_NOT_SET", param="inputCol", setter="setInputCol", what="the string column to sanitize"
+            )
         if not self.isDefined("outputCol"):
             raise DpTextError.of(
                 "ML_PARAM_NOT_SET",

@@ -1,6 +1,7 @@
 package dev.dptext.spark.ml;
 
 import dev.dptext.config.Setting;
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.mechanism.Mechanisms;
 import dev.dptext.runtime.SessionSecret;
 import dev.dptext.settings.DpTextOptions;
@@ -454,7 +455,9 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
 
   private void requireSet(Param<String> param, String what) {
     if (!isDefined(param)) {
-      throw new IllegalArgumentException("DpTextSanitizer: set " + param.name() + " (" + what + ")");
+      String name = param.name();
+      throw DpTextErrors.error("ML_PARAM_NOT_SET", "param", name, "what", what,
+          "setter", "set" + Character.toUpperCase(name.charAt(0)) + name.substring(1));
     }
   }
 }
