@@ -1,10 +1,13 @@
 package dev.dptext.job;
 
+import dev.dptext.errors.Catalogued;
 import dev.dptext.job.base.ExitCode;
+import dev.dptext.job.base.JobOutcome;
 import dev.dptext.job.base.JobSession;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.Writer;
+import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
 
@@ -69,10 +72,10 @@ public final class DatabricksTask {
     PrintWriter err = new PrintWriter(new TeeWriter(new PrintWriter(System.err, true), errors), true);
     CommandLine cli = DpTextJob.commandLine(args);
     cli.setErr(err);
-    int code = JobSession.using(spark, () -> DpTextJob.execute(cli, args));
+    JobOutcome outcome = JobSession.using(spark, () -> DpTextJob.run(cli, args));
     err.flush();
-    if (code != ExitCode.OK.code) {
-      throw new Failure(code, args.length > 0 ? args[0] : "(no command)", errorMessage(errors.toString()));
+    if (!outcome.succeeded()) {
+      throw new Failure(outcome, args.length > 0 ? args[0] : "(no command)", errorMessage(errors.toString()));
     }
   }
 
@@ -87,21 +90,39 @@ public final class DatabricksTask {
     return message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE) + " …" : message;
   }
 
-  /** A dptext command that ended with a non-zero exit code; its message says what to do. */
-  public static final class Failure extends RuntimeException {
+  /**
+   * A dptext command that ended with a non-zero exit code; its message says what to do. A refusal from the error
+   * catalogue carries its name and parameters ({@link #errorClass()}, docs/errors.md), for code that acts on it.
+   */
+  public static final class Failure extends RuntimeException implements Catalogued {
     private static final long serialVersionUID = 1L;
 
     private final int exitCode;
+    private final String errorClass;
+    private final Map<String, String> parameters;
 
-    Failure(int exitCode, String command, String message) {
-      super("dptext " + command + " failed with exit code " + exitCode + " ("
-          + ExitCode.of(exitCode).meaning + ")" + (message.isEmpty() ? "" : ": " + message));
-      this.exitCode = exitCode;
+    Failure(JobOutcome outcome, String command, String message) {
+      super("dptext " + command + " failed with exit code " + outcome.exit().code + " (" + outcome.exit().meaning
+          + ")" + (message.isEmpty() ? "" : ": " + message));
+      this.exitCode = outcome.exit().code;
+      this.errorClass = outcome.errorClass();
+      this.parameters = outcome.parameters();
     }
 
     /** The exit code {@link DpTextJob} would have exited with. */
     public int exitCode() {
       return exitCode;
+    }
+
+    /** The catalogue entry's name, or null for a failure the catalogue does not name (exit 1, a bug). */
+    @Override
+    public String errorClass() {
+      return errorClass;
+    }
+
+    @Override
+    public Map<String, String> parameters() {
+      return parameters;
     }
   }
 

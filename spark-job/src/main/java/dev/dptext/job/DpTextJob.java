@@ -1,9 +1,13 @@
 package dev.dptext.job;
 
+import dev.dptext.errors.Catalogued;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.JobOutcome;
 import dev.dptext.job.base.JobSession;
+import dev.dptext.job.base.MissingClass;
 import dev.dptext.job.command.Commands;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine;
 
 /**
@@ -40,60 +44,46 @@ public final class DpTextJob {
 
   /**
    * Runs the job on {@code cli}, a command line of this class that the caller may have given its own
-   * error writer ({@link DatabricksTask} keeps the error message for its exception).
+   * error writer ({@link DatabricksTask} keeps the error message for its exception), and returns its exit code.
    */
   static int execute(CommandLine cli, String... args) {
+    return run(cli, args).exit().code;
+  }
+
+  /**
+   * Runs the job on {@code cli} ({@link #execute(CommandLine, String...)}) and returns how it ended: a refusal
+   * (a catalogued error, the job's own, a path this deployment cannot reach) is one {@code dptext:} line on the
+   * error writer and its category's exit code; anything else is an unexpected failure, exit 1.
+   */
+  static JobOutcome run(CommandLine cli, String... args) {
+    AtomicReference<JobOutcome> refused = new AtomicReference<>();
     cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-      if (e instanceof JobException je) {
-        cmd.getErr().println("dptext: " + je.getMessage());
-        return je.exitCode.code;
-      }
-      if (e instanceof dev.dptext.errors.DpTextException d) { // the library's catalogued refusal: its category's code
-        cmd.getErr().println("dptext: " + d.getMessage());
-        return d.exit().code;
-      }
-      if (e instanceof dev.dptext.runtime.Storage.Unreachable u) {
-        cmd.getErr().println("dptext: " + u.getMessage()); // a path this deployment cannot reach: usage
-        return ExitCode.USAGE.code;
+      if (e instanceof Catalogued || e instanceof dev.dptext.runtime.Storage.Unreachable) {
+        cmd.getErr().println("dptext: " + e.getMessage());
+        refused.set(JobOutcome.of(e));
+        return refused.get().exit().code;
       }
       cmd.getErr().println("dptext: failed: " + e.getClass().getName() + ": "
           + JobException.firstLine(e.getMessage()));
       throw e;
     });
-    cli.setExitCodeExceptionMapper(e -> e instanceof JobException je ? je.exitCode.code
-        : e instanceof dev.dptext.errors.DpTextException d ? d.exit().code
-        : e instanceof CommandLine.ParameterException ? ExitCode.USAGE.code : ExitCode.FAILURE.code);
+    cli.setExitCodeExceptionMapper(e -> e instanceof CommandLine.ParameterException ? ExitCode.USAGE.code
+        : JobOutcome.of(e).exit().code);
     try {
       Commands.applyConfigFile(cli, args);
     } catch (JobException e) {
       cli.getErr().println("dptext: " + e.getMessage());
-      return e.exitCode.code;
+      return JobOutcome.of(e);
     }
+    int code;
     try {
-      return cli.execute(args);
+      code = cli.execute(args);
     } catch (NoClassDefFoundError e) {
-      cli.getErr().println("dptext: " + missingClass(e));
-      return ExitCode.USAGE.code;
+      JobException missing = MissingClass.command(e);
+      cli.getErr().println("dptext: " + missing.getMessage());
+      return JobOutcome.of(missing);
     }
-  }
-
-  /**
-   * A class this program's classpath lacks, found while a command ran (picocli lets errors through): a deployment
-   * whose classpath is not what the code needs here, e.g. a Spark Connect client's alone (a Databricks serverless
-   * JAR task's: no Hadoop, no netlib BLAS or LAPACK). One line naming the class and where dptext needed it, and
-   * exit 2 (a configuration: retrying does not help), instead of a stack trace.
-   */
-  static String missingClass(NoClassDefFoundError e) {
-    String where = "";
-    for (StackTraceElement f : e.getStackTrace()) {
-      if (f.getClassName().startsWith("dev.dptext.")) {
-        where = " in " + f.getClassName() + "." + f.getMethodName();
-        break;
-      }
-    }
-    return "this program's classpath lacks the class " + String.valueOf(e.getMessage()).replace('/', '.')
-        + " (NoClassDefFoundError" + where + "), which this command needs here. A Spark Connect client's classpath "
-        + "alone (a Databricks serverless JAR task's) holds only the client's libraries and dptext's jar: run this "
-        + "command with a classic Spark session";
+    JobOutcome outcome = refused.get();
+    return outcome != null && outcome.exit().code == code ? outcome : JobOutcome.ofCode(code);
   }
 }

@@ -25,7 +25,7 @@ public final class LineChart {
     public Series {
       if (x.length != y.length || (low == null) != (high == null)
           || (low != null && (low.length != x.length || high.length != x.length))) {
-        throw new IllegalArgumentException("series " + name + ": x, y and interval ends differ in length");
+        throw new IllegalStateException("series " + name + ": x, y and interval ends differ in length");
       }
     }
 

@@ -68,7 +68,7 @@ class ConnectEvaluationTest {
     for (String which : List.of("utility", "mia")) {
       String outcome = onConnect.get(which).toString();
       // The table does not exist: reading it would have failed with an analysis error instead.
-      assertTrue(outcome.startsWith(UnsupportedOperationException.class.getName()), outcome);
+      dev.dptext.testing.ErrorAssertions.assertErrorText(outcome, "CLASSIC_SESSION_REQUIRED");
       assertTrue(outcome.contains("Spark Connect session") && outcome.contains("classic Spark session: spark-submit"),
           outcome);
     }

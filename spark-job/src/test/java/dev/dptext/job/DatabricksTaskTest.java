@@ -63,6 +63,35 @@ class DatabricksTaskTest {
     assertEquals(16, spark.read().format("delta").load(out).count());
   }
 
+  /**
+   * A refusal from the error catalogue reaches the task's caller by name, and the run's {@code --summary-json}
+   * (where a scheduler reads the outcome) names it too; a run that succeeds says so there.
+   */
+  @Test
+  void aRefusalCarriesItsCatalogueNameToTheFailureAndTheSummary() throws Exception {
+    Path file = Files.writeString(tmp.resolve("a-file"), "not a table");
+    Path summary = tmp.resolve("failed-summary.json");
+    DatabricksTask.Failure refused = assertThrows(DatabricksTask.Failure.class,
+        () -> runTask(sanitize(file.toString(), "--summary-json", summary.toString())));
+    assertEquals("OUTPUT_IS_A_FILE", refused.errorClass());
+    assertEquals(file.toString(), refused.parameters().get("path"));
+    assertEquals(ExitCode.USAGE.code, refused.exitCode());
+    assertEquals("not a table", Files.readString(file), "a refused run leaves the output as it was");
+    JsonNode failed = new ObjectMapper().readTree(summary.toFile());
+    assertEquals("failed", failed.at("/outcome").asText());
+    assertEquals(ExitCode.USAGE.code, failed.at("/exitCode").asInt());
+    assertEquals("OUTPUT_IS_A_FILE", failed.at("/error").asText());
+    assertEquals(file.toString(), failed.at("/errorParameters/path").asText());
+
+    String out = tmp.resolve("summarized").toString();
+    Path done = tmp.resolve("done-summary.json");
+    runTask(sanitize(out, "--summary-json", done.toString()));
+    JsonNode succeeded = new ObjectMapper().readTree(done.toFile());
+    assertEquals("succeeded", succeeded.at("/outcome").asText(), succeeded.toString());
+    assertEquals(0, succeeded.at("/exitCode").asInt());
+    assertTrue(succeeded.at("/error").isMissingNode(), succeeded.toString());
+  }
+
   @Test
   void failuresThrowWithTheExitCodeAndTheMessageInsteadOfExiting() {
     String out = tmp.resolve("never").toString();

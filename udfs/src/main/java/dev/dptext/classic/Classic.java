@@ -1,5 +1,6 @@
 package dev.dptext.classic;
 
+import dev.dptext.errors.DpTextErrors;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -38,9 +39,9 @@ public final class Classic {
    */
   public static void requireClassic(SparkSession spark, String feature, String alternative) {
     if (!is(spark)) {
-      throw new UnsupportedOperationException(feature + " needs a classic Spark session (a SparkContext), and this "
-          + "is a Spark Connect session (Databricks standard access mode or serverless, or spark.api.mode=connect). "
-          + alternative);
+      String instead = alternative.strip().replaceAll("\\.$", ""); // the entry ends the sentence
+      throw DpTextErrors.error("CLASSIC_SESSION_REQUIRED", "feature", feature, "alternative",
+          instead.isEmpty() ? "Run it on a classic Spark session" : instead);
     }
   }
 

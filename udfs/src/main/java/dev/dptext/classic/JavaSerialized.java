@@ -29,7 +29,7 @@ public final class JavaSerialized<T extends Serializable> implements Serializabl
   /** The holder of {@code value} ({@code dev.dptext.classic.BroadcastValue} broadcasts it). */
   public static <T extends Serializable> JavaSerialized<T> of(T value) {
     if (value == null) {
-      throw new IllegalArgumentException("nothing to broadcast: the value is null");
+      throw new IllegalStateException("nothing to broadcast: the value is null");
     }
     return new JavaSerialized<>(value);
   }

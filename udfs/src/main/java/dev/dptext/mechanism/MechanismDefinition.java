@@ -184,12 +184,11 @@ public abstract class MechanismDefinition {
   /**
    * The mechanism for the partitioned path, which holds no vectors: its parameters and the model's
    * shape only; the geometry comes from vocabulary shards (see {@code dev.dptext.classic.partitioned}).
-   * Mechanisms that have no partitioned form refuse.
+   * Mechanisms that have no partitioned form ({@link #hasPartitionedForm}) must not be asked.
    */
   public WordMechanism buildForShards(MechanismSpec spec, dev.dptext.model.ModelShape shape) {
-    throw new UnsupportedOperationException(name() + " has no partitioned path yet; load the model whole (the "
-        + "broadcast model layout: modelLayout=broadcast; the driver then needs memory for its vectors) or use a "
-        + "one-file model from build-model");
+    // Callers refuse a mechanism without one first, naming the setting (MECHANISM_NOT_PARTITIONED).
+    throw new IllegalStateException(name() + " has no partitioned form: check hasPartitionedForm() first");
   }
 
   /**

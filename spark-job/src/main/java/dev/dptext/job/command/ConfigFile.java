@@ -1,6 +1,5 @@
 package dev.dptext.job.command;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import java.io.IOException;
 import java.io.Reader;
@@ -71,10 +70,8 @@ public final class ConfigFile implements CommandLine.IDefaultValueProvider {
       hints.append(')');
     }
     String command = spec.qualifiedName(" ").replaceFirst("^\\S+ ", "");
-    throw new JobException(ExitCode.USAGE,
-        "Unknown key(s) " + unknown + " in configuration file " + path + ": not options of '" + command + "'"
-            + hints + ". Fix or remove them; the valid keys are the long option names of '" + command
-            + "' without dashes: " + known);
+    throw JobException.of("CONFIG_UNKNOWN_KEYS", "keys", unknown, "path", path, "command", command, "hints", hints,
+        "known", known);
   }
 
   /** The key of {@code known} at most two edits from {@code key} (the closest), or null. */

@@ -1,11 +1,14 @@
 package dev.dptext.job.command;
 
 import dev.dptext.config.Setting;
+import dev.dptext.job.base.JobOutcome;
 import dev.dptext.job.base.JobSession;
 import dev.dptext.job.base.RunPhases;
+import dev.dptext.job.run.RunSummary;
 import dev.dptext.job.sanitize.BatchSanitize;
 import dev.dptext.job.sanitize.SanitizeRequest;
 import dev.dptext.job.stream.SanitizeStream;
+import dev.dptext.job.write.OutputFormat;
 import dev.dptext.settings.Settings;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -73,15 +76,39 @@ final class SanitizeCommand implements Callable<Integer>, SettingOptions.Command
   @Override
   public Integer call() {
     long start = System.nanoTime();
-    stream.check();
     SparkSession spark = JobSession.get();
-    SanitizeRequest run = request().in(spark);
-    try (RunPhases.Scope named = RunPhases.begin(spark, stream.enabled ? "sanitize --stream" : "sanitize",
-        run.output())) {
-      return stream.enabled ? SanitizeStream.run(run, stream.settings(), spark, start)
-          : BatchSanitize.run(run, spark, start);
+    try {
+      stream.check();
+      SanitizeRequest run = request().in(spark);
+      try (RunPhases.Scope named = RunPhases.begin(spark, stream.enabled ? "sanitize --stream" : "sanitize",
+          run.output())) {
+        return stream.enabled ? SanitizeStream.run(run, stream.settings(), spark, start)
+            : BatchSanitize.run(run, spark, start);
+      }
+    } catch (RuntimeException e) {
+      summarizeFailure(spark, e);
+      throw e;
     } finally {
       dev.dptext.job.inplace.InPlace.release(); // an in-place purge's lock, however the run ended
+    }
+  }
+
+  /**
+   * A failed run's outcome in {@code --summary-json}, where a scheduler that reads the summary looks (the name and
+   * parameters of the refusal, docs/errors.md). Only where the user named the file: the default place is inside the
+   * output, which a failed run must leave as it found it. Not over the summary the run's report wrote with its
+   * counts and the same outcome ({@code ROWS_OUT_DIFFER}, raised after it). A summary that cannot be written is
+   * kept as a suppressed exception of the run's failure, which is what the run reports.
+   */
+  private void summarizeFailure(SparkSession spark, RuntimeException e) {
+    JobOutcome outcome = JobOutcome.of(e);
+    if (summaryJson == null || RunSummary.REPORTED_FAILURE.equals(outcome.errorClass())) {
+      return;
+    }
+    try {
+      OutputFormat.writeText(spark, summaryJson, OutputFormat.toJson(RunSummary.failed(output.output, outcome)) + "\n");
+    } catch (RuntimeException notWritten) {
+      e.addSuppressed(notWritten);
     }
   }
 

@@ -1,7 +1,6 @@
 package dev.dptext.job.evaluate;
 
 import dev.dptext.evaluation.DownstreamUtility;
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.read.DataFormat;
 import java.util.List;
@@ -64,11 +63,9 @@ public record LabelledTable(String input, String inputFormat, String textColumn,
     if (values.size() != 2) {
       long distinct = values.size() < 3 ? values.size()
           : data.select(functions.col(labelColumn)).distinct().count();
-      throw new JobException(ExitCode.USAGE, String.format(java.util.Locale.ROOT, "The label column '%s' of %s has "
-          + "%d distinct value%s%s; the evaluation needs exactly two (a binary label). Pass --label-column with a "
-          + "two-valued column, or derive one (e.g. positive vs the rest) first.", labelColumn, input, distinct,
-          distinct == 1 ? "" : "s", values.isEmpty() ? "" : " (" + String.join(", ", values.subList(0,
-              Math.min(3, values.size()))) + (distinct > 3 ? ", …" : "") + ")"));
+      throw JobException.of("LABEL_NOT_BINARY", "column", labelColumn, "input", input, "distinct", distinct
+          + " distinct value" + (distinct == 1 ? "" : "s") + (values.isEmpty() ? "" : " (" + String.join(", ",
+              values.subList(0, Math.min(3, values.size()))) + (distinct > 3 ? ", …" : "") + ")"));
     }
     String positive = positiveLabel != null ? positiveLabel : positive(values.get(0), values.get(1));
     if (!values.contains(positive)) {

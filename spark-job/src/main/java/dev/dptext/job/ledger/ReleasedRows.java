@@ -177,7 +177,7 @@ public record ReleasedRows(String idColumn, Kind kind, String idForm, List<Range
       return new ReleasedRows(idColumn, Kind.HASHED, idKind.substring(Kind.HASHED.label.length() + 1), ranges, exact,
           rows);
     }
-    throw new IllegalArgumentException("Unknown id kind '" + idKind + "' in the ledger");
+    throw dev.dptext.errors.DpTextErrors.error("LEDGER_ID_KIND_UNKNOWN", "kind", idKind);
   }
 
   /** Sorted, disjoint, non-adjacent ranges covering exactly the same keys. */

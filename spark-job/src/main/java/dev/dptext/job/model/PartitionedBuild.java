@@ -34,7 +34,8 @@ public final class PartitionedBuild {
     String source = o.get(Settings.MODEL);
     if (layout == ModelLayout.BROADCAST || source.equals(EmbeddedDefault.NAME)) {
       if (layout == ModelLayout.PARTITIONED) {
-        throw new JobException(ExitCode.USAGE, "the embedded default model is small; build it broadcast");
+        throw JobException.of("MODEL_DEFAULT_NOT_PARTITIONED", "setting", Settings.MODEL_LAYOUT.cliName() + " ("
+            + Settings.MODEL_LAYOUT.confKey() + ")");
       }
       return false;
     }

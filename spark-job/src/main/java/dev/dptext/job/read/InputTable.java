@@ -6,7 +6,6 @@ import static org.apache.spark.sql.functions.not;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.when;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.TableName;
 import dev.dptext.runtime.RowContent;
@@ -369,16 +368,30 @@ public final class InputTable {
 
   /** The failure for {@code --on-corrupt fail}: counts only, never a record's content. */
   public static JobException failure(Counts c, String path, DataFormat format, Map<String, String> options) {
+    return JobException.of("INPUT_MALFORMED_RECORDS", counted(c, path, format, options));
+  }
+
+  /** {@link #failure} for micro-batch {@code batchId} of a stream (the earlier ones are committed). */
+  public static JobException batchFailure(long batchId, Counts c, String path, DataFormat format,
+      Map<String, String> options) {
+    Object[] counted = counted(c, path, format, options);
+    Object[] p = java.util.Arrays.copyOf(counted, counted.length + 2);
+    p[counted.length] = "batch";
+    p[counted.length + 1] = batchId;
+    return JobException.of("STREAM_BATCH_MALFORMED_RECORDS", p);
+  }
+
+  /** The parameters both failures name: the input, the counts, and the JSON reader's limit where it applies. */
+  private static Object[] counted(Counts c, String path, DataFormat format, Map<String, String> options) {
     boolean limitRaised = options.keySet().stream().anyMatch(k -> k.equalsIgnoreCase("maxStringLen"));
     String limit = format == DataFormat.JSON && c.overStringLimit() > 0 && !limitRaised
-        ? " " + c.overStringLimit() + " of them are longer than the JSON reader's limit on one string value ("
+        ? c.overStringLimit() + " of them are longer than the JSON reader's limit on one string value ("
             + String.format(Locale.ROOT, "%,d", JSON_STRING_LIMIT) + " characters): if they are valid JSON whose "
             + "text is longer, raise the limit with --input-option maxStringLen=N (each record is sanitized "
-            + "whole in one task's memory: see docs/job.md 'Large records')."
+            + "whole in one task's memory: see docs/job.md 'Large records'). "
         : "";
-    return new JobException(ExitCode.INPUT, "The input " + path + " has " + c.malformed() + " malformed record(s)"
-        + (c.nullIds() > 0 ? " and " + c.nullIds() + " row(s) with text but a null id" : "") + " of " + c.rows()
-        + "; nothing was written." + limit + " Fix the input, or pass --on-corrupt reject --rejects PATH to "
-        + "sanitize the rest and keep those records (raw, unsanitized) in a separate table");
+    return new Object[] {"path", path, "malformed", c.malformed(), "nullIds",
+        c.nullIds() > 0 ? " and " + c.nullIds() + " row(s) with text but a null id" : "", "rows", c.rows(), "limit",
+        limit};
   }
 }

@@ -1,5 +1,6 @@
 package dev.dptext.job.run;
 
+import dev.dptext.job.base.JobOutcome;
 import dev.dptext.job.base.Version;
 import dev.dptext.job.write.TableWriter;
 import dev.dptext.knn.HnswNearestWords;
@@ -59,12 +60,16 @@ public record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long 
     return a;
   }
 
-  /** The machine-readable summary: counts, timings, throughput, mechanism, ε, model hash. */
-  public java.util.Map<String, Object> toMap(String output) {
+  /**
+   * The machine-readable summary: how the run ended ({@link JobOutcome#toMap}), counts, timings, throughput,
+   * mechanism, ε, model hash.
+   */
+  public java.util.Map<String, Object> toMap(String output, JobOutcome outcome) {
     MechanismSpec m = options.mechanismSpec();
     java.util.Map<String, Object> j = new java.util.LinkedHashMap<>();
     j.put("dptextVersion", VERSION);
     j.put("output", output);
+    j.putAll(outcome.toMap());
     j.put("rowsIn", rowsIn);
     j.put("rowsOut", rowsOut);
     j.put("rowsRejected", rowsRejected);
@@ -113,6 +118,21 @@ public record RunSummary(DpTextOptions options, long rowsIn, long rowsOut, long 
       }
       j.put("rowsPerSecond", rowsIn / workSeconds);
     }
+    return j;
+  }
+
+  /** The one failure raised after the run's summary, which then holds it: rows out + rejected ≠ rows in. */
+  public static final String REPORTED_FAILURE = "ROWS_OUT_DIFFER";
+
+  /**
+   * The summary of a run that failed before it had counts to report: how it ended, for a scheduler that reads
+   * {@code --summary-json} rather than the exit code ({@link JobOutcome#toMap}).
+   */
+  public static java.util.Map<String, Object> failed(String output, JobOutcome outcome) {
+    java.util.Map<String, Object> j = new java.util.LinkedHashMap<>();
+    j.put("dptextVersion", VERSION);
+    j.put("output", output);
+    j.putAll(outcome.toMap());
     return j;
   }
 

@@ -3,6 +3,7 @@ package dev.dptext.job.sanitize;
 import dev.dptext.classic.CorpusFrequencies;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.JobOutcome;
 import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.base.TableName;
 import dev.dptext.job.inplace.InPlace;
@@ -399,16 +400,19 @@ public final class BatchSanitize {
     System.out.println(summary.render());
     RunSummary.markSanitized();
     LOG.debug("phase: summary printed");
+    JobException differ = intact ? null : JobException.of(RunSummary.REPORTED_FAILURE, "written", rowsOut, "rejected",
+        checked.rejected(), "rowsIn", rowsIn, "inPlace", inPlace.active() ? " (in place: the table was left as it was)"
+        : "", "output", r.output());
     String summaryPath = r.summaryPath(spark);
     if (summaryPath != null) {
-      OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(summary.toMap(r.output())) + "\n");
+      JobOutcome outcome = intact ? JobOutcome.SUCCEEDED : JobOutcome.of(differ);
+      OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(summary.toMap(r.output(), outcome)) + "\n");
     }
     if (r.show() > 0) {
       OutputFormat.read(spark, r.output(), r.sink().format()).select(source.input().out()).show(r.show(), false);
     }
-    if (!intact) {
-      throw JobException.of("ROWS_OUT_DIFFER", "written", rowsOut, "rejected", checked.rejected(), "rowsIn", rowsIn,
-          "inPlace", inPlace.active() ? " (in place: the table was left as it was)" : "", "output", r.output());
+    if (differ != null) {
+      throw differ;
     }
     return 0;
   }

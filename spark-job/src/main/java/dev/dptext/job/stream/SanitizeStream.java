@@ -2,6 +2,7 @@ package dev.dptext.job.stream;
 
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
+import dev.dptext.job.base.JobOutcome;
 import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.read.DataFormat;
 import dev.dptext.job.read.InputTable;
@@ -200,7 +201,7 @@ public final class SanitizeStream {
         : settings.releasePlan(spark, r, SourceSnapshot.of(spark, r.input(), format, readOptions).source(),
             List.of("model=" + audit.hash(), "text=" + text, "output=" + out, "frequencies=embeddings"));
     return new StreamBatchWriter(input.table().rules(), sanitize, text, out, r.output(), r.rejects(),
-        counts -> InputTable.failure(counts, inputPath, format, readOptions), audit.properties(), plan.counters(),
+        (batchId, counts) -> InputTable.batchFailure(batchId, counts, inputPath, format, readOptions), audit.properties(), plan.counters(),
         batch -> Spread.spread(partitions, batch.sparkSession(), batch), plan.queryId(), ledgerPlan,
         plan.output().history());
   }
@@ -268,7 +269,7 @@ public final class SanitizeStream {
     // Not SanitizeRequest#summaryPath: a stream writes its summary beside a table given by name too.
     String summaryPath = r.summaryJson() != null ? r.summaryJson()
         : r.output().replaceAll("/+$", "") + "/" + OutputLocation.SUMMARY_FILE;
-    Map<String, Object> json = summary.toMap(r.output());
+    Map<String, Object> json = summary.toMap(r.output(), JobOutcome.SUCCEEDED);
     json.put("stream", Map.of("queryId", query.id().toString(), "microBatches", done.batches()));
     OutputFormat.writeText(spark, summaryPath, OutputFormat.toJson(json) + "\n");
     return 0;

@@ -5,7 +5,6 @@ import dev.dptext.job.ledger.Release;
 import dev.dptext.job.ledger.ReleasePlan;
 import dev.dptext.job.ledger.ReleasedRows;
 import dev.dptext.job.ledger.SourceSnapshot;
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.RunPhases;
 import dev.dptext.job.read.InputTable;
@@ -61,7 +60,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
 
   /** Builds the error for a micro-batch's rejected records without a rejects table. */
   interface Failure extends java.io.Serializable {
-    JobException apply(InputTable.Counts counts);
+    JobException apply(long batchId, InputTable.Counts counts);
   }
 
   /** Spreads a micro-batch over the cluster's cores. */
@@ -190,8 +189,7 @@ final class StreamBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
     InputTable.Counts counts = rows.count(ledger != null); // with the rows' content for the ledger
     long rejected = counts.rejected();
     if (rejected > 0 && rejects == null) {
-      throw new JobException(ExitCode.INPUT, "Micro-batch " + batchId + ": " + failure.apply(counts).getMessage()
-          + ". Earlier micro-batches are committed; a restart from the checkpoint retries this one");
+      throw failure.apply(batchId, counts);
     }
     if (rejected > 0) {
       writeRejects(rows, appId, batchId);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.testing.ErrorAssertions;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
@@ -101,6 +102,7 @@ class ConfigFileTest {
     args.addAll(List.of("--config", conf.toString()));
     Run r = JobFixtures.run(args.toArray(new String[0]));
     assertEquals(2, r.exitCode(), r.err());
+    ErrorAssertions.assertErrorText(r.err(), "CONFIG_UNKNOWN_KEYS");
     assertTrue(r.err().contains("Unknown key(s) [" + typo + "] in configuration file " + conf), r.err());
     assertTrue(r.err().contains("not options of '" + command + "'"), r.err());
     assertTrue(r.err().contains(typo + ": did you mean " + key + "?"), r.err());
@@ -114,7 +116,8 @@ class ConfigFileTest {
     CommandLine cli = Commands.commandLine("evaluate", "utility");
     JobException e = org.junit.jupiter.api.Assertions.assertThrows(JobException.class,
         () -> Commands.applyConfigFile(cli, new String[] {"evaluate", "utility", "--config", conf.toString()}));
-    assertTrue(e.getMessage().startsWith("Unknown key(s) [--trials, colour]"), e.getMessage());
+    ErrorAssertions.assertError(e, "CONFIG_UNKNOWN_KEYS");
+    assertEquals("[--trials, colour]", e.parameters().get("keys"));
     assertTrue(e.getMessage().contains("--trials: did you mean trials?") && !e.getMessage().contains("colour: did"),
         e.getMessage());
     assertTrue(e.getMessage().contains("trials, vocab-size]"), e.getMessage());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.testing.ErrorAssertions;
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
 import dev.dptext.job.testing.Launcher;
@@ -88,6 +89,7 @@ class EvaluationLauncherTest {
         "--label-column", "kind", "--model", glove.toString(), "--neighbours", "32", "--epsilons", "laplace=10",
         "--output", dir.resolve("bad").toString());
     assertEquals(2, bad.exitCode(), bad.err());
+    ErrorAssertions.assertErrorText(bad.err(), "LABEL_NOT_BINARY");
     assertTrue(bad.err().contains("The label column 'kind'") && bad.err().contains("3 distinct values")
         && bad.err().contains("exactly two"), bad.err());
     assertFalse(bad.err().contains("CAST_INVALID_INPUT") || bad.err().contains("\tat "), bad.err());

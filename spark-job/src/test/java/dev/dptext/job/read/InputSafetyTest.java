@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.testing.ErrorAssertions;
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
 import dev.dptext.job.testing.SharedSpark;
@@ -139,6 +140,7 @@ class InputSafetyTest {
 
     Run failed = sanitize(input, out);
     assertEquals(3, failed.exitCode(), failed.err());
+    ErrorAssertions.assertErrorText(failed.err(), "INPUT_MALFORMED_RECORDS");
     assertTrue(failed.err().contains("2 malformed record(s) and 1 row(s) with text but a null id of 7"), failed.err());
     assertTrue(failed.err().contains("--on-corrupt reject"), failed.err());
     assertFalse(failed.err().contains(CANARY) || failed.out().contains(CANARY), "raw text in an error message");

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.testing.ErrorAssertions;
 import dev.dptext.job.command.Commands;
 import dev.dptext.job.command.ConfigFile;
 import dev.dptext.job.testing.JobFixtures;
@@ -235,6 +236,7 @@ class StreamSanitizeTest {
     Path cp = tmp.resolve("bad-checkpoint");
     Run failed = stream(in, out, cp, "--max-files-per-trigger", "1");
     assertEquals(3, failed.exitCode(), failed.err());
+    ErrorAssertions.assertErrorText(failed.err(), "STREAM_BATCH_MALFORMED_RECORDS");
     assertTrue(failed.err().contains("Micro-batch 2") && failed.err().contains("1 malformed record(s) of 2")
         && failed.err().contains("--on-corrupt reject"), failed.err());
     assertFalse(failed.err().contains(CANARY), "raw text in the error");

@@ -54,7 +54,7 @@ final class OnDemandRows {
   static Dataset<Row> compute(SparkSession spark, PartitionedModel model, JavaRDD<VocabularyShard> targets,
       JavaRDD<Integer> used, int targetStart) {
     if (targets.getNumPartitions() != model.shards()) {
-      throw new IllegalArgumentException("on-demand rows are searched over the model's own " + model.shards()
+      throw new IllegalStateException("on-demand rows are searched over the model's own " + model.shards()
           + " shards, not " + targets.getNumPartitions());
     }
     long started = System.nanoTime();

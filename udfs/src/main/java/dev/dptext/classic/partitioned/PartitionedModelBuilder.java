@@ -1,5 +1,6 @@
 package dev.dptext.classic.partitioned;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.embedding.EmbeddingCovariance;
 import dev.dptext.knn.NeighbourSearch;
 import dev.dptext.knn.RowLengths;
@@ -116,7 +117,7 @@ public final class PartitionedModelBuilder {
     int dim = first.getList(0).size();
     long count = spark.read().parquet(vectorsPath).count();
     if (count > Integer.MAX_VALUE / Math.max(1, dim)) {
-      throw new IllegalArgumentException("too many words: " + count);
+      throw DpTextErrors.error("MODEL_TOO_LARGE", "words", count, "dimensions", dim, "limit", Integer.MAX_VALUE);
     }
     int size = (int) count;
     List<Integer> targetStarts = tablesOnDemand ? List.of() : tables.apply(size);

@@ -1,5 +1,6 @@
 package dev.dptext.classic.partitioned;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.classic.BroadcastValue;
 import dev.dptext.classic.JavaSerialized;
 import dev.dptext.embedding.WordList;
@@ -76,10 +77,8 @@ public final class PartitionedSanitizer {
   PartitionedSanitizer(SparkSession spark, PartitionedModel model, Sanitizer sanitizer, int shards, int headWords) {
     WordMechanism m = sanitizer.text().mechanism();
     if (!(m instanceof NearestWordMechanism) && !(m instanceof ExponentialMechanism)) {
-      throw new UnsupportedOperationException(m.name() + " has no partitioned path yet (its search runs over the "
-          + "words' binary codes, not the vectors the shards hold); set " + Settings.MODEL_LAYOUT.confKey()
-          + "=broadcast to load the model whole (the driver then needs memory for its vectors), or use a "
-          + "one-file model from build-model");
+      throw DpTextErrors.error("MECHANISM_NOT_PARTITIONED", "mechanism", m.name(), "setting",
+          Settings.MODEL_LAYOUT.confKey());
     }
     this.spark = spark;
     this.model = model;
@@ -115,6 +114,10 @@ public final class PartitionedSanitizer {
       words[r.getInt(0)] = r.getString(1);
     }
     MechanismSpec spec = o.mechanismSpec();
+    if (!spec.definition().hasPartitionedForm()) {
+      throw DpTextErrors.error("MECHANISM_NOT_PARTITIONED", "mechanism", spec.name(), "setting",
+          Settings.MODEL_LAYOUT.confKey());
+    }
     WordMechanism mechanism = spec.definition().buildForShards(spec, model.shape());
     TextSanitizer text = new TextSanitizer(new WordList(words), mechanism, o.oovPolicy(),
         o.get(Settings.OOV_PLACEHOLDER), o.casePolicy());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.testing.ErrorAssertions;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NeighbourSearch;
 import dev.dptext.knn.NeighbourTable;
@@ -235,10 +236,11 @@ class PartitionedPathTest {
     assertTrue(x.getMessage().contains(partitionedPath) && x.getMessage().contains("modelLayout=broadcast")
         && x.getMessage().contains(".transform"), x.getMessage());
     assertFalse(x.getMessage().contains(KEY_HEX), "the key stays out of errors");
-    UnsupportedOperationException brr = assertThrows(UnsupportedOperationException.class, () -> PartitionedSanitizer.of(
+    IllegalArgumentException brr = assertThrows(IllegalArgumentException.class, () -> PartitionedSanitizer.of(
         spark, partitioned, DpTextOptions.defaults().with(MechanismSpec.of("brr", Map.of("epsilon", 1.0))),
         SecretKey.parse(KEY_HEX, "test"), 3));
-    assertTrue(brr.getMessage().contains("modelLayout=broadcast"), brr.getMessage());
+    ErrorAssertions.assertError(brr, "MECHANISM_NOT_PARTITIONED", Map.of("mechanism", "brr", "setting",
+        "spark.dptext.modelLayout"));
     // No approximate index on shards: refused before anything runs, naming the ways out.
     DpText.Builder approximate = DpText.sanitizer().model(partitionedPath).option("modelLayout", "partitioned")
         .option("mechanism", "laplace").option("nearestSearch", "hnsw").key(SecretKey.parse(KEY_HEX, "test"))
