@@ -54,14 +54,15 @@ def render(name: str, parameters: dict[str, Any]) -> str:
     """The one line of entry ``name``: ``[NAME] message fix``, as the JVM renders it (values as ``str``).
 
     Parameters are names, paths, numbers and settings: never a row's text or key material. An unknown name,
-    a missing parameter or one the entry does not name is a bug: ``KeyError``.
+    a missing parameter or one the entry does not name is a bug in dptext's code: ``AssertionError`` (the JVM's
+    ``IllegalStateException``), never a half-rendered message.
     """
     entry = catalogue().get(name)
     if entry is None:
-        raise KeyError(f"no error class {name} in {CATALOGUE}")
+        raise AssertionError(f"no error class {name} in {CATALOGUE}")
     named = {p for t in (entry["message"], entry["fix"]) for p in _PARAMETER.findall(t)}
     if named != set(parameters):
-        raise KeyError(f"error {name} rendered with {sorted(parameters)}, its template names {sorted(named)}")
+        raise AssertionError(f"error {name} rendered with {sorted(parameters)}, its template names {sorted(named)}")
 
     def fill(template: str) -> str:
         return _PARAMETER.sub(lambda m: _text(parameters[m.group(1)]), template)

@@ -95,7 +95,7 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
             if not self.hasParam(name):
                 _refuse_key(name)
                 known = [p.name for p in _registry.ml_params()]
-                raise DpTextError(f"DpTextSanitizer has no Param {name!r}; its Params are {known}")
+                raise DpTextError.of("ML_PARAM_UNKNOWN", param=name, params=", ".join(known))
         return self._set(**{k: v for k, v in params.items() if v is not None})
 
     def _set(self, **kwargs: Any) -> DpTextSanitizer:
@@ -155,23 +155,14 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
             )
         output_col = self.getOrDefault("outputCol")
         if output_col in dataset.columns:  # the JVM stage's words (transformSchema)
-            raise DpTextError(
-                f"The output column '{output_col}' already exists in the input; choose another outputCol "
-                "(DpTextSanitizer never overwrites a column)"
-            )
+            raise DpTextError.of("ML_OUTPUT_COLUMN_EXISTS", column=output_col)
         id_col = self.getOrDefault("idCol") if self.isDefined("idCol") else None
         _require_columns(dataset, input_col, id_col)
         mode = conf.get("idMode", "column")
         if mode == "column" and id_col is None:
-            raise DpTextError(
-                "DpTextSanitizer has no idCol. Name a stable, unique id column with setIdCol (recommended), or choose "
-                'explicitly: setIdMode("content-hash") (reproducible, but equal texts get equal outputs) or '
-                'setIdMode("fresh") (not reproducible)'
-            )
+            raise DpTextError.of("ML_ID_COL_MISSING")
         if mode != "column" and id_col is not None:
-            raise DpTextError(
-                f"DpTextSanitizer has idCol '{id_col}' but idMode {mode}; clear one of them (idMode column uses idCol)"
-            )
+            raise DpTextError.of("ML_ID_COL_WITH_ID_MODE", idCol=id_col, idMode=mode)
         engine.check_input(dataset, input_col, id_col, mode)
         column = engine.column(F.col(input_col), None if id_col is None else F.col(id_col), conf)
         return dataset.withColumn(output_col, column)

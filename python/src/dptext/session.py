@@ -29,15 +29,11 @@ def jar_path() -> str:
     override = os.environ.get(JAR_ENV)
     if override:
         if not Path(override).is_file():
-            raise FileNotFoundError(f"{JAR_ENV}={override} is not a file; point it at dptext-udfs-<version>.jar")
+            raise DpTextError.of("JAR_NOT_A_FILE", variable=JAR_ENV, path=override)
         return override
     jars = sorted(p for p in resources.files("dptext").joinpath("jars").iterdir() if p.name.endswith(".jar"))
     if len(jars) != 1:
-        raise FileNotFoundError(
-            f"This dptext package has no bundled jar: in a clone of dptext, run '{WHEEL_COMMAND}' and "
-            "'pip install python/target/dist/dptext-*.whl' (the wheel carries the jar of the same build), "
-            f"or set {JAR_ENV} to the path of dptext-udfs-<version>.jar"
-        )
+        raise DpTextError.of("JAR_NOT_BUNDLED", variable=JAR_ENV)
     return str(jars[0])
 
 
@@ -100,12 +96,7 @@ def configure(
     if delta and not _has_delta(current):
         bundled = delta_jars()
         if not bundled:
-            raise DpTextError(
-                "configure(delta=True): this dptext package bundles no Delta jars and the builder brings none. "
-                f"Install the wheel of '{WHEEL_COMMAND}' (it bundles them), or bring Delta yourself: "
-                "delta.pip_utils.configure_spark_with_delta_pip(builder) (downloads io.delta:delta-spark_2.13), "
-                "or spark.jars with delta-spark_2.13-<v>.jar and delta-storage-<v>.jar"
-            )
+            raise DpTextError.of("DELTA_JARS_NOT_BUNDLED")
         for j in bundled:
             jars = _append(jars, j)
     builder = builder.config("spark.jars", jars)
@@ -150,10 +141,7 @@ def register(spark: SparkSession) -> None:
     Connect session has no JVM here: start the Connect server with the extension instead.
     """
     if is_connect(spark):
-        raise RuntimeError(
-            "dptext.register needs the JVM, which a Spark Connect session does not expose: start the server "
-            f"with spark.sql.extensions={EXTENSION} and the dptext jar (docs/python-and-connect.md, 'Spark Connect')"
-        )
+        raise DpTextError.of("REGISTER_NEEDS_JVM", extension=EXTENSION)
     spark._jvm.dev.dptext.spark.DpText.register(spark._jsparkSession)
 
 

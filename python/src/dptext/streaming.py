@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from dptext import options, session
-from dptext.errors import DpTextError
+from dptext.errors import DpTextError, convert, name_of
 
 JOB_CLASS = "dev.dptext.job.DpTextJob"
 
@@ -139,11 +139,9 @@ def stream(spark: Any, engine: str | None = None, **kwargs: Any) -> None:
             settings.pop(options.setting(name).name, None)  # the keyword wins over the session
     args = arguments(**{**settings, **kwargs})
     if session.is_connect(spark):
-        raise DpTextError(
-            "dptext.stream runs the job in this process's JVM, which a Spark Connect client does not have. "
-            "Run the same stream as a Connect client of the same server (it needs the jar of the job, "
-            "dptext-spark-job-<version>-shaded.jar from './mvnw -B -ntp -DskipTests package'):\n  "
-            + shlex.join(
+        raise DpTextError.of(
+            "STREAM_NEEDS_JVM",
+            command=shlex.join(
                 [
                     "spark-submit",
                     "--remote",
@@ -155,7 +153,7 @@ def stream(spark: Any, engine: str | None = None, **kwargs: Any) -> None:
                     "spark-job/target/dptext-spark-job-<version>-shaded.jar",
                     *args,
                 ]
-            )
+            ),
         )
     jvm = require_job(spark)
     array = spark.sparkContext._gateway.new_array(jvm.java.lang.String, len(args))
@@ -178,10 +176,20 @@ def stream(spark: Any, engine: str | None = None, **kwargs: Any) -> None:
     if said:
         print(said, file=sys.stderr)
     if code != 0:
-        raise DpTextError(
-            (said.removeprefix("dptext: ") if said else "the job's message is on the driver's standard error")
-            + f" (exit code {code}: {EXIT_CODES.get(code, 'failure')})"
-        )
+        raise _job_error(said, code)
+
+
+def _job_error(said: str, code: int) -> DpTextError:
+    """The job's refusal as it wrote it (its catalogued line: the same name as on the command line, whose exit
+    category docs/errors.md lists), or STREAM_JOB_FAILED with the exit code and the job's last line that is not a
+    stack frame."""
+    lines = [line.strip().removeprefix("dptext: ") for line in said.splitlines() if line.strip()]
+    named = [line for line in lines if name_of(line) is not None]
+    if named:
+        return DpTextError(named[-1])
+    said_lines = [line for line in lines if not line.startswith(("at ", "..."))]
+    last = said_lines[-1] if said_lines else "its message is on the driver's standard error"
+    return DpTextError.of("STREAM_JOB_FAILED", code=code, category=EXIT_CODES.get(code, "failure"), reason=last)
 
 
 def require_job(spark: Any) -> Any:
@@ -246,4 +254,8 @@ def _stream_python(spark: Any, kwargs: dict[str, Any]) -> None:
     query.awaitTermination()
     error = query.exception()
     if error is not None:
-        raise DpTextError(f"the stream failed: {error}")
+        found = convert(error)  # a row the Python engine refused in a worker: its own catalogued error (ID_NULL, ...)
+        if found is not None:
+            raise found from error
+        first = next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
+        raise DpTextError.of("STREAM_FAILED", reason=first) from error

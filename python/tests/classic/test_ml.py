@@ -53,5 +53,6 @@ def test_the_stage_matches_the_dataframe_api_and_checks_params(spark, tickets, k
     assert "UMLDP" in stage.guarantee()
     with pytest.raises(dptext.DpTextError, match=r"epsilon must be a positive finite number, got -1\.0"):
         stage_for(key, inputCol="body", outputCol="o", idCol="ticket_id", epsilon=-1.0)  # when set
-    with pytest.raises(ValueError, match="has no Param 'epsilonn'"):
+    with pytest.raises(dptext.DpTextError) as e:
         DpTextSanitizer(epsilonn=1.0)
+    assert e.value.name == "ML_PARAM_UNKNOWN" and e.value.parameters["param"] == "epsilonn"

@@ -106,6 +106,7 @@ def test_null_id_is_an_error_without_the_text(spark, settings):
     df = spark.createDataFrame([(None, support.CANARY)], "ticket_id BIGINT, body STRING")
     with pytest.raises(Exception, match="null id") as e:
         df.select(dp_sanitize("body", "ticket_id")).collect()
+    assert getattr(e.value, "name", None) == "ID_NULL"
     assert support.CANARY not in str(e.value)
 
 

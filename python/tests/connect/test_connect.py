@@ -36,8 +36,9 @@ def settings(spark):
 
 def test_a_connect_session_is_detected_and_register_explains_the_way(spark):
     assert dptext.is_connect(spark)
-    with pytest.raises(RuntimeError, match=r"start the server with spark\.sql\.extensions"):
+    with pytest.raises(dptext.DpTextError, match=r"Start the server with spark\.sql\.extensions") as e:
         dptext.register(spark)
+    assert e.value.name == "REGISTER_NEEDS_JVM"
 
 
 def test_sql_and_column_function_match_the_classic_path(spark, tickets, settings, classic_reference):
@@ -123,7 +124,7 @@ def test_dptext_errors_are_one_line_python_exceptions(spark, settings):
     df = spark.createDataFrame([(None, support.CANARY)], "ticket_id BIGINT, body STRING")
     with pytest.raises(dptext.DpTextError) as e:
         df.select(dp_sanitize("body", "ticket_id")).collect()
-    assert str(e.value).startswith("dptext: a row has a null id") and len(str(e.value)) < 300
+    assert e.value.name == "ID_NULL" and str(e.value).startswith("[ID_NULL] ") and len(str(e.value)) < 300
     assert e.value.__cause__ is not None and "JVM stacktrace" in str(e.value.__cause__)  # kept
     with pytest.raises(dptext.DpTextError, match=r"^dp_sanitize\(text\) needs an id"):
         df.select(dp_sanitize("body")).collect()

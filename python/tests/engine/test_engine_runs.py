@@ -39,7 +39,17 @@ def test_every_registry_spelling_resolves_to_the_mechanism_the_jvm_would_run():
             with pytest.raises(DpTextError) as refused:
                 sanitizer.EngineSettings.resolve(conf)
             message = str(refused.value)
-            assert f"does not run {m.name!r} yet" in message and "engine='jvm'" in message, message
+            assert refused.value.name == "PYTHON_ENGINE_MECHANISM_JVM_ONLY", message
+            assert refused.value.parameters["mechanism"] == m.name and "engine='jvm'" in message, message
+
+
+@pytest.mark.parametrize(("mechanism", "parameter"), [("custext+", "verbatim"), ("vickrey-topk", "t")])
+def test_a_required_parameter_is_refused_as_the_jvm_refuses_it(mechanism, parameter):
+    # MechanismSpec's refusal, with the setting's expected form and doc: one catalogued error on both engines.
+    with pytest.raises(DpTextError) as refused:
+        sanitizer.EngineSettings.resolve({"mechanism": mechanism})
+    assert refused.value.name == "MECHANISM_PARAMETER_REQUIRED"
+    assert refused.value.parameters["mechanism"] == mechanism and refused.value.parameters["parameter"] == parameter
 
 
 @pytest.mark.parametrize("name", ["toy", "santxt"])
@@ -48,6 +58,7 @@ def test_a_mechanism_outside_the_built_in_registry_is_refused_with_the_way_out(n
     with pytest.raises(DpTextError) as refused:
         sanitizer.EngineSettings.resolve({"mechanism": name})
     message = str(refused.value)
+    assert refused.value.name == "PYTHON_ENGINE_MECHANISM_UNKNOWN" and refused.value.parameters["mechanism"] == name
     assert repr(name) in message and "provider" in message and "engine='jvm'" in message
     assert "spelling" in message and "\n" not in message
 
@@ -60,5 +71,6 @@ def test_a_built_in_mechanism_the_engine_does_not_run_yet_is_refused_by_name_wit
     with pytest.raises(DpTextError) as refused:
         sanitizer.EngineSettings.resolve({"mechanism": name})
     message = str(refused.value)
+    assert refused.value.name == "PYTHON_ENGINE_MECHANISM_JVM_ONLY" and refused.value.parameters["mechanism"] == name
     assert f"does not run {name!r} yet" in message and "engine='jvm'" in message and "\n" not in message
     assert "provider" not in message  # it is dptext's own: not confused with a provider's or a typo

@@ -66,8 +66,9 @@ def test_the_documents_promise_the_jvm_rows_only_for_the_mechanisms_the_engine_r
 def test_the_engine_gives_the_jvm_rows(spec):
     if _settings(spec)["mechanism"] not in mechanisms.SUPPORTED:
         # A mechanism the JVM's registry has before the engine has its Python form: refused, with the way out.
-        with pytest.raises(DpTextError, match=r"does not run .*engine='jvm'"):
+        with pytest.raises(DpTextError, match=r"does not run .*engine='jvm'") as refused:
             EngineSettings.resolve(_settings(spec))
+        assert refused.value.name == "PYTHON_ENGINE_MECHANISM_JVM_ONLY"
         return
     key = SecretKey.parse((GOLDEN / "key.hex").read_text(encoding="ascii").strip(), "the golden files' test key")
     conf = _settings(spec) | {"model": str(GOLDEN / "model.dptext-model"), "idMode": "column"}

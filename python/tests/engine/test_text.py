@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from dptext.engine import text
+from dptext.errors import DpTextError
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -511,8 +512,10 @@ def test_character_classes(oracle):
 
 
 def test_vocabulary_refuses_duplicates():
-    with pytest.raises(ValueError, match="duplicate word 'a' at ranks 0 and 2"):
-        text.Vocabulary(["a", "b", "a"])
+    with pytest.raises(DpTextError) as e:
+        text.Vocabulary(["a", "b", "a"], "m.dptext-model")
+    assert e.value.name == "MODEL_CORRUPTED" and e.value.parameters["model"] == "m.dptext-model"
+    assert "'a'" not in str(e.value)  # the JVM's words: the model's word is not quoted
     v = text.Vocabulary(["the", "’", "'"])
     assert v.rank("’") == 2 and v.index_of("’") == 1 and v.word(0) == "the" and v.size == 3
 
@@ -523,14 +526,15 @@ def test_assemble_checks_its_settings():
     # ("the" + "." → "the" + "the": a space keeps the outputs apart; "." + "the" → ".the" needs none.)
     assert text.assemble(tk, [0, 0], [0], v, "placeholder", "<unk>", "vocabulary") == "the the <unk>"
     assert text.assemble(tk, [1, 0], [0], v, "placeholder", "<unk>", "vocabulary") == ".the <unk>"
-    for oov, placeholder, case in (
-        ("drop", "<unk>", "vocabulary"),
-        ("keep", "<unk>", "upper"),
-        ("keep", "", "vocabulary"),
-        ("keep", "a b", "vocabulary"),
+    for oov, placeholder, case, name in (
+        ("drop", "<unk>", "vocabulary", "OOV_POLICY_UNKNOWN"),
+        ("keep", "<unk>", "upper", "CASE_POLICY_UNKNOWN"),
+        ("keep", "", "vocabulary", "OOV_PLACEHOLDER_INVALID"),
+        ("keep", "a b", "vocabulary", "OOV_PLACEHOLDER_INVALID"),
     ):
-        with pytest.raises(ValueError):
+        with pytest.raises(DpTextError) as e:
             text.assemble(tk, [1, 0], [0], v, oov, placeholder, case)
+        assert e.value.name == name
     # (U+00A0 is not Character.isWhitespace: the JVM accepts it in a placeholder.)
     assert text.assemble(tk, [1, 0], [0], v, "placeholder", "<\u00a0>", "vocabulary") == ".the <\u00a0>"
 

@@ -38,11 +38,11 @@ def test_an_error_renders_as_the_jvm_renders_it():
 
 
 def test_a_missing_or_extra_parameter_or_an_unknown_name_is_a_bug():
-    with pytest.raises(KeyError):
+    with pytest.raises(AssertionError):
         DpTextError.of("OUTPUT_EXISTS", path="/out")
-    with pytest.raises(KeyError):
+    with pytest.raises(AssertionError):
         DpTextError.of("OUTPUT_EXISTS", path="/out", kind="x", extra=1)
-    with pytest.raises(KeyError):
+    with pytest.raises(AssertionError):
         DpTextError.of("NO_SUCH_ERROR")
 
 
@@ -72,6 +72,10 @@ def test_a_jvm_error_arrives_with_its_name():
     [
         lambda: DpTextError.of("KEY_FILE_UNREADABLE", path="/keys/k", kind="NoSuchFileException"),
         lambda: model.ModelError.of("MODEL_FILE_NOT_FOUND", model="/m/x.dptext-model"),
+        # What the engine refuses only in a worker, where a row or the executor's key is seen.
+        lambda: DpTextError.of("ID_NULL"),
+        lambda: DpTextError.of("ID_TYPE_NOT_SEEDABLE", id="The id", type="timestamp"),
+        lambda: DpTextError.of("KEY_DIFFERS_ON_EXECUTOR", where="the key file /k", executor="ab12", driver="cd34"),
     ],
 )
 def test_a_python_workers_error_arrives_as_its_one_line(raised):
@@ -119,6 +123,18 @@ def test_a_missing_or_short_key_file_is_a_catalogued_error(tmp_path):
     with pytest.raises(DpTextError) as e:
         keys.SecretKey.parse(None, "environment variable X")
     assert e.value.name == "KEY_MISSING"
+
+
+def test_the_streams_job_refusal_keeps_the_jobs_name():
+    from dptext import streaming
+
+    line = str(DpTextError.of("STREAM_FRESH_IDS"))
+    said = f"dptext: stream: starting\ndptext: {line}"
+    e = streaming._job_error(said, 2)
+    assert e.name == "STREAM_FRESH_IDS" and str(e) == line  # as the job's command line writes it
+    e = streaming._job_error("Exception in thread main: boom\n\tat x.y(Z.java:1)", 1)
+    assert e.name == "STREAM_JOB_FAILED" and e.parameters["code"] == 1 and e.parameters["reason"].endswith("boom")
+    assert streaming._job_error("", 3).parameters["reason"] == "its message is on the driver's standard error"
 
 
 def test_a_catalogued_error_pickles_with_its_name():

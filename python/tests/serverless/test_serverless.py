@@ -118,9 +118,10 @@ def test_a_missing_column_is_one_line(client):
 @pytest.mark.parametrize(
     "case,said",
     [
-        ("null-id", "DpTextError: dptext: a row has a null id; every row needs a non-null, unique id"),
-        ("bigint-text", "DpTextError: The text column 'id' has type bigint; dptext needs a string column"),
-        ("timestamp-id", "DpTextError: The id column 'ts' has type timestamp, which the Python engine does not seed"),
+        # A worker's refusal arrives as its catalogued one-line error, [NAME] first (errors.convert).
+        ("null-id", "DpTextError: [ID_NULL] "),
+        ("bigint-text", "DpTextError: [TEXT_COLUMN_NOT_STRING] The text column 'id' has type bigint;"),
+        ("timestamp-id", "DpTextError: [ID_TYPE_NOT_SEEDABLE] The id column 'ts' has type timestamp,"),
     ],
 )
 def test_bad_input_is_refused_in_one_line(client, case, said):

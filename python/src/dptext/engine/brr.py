@@ -25,6 +25,7 @@ import weakref
 
 import numpy as np
 
+from dptext import options
 from dptext.engine import fdlibm, jump, xoshiro
 from dptext.engine.mechanisms import Mechanism
 from dptext.engine.model import Model
@@ -155,7 +156,7 @@ class Codes:
     @classmethod
     def of(cls, vectors: np.ndarray, bits: int, seed: int = DEFAULT_SEED) -> Codes:
         if not 1 <= bits <= 4096:
-            raise ValueError(f"the number of bits must be in [1, 4096], got {bits}")
+            raise options._failure("bits", "in [1, 4096]", bits, None)
         return cls(pack(code_bits(vectors, bits, seed)), bits)
 
     def distances(self, queries: np.ndarray, words: np.ndarray) -> np.ndarray:
@@ -357,8 +358,8 @@ def codes_for(model: Model, bits: int) -> Codes:
 
 def binary_digits(p: float) -> np.ndarray:
     """``BrrMechanism.binaryDigits``: the binary expansion of p ∈ [0, 1), digit k the coefficient of 2^-(k+1)."""
-    if not 0 <= p < 1:
-        raise ValueError(f"p must be in [0, 1), got {p}")
+    if not 0 <= p < 1:  # p = 1/(1 + e^ε) of a checked ε: in (0, 1/2), whatever the settings
+        raise AssertionError(f"p must be in [0, 1), got {p}")
     digits = []
     x = p
     while x != 0:
@@ -378,7 +379,7 @@ class Brr(Mechanism):
     def __init__(self, model: Model, epsilon: float, bits: int) -> None:
         epsilon = float(epsilon)
         if not (epsilon > 0 and math.isfinite(epsilon)):
-            raise ValueError(f"epsilon must be positive and finite, got {epsilon}")
+            raise options._failure("epsilon", "a positive finite number", epsilon, None)
         self.model = model
         self.epsilon = epsilon
         self.bits = int(bits)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from dptext import _registry
+from dptext import _registry, options
 from dptext.errors import DpTextError
 
 ENGINES = ("auto", "jvm", "python")
@@ -39,15 +39,10 @@ def choose(spark: Any, engine: str | None) -> str:
     """``"jvm"`` or ``"python"`` for ``engine`` (``None``/``"auto"``: by what the session has)."""
     wanted = (engine or "auto").strip().lower()
     if wanted not in ENGINES:
-        raise DpTextError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        raise options._failure("engine", f"one of {', '.join(ENGINES)}", engine, None)
     if wanted == "python":
         return "python"
     has_jvm = jvm_available(spark)
     if wanted == "jvm" and not has_jvm:
-        raise DpTextError(
-            "engine='jvm' but this session has no dptext JVM: on a classic session start it with "
-            "dptext.configure(builder); on Spark Connect start the server with dptext's jar and extension "
-            "(docs/python-and-connect.md). Without either, engine='python' (or the default, auto) runs the Python "
-            "engine"
-        )
+        raise DpTextError.of("ENGINE_JVM_MISSING")
     return "jvm" if has_jvm else "python"

@@ -46,13 +46,9 @@ from fractions import Fraction
 import numpy as np
 
 from dptext.engine.keys import java_utf8
+from dptext.errors import DpTextError
 
-__all__ = ["DEFAULT_JDK", "NULL_ID_MESSAGE", "id_bytes", "java_double_string", "java_float_string"]
-
-NULL_ID_MESSAGE = (
-    "dptext: a row has a null id; every row needs a non-null, unique id in the id column (or choose id mode "
-    "content-hash)"
-)
+__all__ = ["DEFAULT_JDK", "id_bytes", "java_double_string", "java_float_string"]
 
 DEFAULT_JDK = 21
 """The Java version whose Double/Float.toString DOUBLE and FLOAT ids follow unless told otherwise."""
@@ -72,11 +68,8 @@ def _kind(spark_type) -> str:
     if name in ("decimal", "double", "float", "binary", "boolean", "date"):
         return name
     shown = spark_type.simpleString() if hasattr(spark_type, "simpleString") else str(spark_type)
-    raise ValueError(
-        f"The id column has type {shown}, which the Python engine cannot seed rows with the JVM's bytes "
-        "(its Java string form depends on the JVM's settings or is not defined); use an integral or string id "
-        "column (cast it first)"
-    )
+    # Its Java string form depends on the JVM's settings (a timestamp's time zone) or is not defined (an interval).
+    raise DpTextError.of("ID_TYPE_NOT_SEEDABLE", id="The id column", type=shown)
 
 
 def id_bytes(values, spark_type, jdk: int = DEFAULT_JDK) -> list[bytes]:
@@ -84,8 +77,9 @@ def id_bytes(values, spark_type, jdk: int = DEFAULT_JDK) -> list[bytes]:
     ``spark_type`` (a pyspark DataType, or its name: "bigint", "decimal(10,2)", ...).
 
     ``values`` are the column's Python values (ints, Decimals, floats, strs, bytes, bools, dates; numpy
-    scalars too). A None id raises ValueError with the JVM's null-id message. ``jdk`` is the Java feature
-    version the JVM engine runs on; it matters for DOUBLE and FLOAT ids only (their toString changed in JDK 19).
+    scalars too). A None id raises the JVM's null-id error (``DpTextError`` ID_NULL, a ValueError). ``jdk`` is
+    the Java feature version the JVM engine runs on; it matters for DOUBLE and FLOAT ids only (their toString
+    changed in JDK 19).
     """
     kind = _kind(spark_type)
     if isinstance(values, np.ndarray):
@@ -99,7 +93,7 @@ def id_bytes(values, spark_type, jdk: int = DEFAULT_JDK) -> list[bytes]:
     out = []
     for v in values:
         if v is None:
-            raise ValueError(NULL_ID_MESSAGE)
+            raise DpTextError.of("ID_NULL")
         out.append(convert(v))
     return out
 
@@ -109,7 +103,7 @@ def id_bytes(values, spark_type, jdk: int = DEFAULT_JDK) -> list[bytes]:
 
 def _integral(v) -> bytes:
     if isinstance(v, (bool, np.bool_)) or (isinstance(v, float) and not v.is_integer()):
-        raise ValueError(f"an integral id column holds a {type(v).__name__}")
+        raise DpTextError.of("ID_VALUE_NOT_OF_TYPE", type="integral", valueType=type(v).__name__)
     return str(int(v)).encode("ascii")
 
 
@@ -120,7 +114,7 @@ def java_decimal_string(v) -> str:
     """``BigDecimal.stripTrailingZeros().toPlainString()``: no exponent, no trailing zeros, 0 as ``0``."""
     d = v if isinstance(v, Decimal) else Decimal(str(v) if isinstance(v, float) else v)
     if not d.is_finite():
-        raise ValueError("a DECIMAL id is not finite")
+        raise DpTextError.of("ID_VALUE_NOT_OF_TYPE", type="decimal", valueType=f"non-finite {type(v).__name__}")
     sign, digit_tuple, exponent = d.as_tuple()
     digits = "".join(map(str, digit_tuple)).lstrip("0")
     if not digits:
@@ -461,13 +455,13 @@ def java_float_string(value: float, jdk: int = DEFAULT_JDK) -> str:
 
 def _string(v) -> bytes:
     if not isinstance(v, str):
-        raise ValueError(f"a string id column holds a {type(v).__name__}")
+        raise DpTextError.of("ID_VALUE_NOT_OF_TYPE", type="string", valueType=type(v).__name__)
     return java_utf8(v)
 
 
 def _binary(v) -> bytes:
     if isinstance(v, str):
-        raise ValueError("a binary id column holds a str")
+        raise DpTextError.of("ID_VALUE_NOT_OF_TYPE", type="binary", valueType=type(v).__name__)
     return bytes(v)
 
 
@@ -482,14 +476,11 @@ def _date(v) -> bytes:
     if isinstance(v, np.datetime64):
         v = v.astype("datetime64[D]").item()
     if isinstance(v, _dt.datetime) or not isinstance(v, _dt.date):
-        raise ValueError(f"a DATE id column holds a {type(v).__name__}")
+        raise DpTextError.of("ID_VALUE_NOT_OF_TYPE", type="date", valueType=type(v).__name__)
     if _GREGORIAN_GAP[0] <= v <= _GREGORIAN_GAP[1]:
         # java.sql.Date (Spark's default) shows these ten days, absent from the Julian-Gregorian calendar, as
         # later dates; java.time.LocalDate (spark.sql.datetime.java8API.enabled) as they are.
-        raise ValueError(
-            "A DATE id between 1582-10-05 and 1582-10-14 has no stable Java string form; use an integral or string "
-            "id column"
-        )
+        raise DpTextError.of("ID_DATE_UNSTABLE")
     return v.isoformat().encode("ascii")
 
 

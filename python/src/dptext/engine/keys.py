@@ -86,12 +86,17 @@ def _starts_with_base64(s: str) -> bool:
 _B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
 
 
+class _NotBase64Error(Exception):
+    """Where ``Base64.getDecoder().decode`` throws IllegalArgumentException; ``SecretKey.parse`` turns it into
+    KEY_NOT_BASE64, the user's message (which says nothing of the key's characters)."""
+
+
 def _java_base64(s: str) -> bytes:
     """``Base64.getDecoder().decode(s)``: RFC 4648 without line breaks; padding optional but, when present,
     complete; nothing after it; a lone final character is an error; unused trailing bits are not checked.
-    Raises ValueError where Java throws IllegalArgumentException."""
+    Raises ``_NotBase64Error`` where Java throws IllegalArgumentException (the decoder's reason in a comment)."""
     if len(s) == 1:
-        raise ValueError("Input byte[] should at least have 2 bytes for base64 bytes")
+        raise _NotBase64Error  # "Input byte[] should at least have 2 bytes for base64 bytes"
     out = bytearray()
     bits = 0
     shift = 18
@@ -104,11 +109,11 @@ def _java_base64(s: str) -> bytes:
             if c == "=":
                 # '=' ends the data: "xx==" and "xxx=" are complete, "=" alone, "x=" and "xx=" are not.
                 if (shift == 6 and (i == n or s[i] != "=")) or shift == 18:
-                    raise ValueError("Input byte array has wrong 4-byte ending unit")
+                    raise _NotBase64Error  # "Input byte array has wrong 4-byte ending unit"
                 if shift == 6:
                     i += 1
                 break
-            raise ValueError("Illegal base64 character")
+            raise _NotBase64Error  # "Illegal base64 character"
         bits |= v << shift
         shift -= 6
         if shift < 0:
@@ -119,9 +124,9 @@ def _java_base64(s: str) -> bytes:
     elif shift == 0:
         out += bytes(((bits >> 16) & 0xFF, (bits >> 8) & 0xFF))
     elif shift == 12:
-        raise ValueError("Last unit does not have enough valid bits")
+        raise _NotBase64Error  # "Last unit does not have enough valid bits"
     if i < n:
-        raise ValueError("Input byte array has incorrect ending byte")
+        raise _NotBase64Error  # "Input byte array has incorrect ending byte"
     return bytes(out)
 
 
@@ -183,7 +188,7 @@ class SecretKey:
         if _starts_with_base64(s):
             try:
                 material = _java_base64(s[7:])
-            except ValueError:
+            except _NotBase64Error:
                 raise DpTextError.of("KEY_NOT_BASE64", source=source) from None
         elif len(s) % 2 == 0 and all(_is_ascii_hex(c) for c in s):
             material = bytes.fromhex(s)
@@ -301,10 +306,12 @@ class RowSeeder:
     __slots__ = ("_inner", "_outer", "purpose")
 
     def __init__(self, key: SecretKey, purpose: str) -> None:
+        # dptext's callers pass the SecretKey they read and the purpose setting's string (default "dptext"):
+        # a None here is a bug in the caller, not something a setting or a row can cause.
         if key is None:
-            raise ValueError("key must not be null")
+            raise AssertionError("RowSeeder: key must not be None")
         if purpose is None:
-            raise ValueError("purpose must not be null")
+            raise AssertionError("RowSeeder: purpose must not be None")
         self.purpose = purpose
         encoded = java_utf8(purpose)
         # The key and the fixed prefix are hashed once; each row copies these states and adds its id only.

@@ -25,9 +25,11 @@ from decimal import ROUND_FLOOR, Decimal
 
 import numpy as np
 
+from dptext import options
 from dptext.engine import distances as distance_cache
 from dptext.engine import fdlibm
 from dptext.engine.model import Model, NeighbourTable
+from dptext.errors import DpTextError
 
 SUPPORTED = (
     "santext",
@@ -445,7 +447,7 @@ def sensitive_start(size: int, w: float) -> int:
     """SanText+'s first sensitive rank, n - ⌊w·n⌋, with w taken as its decimal value (as BigDecimal.valueOf)."""
     count = int((Decimal(repr(float(w))) * size).to_integral_value(rounding=ROUND_FLOOR))
     if count < 1:
-        raise ValueError(f"SanText+ sensitive fraction w={w} selects no word of a vocabulary of {size}; raise w")
+        raise DpTextError.of("SANTEXT_PLUS_SELECTS_NOTHING", w=w, size=size)
     return size - count
 
 
@@ -486,8 +488,22 @@ class CusText(Mechanism):
     def __init__(self, model: Model, epsilon: float, k: int, verbatim: str | None, plus: bool) -> None:
         self.name = "custext+" if plus else "custext"
         n = model.size
-        if k < 2 or k > n:
-            raise ValueError(f"groupSize must be in [2, {n}] (at least 2 and at most the vocabulary size), got {k}")
+        if k > n:  # CusText's validate(spec, model) on the JVM: before anything is built
+            raise DpTextError.of(
+                "MECHANISM_PARAMETER_EXCEEDS_MODEL",
+                mechanism=self.name,
+                parameter="groupSize",
+                value=k,
+                what="vocabulary size",
+                limit=n,
+            )
+        if k < 2:  # the setting's own check refuses it first; CusText.Groups.build's words
+            raise options._failure(
+                "groupSize",
+                f"in [2, {n}] (at least 2 and at most the vocabulary size)",
+                k,
+                "K = 1 would emit every word verbatim; K = |V| puts the whole vocabulary in one group",
+            )
         self.verbatim = np.zeros(n, dtype=bool)
         if plus:
             index = {}
@@ -595,7 +611,7 @@ class Diffractor(Mechanism):
     def __init__(self, model: Model, epsilon: float, noise: str, radius: int, lists: int) -> None:
         n = model.size
         if lists > n:
-            raise ValueError(f"lists must be at most the vocabulary size {n}, got {lists}")
+            raise options._failure("lists", f"at most the vocabulary size {n}", lists, f"use lists={n} or fewer")
         self.epsilon = float(epsilon)
         self.noise = noise
         self.radius = int(radius)

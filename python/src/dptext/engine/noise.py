@@ -118,10 +118,7 @@ def noise_transform(model: Model, lam: float) -> np.ndarray:
         if root is None:
             sigma = model.covariance()
             if sigma is None:
-                raise DpTextError(
-                    f"The model {model.name} stores no covariance, which Mahalanobis noise needs; rebuild it with "
-                    "`dptext build-model` (every model it writes stores one)"
-                )
+                raise DpTextError.of("MODEL_NO_COVARIANCE", model=model.name)
             values, vectors = jacobi(sigma)
             root = regularized_square_root(values, vectors, float(lam))
             _ROOTS[slot] = root
@@ -523,7 +520,14 @@ class NoisyEmbedding(Mechanism):
 
     def sanitize_rows(self, streams, ranks, first):
         if self.k > self.model.size:
-            raise DpTextError(f"top-{self.k} needs at least that many words; the model has {self.model.size}")
+            raise DpTextError.of(
+                "MECHANISM_PARAMETER_EXCEEDS_MODEL",
+                mechanism=self.name,
+                parameter="t",
+                value=f"{self.k} thresholds" if self.name == "vickrey-topk" else "one threshold (top-2)",
+                what="vocabulary size",
+                limit=self.model.size,
+            )
         points = noisy_points(streams, self.model, ranks, first, self.epsilon, self.transform)
         words, dists = self.index.search(points, self.k)
         return self.choose(streams, first, words, dists)

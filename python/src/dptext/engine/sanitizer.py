@@ -19,15 +19,8 @@ import numpy as np
 from dptext import _registry, options
 from dptext.engine import mechanisms, model, noise, text
 from dptext.engine.brr import Brr
-from dptext.engine.ids import NULL_ID_MESSAGE
 from dptext.engine.keys import RowSeeder, SecretKey
 from dptext.errors import DpTextError
-
-# Where the mechanisms the Python engine refuses run instead.
-JVM_COMPUTE = (
-    "compute that runs dptext's JVM: spark-submit, a classic or dedicated Databricks cluster with the dptext jar, "
-    "standard access mode with the jar on the allowlist, or a serverless JAR task"
-)
 
 
 @dataclass(frozen=True)
@@ -66,28 +59,26 @@ class EngineSettings:
                 values[s.name] = raw.strip()
         mechanism = values["mechanism"]
         if str(values.get("nearestSearch") or "exact").lower() not in ("exact", ""):
-            raise DpTextError(
-                "nearestSearch=hnsw (Apache Lucene's graph) runs on the JVM only: the Python engine searches exactly, "
-                f"which is the default; drop nearest_search or run on {JVM_COMPUTE}"
-            )
+            raise DpTextError.of("PYTHON_ENGINE_HNSW")
         if (
             str(values.get("modelDistribution") or "broadcast").lower() == "partitioned"
             or str(values.get("modelLayout") or "auto").lower() == "partitioned"
         ):
-            raise DpTextError("The Python engine reads one-file models; a partitioned model runs on " + JVM_COMPUTE)
+            raise DpTextError.of("PYTHON_ENGINE_PARTITIONED_MODEL")
         if values.get("vocabSize") not in (None, 0):
-            raise DpTextError(
-                "vocabSize applies when the JVM builds a model; on the Python engine build the model with "
-                "`dptext build-model --vocab-size N` where a JVM runs and point model= at the file"
-            )
+            raise DpTextError.of("PYTHON_ENGINE_VOCAB_SIZE")
         declared = {p.name: p for m in _registry.mechanisms() if m.name == mechanism for p in m.parameters}
+        settings = {s.name: s for s in _registry.settings()}
+        for n, p in declared.items():  # MechanismSpec's check: a required parameter (custext+'s verbatim) is given
+            if p.required and values.get(n) in (None, ""):
+                s = settings[n]
+                raise DpTextError.of(
+                    "MECHANISM_PARAMETER_REQUIRED", mechanism=mechanism, parameter=n, expected=s.expected, doc=s.doc
+                )
         for n, p in declared.items():  # a parameter whose setting has no default takes the mechanism's own
             if values.get(n) is None and p.default is not None:
-                setting = next(s for s in _registry.settings() if s.name == n)
-                values[n] = options._parse(setting, p.default)
+                values[n] = options._parse(settings[n], p.default)
         parameters = tuple(sorted((n, _hashable(values.get(n))) for n in declared))
-        if mechanism == "custext+" and not dict(parameters).get("verbatim"):
-            raise DpTextError("verbatim must be given for custext+ (the words emitted verbatim, separated by ';')")
         return cls(
             mechanism=mechanism,
             parameters=parameters,
@@ -119,17 +110,15 @@ class EngineSettings:
         if name in ("vickrey", "vickrey-topk"):
             t = [float(x) for x in p["t"]]
             if name == "vickrey" and (len(t) != 1 or not t[0] <= 1):
-                raise DpTextError(
-                    f"t must be one threshold in [0, 1] for vickrey, got {t}; use vickrey-topk for t_1..t_k"
-                )
+                raise options._failure("t", "one threshold in [0, 1] for vickrey", t, "use vickrey-topk for t_1..t_k")
             if name == "vickrey-topk" and len(t) < 2:
-                raise DpTextError(f"t must be k ≥ 2 thresholds t_1..t_k for vickrey-topk, got {t}; e.g. t=0;0.5;1")
+                raise options._failure("t", "k ≥ 2 thresholds t_1..t_k for vickrey-topk", t, "e.g. t=0;0.5;1")
             return noise.Vickrey(m, eps, float(p["lambda"]), t)
         if name == "1-diffractor":
             list_noise = str(p["listNoise"]).strip().lower()
             list_noise = {"geo": "geometric", "truncated-exponential": "tem"}.get(list_noise, list_noise)
             if list_noise not in ("geometric", "tem"):
-                raise DpTextError(f"listNoise must be geometric or tem, got '{p['listNoise']}'")
+                raise options._failure("listNoise", "geometric or tem", p["listNoise"], None)
             return mechanisms.Diffractor(m, eps, list_noise, int(p["listRadius"]), int(p["lists"]))
         if name == "brr":
             return Brr(m, eps, int(p["bits"]))
@@ -150,12 +139,7 @@ def driver_key(settings: EngineSettings) -> tuple[SecretKey | None, str | None]:
         return key, key.fingerprint()
     if settings.fresh:
         return None, None
-    raise DpTextError(
-        f"No RNG key for the Python engine: name a key file readable by the driver and the executors "
-        f"(key_file='/Volumes/catalog/schema/volume/dptext.key' on Databricks), or set the environment variable "
-        f"{settings.key_env or 'DPTEXT_KEY'} on the driver and the executors; or ask for fresh_randomness=True "
-        "(re-runs will differ); generate a key with `openssl rand -hex 32`"
-    )
+    raise DpTextError.of("PYTHON_ENGINE_NO_KEY", variable=settings.key_env or "DPTEXT_KEY")
 
 
 _EXECUTOR_KEYS: dict[tuple, SecretKey] = {}
@@ -172,20 +156,14 @@ def executor_key(settings: EngineSettings, fingerprint: str | None) -> SecretKey
         where = f"the key file {settings.key_file}"
     elif fingerprint is not None and settings.key_env:
         if os.environ.get(settings.key_env) is None:
-            raise DpTextError(
-                f"The environment variable {settings.key_env} that holds the RNG key on the driver is not set on "
-                "this executor; use a key file readable by every node (key_file=...) instead"
-            )
+            raise DpTextError.of("KEY_ENV_NOT_ON_EXECUTOR", variable=settings.key_env)
         key = SecretKey.from_env(settings.key_env)
         where = f"the environment variable {settings.key_env}"
     else:
         key = SecretKey.fresh()
         where = ""
     if fingerprint is not None and key.fingerprint() != fingerprint:
-        raise DpTextError(
-            f"The RNG key in {where} on this executor differs from the one the driver read (fingerprints "
-            f"{key.fingerprint()} and {fingerprint}); every node must read the same key"
-        )
+        raise DpTextError.of("KEY_DIFFERS_ON_EXECUTOR", where=where, executor=key.fingerprint(), driver=fingerprint)
     _EXECUTOR_KEYS[slot] = key
     return key
 
@@ -196,15 +174,13 @@ class PythonSanitizer:
     def __init__(self, settings: EngineSettings, key: SecretKey) -> None:
         self.settings = settings
         self.model = model.load(settings.model)
-        self.vocabulary = text.Vocabulary(self.model.words)
+        self.vocabulary = text.Vocabulary(self.model.words, self.model.name)
         self.mechanism = settings.build_mechanism(self.model)
         self.seeder = RowSeeder(key, settings.purpose)
         if settings.oov not in ("random", "placeholder", "keep"):
-            raise DpTextError(
-                f"Unknown out-of-vocabulary policy '{settings.oov}'; use random (default), placeholder or keep"
-            )
+            raise DpTextError.of("OOV_POLICY_UNKNOWN", value=settings.oov)
         if settings.case not in ("vocabulary", "restore"):
-            raise DpTextError(f"Unknown case policy '{settings.case}'; use vocabulary (default) or restore")
+            raise DpTextError.of("CASE_POLICY_UNKNOWN", value=settings.case)
 
     def sanitize(self, texts: list[str | None], ids: list[bytes | None] | None) -> list[str | None]:
         """The sanitized texts; ``ids`` are the rows' seed bytes (``dptext.engine.ids``), ``None`` for
@@ -216,18 +192,18 @@ class PythonSanitizer:
             return out
         if mode == "column":
             if ids is None:
-                raise DpTextError("idMode column needs an id column; give id_col (or choose id_mode content-hash)")
+                raise DpTextError.of("ID_COL_MISSING")
             seeds = []
             for i in live:
                 if ids[i] is None:
-                    raise DpTextError(NULL_ID_MESSAGE)
+                    raise DpTextError.of("ID_NULL")
                 seeds.append(ids[i])
         elif mode == "content-hash":
             seeds = [texts[i].encode("utf-8", "replace") for i in live]  # a lone surrogate → "?", as Java encodes it
         elif mode == "fresh":
             seeds = [os.urandom(16) for _ in live]
         else:
-            raise DpTextError(f"Unknown id mode '{mode}'; use column, content-hash or fresh")
+            raise DpTextError.of("ID_MODE_UNKNOWN", value=mode)
 
         vocabulary = self.vocabulary
         tokenized = [text.tokenize(texts[i], vocabulary) for i in live]
@@ -296,17 +272,10 @@ def _runs_here(mechanism: str) -> str:
     name = next((m.name for m in _registry.mechanisms() if spelled == m.name or spelled in m.aliases), None)
     if name in mechanisms.SUPPORTED:
         return name
+    supported = ", ".join(mechanisms.SUPPORTED)
     if name is not None:  # in the registry, not in this engine yet
-        raise DpTextError(
-            f"The Python engine does not run {name!r} yet; run it on {JVM_COMPUTE} (engine='jvm'), or pick a "
-            f"mechanism it runs: {', '.join(mechanisms.SUPPORTED)}"
-        )
-    raise DpTextError(
-        f"The Python engine runs dptext's built-in mechanisms ({', '.join(mechanisms.SUPPORTED)}) and "
-        f"{mechanism!r} is none of them. If it is a provider's mechanism (a jar that registers it on the JVM), "
-        f"it runs only on {JVM_COMPUTE}, with that jar on the classpath (engine='jvm' makes a session without it "
-        "fail fast); if not, check its spelling"
-    )
+        raise DpTextError.of("PYTHON_ENGINE_MECHANISM_JVM_ONLY", mechanism=name, supported=supported)
+    raise DpTextError.of("PYTHON_ENGINE_MECHANISM_UNKNOWN", mechanism=mechanism, supported=supported)
 
 
 def _hashable(value: Any) -> Any:

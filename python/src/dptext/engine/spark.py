@@ -49,15 +49,7 @@ def id_seeds(id_type: Any, id_text: Any, id_raw: Any) -> list[bytes | None]:
         return [None if v is None else ids.java_decimal_string(Decimal(v)).encode("ascii") for v in texts]
     if kind in _CAST_TYPES or kind.startswith(("varchar", "char", "string")):  # "string collate UTF8_LCASE" too
         return [None if v is None else str(v).encode("utf-8") for v in texts]
-    raise DpTextError(unseedable_id("the id", kind))
-
-
-def unseedable_id(name: str, kind: str) -> str:
-    """The refusal of an id type the Python engine does not seed by (one line, naming the fixes)."""
-    return (
-        f"{name} has type {kind}, which the Python engine does not seed rows by: cast it to a string or bigint "
-        "first, or choose id_mode='content-hash'"
-    )
+    raise DpTextError.of("ID_TYPE_NOT_SEEDABLE", id="The id", type=kind)
 
 
 def _make_udf(settings: EngineSettings, fingerprint: str | None, with_id: bool):
@@ -88,9 +80,7 @@ def _texts(series: Any) -> list[str | None]:
         elif is_null(v):
             out.append(None)
         else:  # never a silent null for a value of another type (dptext.sanitize checks the column's type first)
-            raise DpTextError(
-                f"The text reached dptext as a {type(v).__name__}; dptext needs a string column (cast it first)"
-            )
+            raise DpTextError.of("TEXT_NOT_A_STRING", type=type(v).__name__)
     return out
 
 
@@ -118,23 +108,18 @@ def check_input(df: Any, text_col: str, id_col: str | None, id_mode: str) -> Non
 
     text_type = _column_type(df, text_col)
     if text_type is not None and text_type != StringType():  # a collated string too, as the JVM's equals
-        raise DpTextError(
-            f"The text column '{text_col}' has type {text_type.simpleString()}; dptext needs a string column "
-            "(cast it first)"
-        )
+        raise DpTextError.of("TEXT_COLUMN_NOT_STRING", column=text_col, type=text_type.simpleString())
     if id_mode != "column" or id_col is None:
         return
     id_type = _column_type(df, id_col)
     if id_type is None:
         return
     if not isinstance(id_type, AtomicType):  # arrays, maps, structs, void: the JVM refuses these, in these words
-        raise DpTextError(
-            f"The id column '{id_col}' has type {id_type.simpleString()}; use a string, integer or binary id"
-        )
+        raise DpTextError.of("ID_COLUMN_TYPE_UNSUPPORTED", column=id_col, type=id_type.simpleString())
     try:
         ids.id_bytes([], id_type)
-    except ValueError:
-        raise DpTextError(unseedable_id(f"The id column '{id_col}'", id_type.simpleString())) from None
+    except DpTextError as e:  # ID_TYPE_NOT_SEEDABLE, here naming the column
+        raise DpTextError.of(e.name, id=f"The id column '{id_col}'", type=id_type.simpleString()) from None
 
 
 def _column_type(df: Any, name: str) -> Any:
@@ -154,10 +139,7 @@ def column(text: Column, id_col: Column | None, conf: dict[str, str]) -> Column:
 
     settings, fingerprint = prepare(conf)
     if settings.id_mode == "column" and id_col is None:
-        raise DpTextError(
-            "idMode column needs an id: give id_col (recommended), or choose id_mode='content-hash' (equal texts get "
-            "equal outputs) or id_mode='fresh' (not reproducible)"
-        )
+        raise DpTextError.of("ID_COL_MISSING")
     udf = _make_udf(settings, fingerprint, id_col is not None and settings.id_mode == "column")
     if id_col is None or settings.id_mode != "column":
         return udf(text)
@@ -184,24 +166,17 @@ def sql_id_seeds(values: Any) -> list[bytes | None]:
     integral column with nulls arrives as one too and the two would seed differently."""
     dtype = getattr(values, "dtype", None)
     if dtype is not None and pd.api.types.is_float_dtype(dtype):  # pandas 3's string dtype is no NumPy dtype
-        raise DpTextError(
-            "The id reached dptext's SQL function as a floating-point number (a DOUBLE or FLOAT id, or an integral "
-            "id column with nulls): pass CAST(id AS STRING); for an integral column it seeds exactly as the "
-            "column itself does"
-        )
+        raise DpTextError.of("SQL_ID_FLOATING")
     out: list[bytes | None] = []
     for v in values.tolist():
         if is_null(v):  # NaN: a string column's null under pandas 3
             out.append(None)
             continue
         if isinstance(v, datetime.datetime):  # a date subclass: a timestamp id is refused, not seeded as a date
-            raise DpTextError(unseedable_id("The id", "timestamp"))
+            raise DpTextError.of("ID_TYPE_NOT_SEEDABLE", id="The id", type="timestamp")
         kind = next((k for t, k in _SQL_KINDS if isinstance(v, t)), None)
         if kind is None:
-            raise DpTextError(
-                f"The Python engine does not seed rows by an id of type {type(v).__name__}: use an integral, string, "
-                "decimal or binary id (CAST(id AS STRING) works for any id whose text form is stable)"
-            )
+            raise DpTextError.of("SQL_ID_TYPE_UNSUPPORTED", type=type(v).__name__)
         out.append(ids.id_bytes([v], kind)[0])
     return out
 

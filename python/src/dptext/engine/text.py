@@ -30,6 +30,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from dptext.errors import DpTextError
+
 __all__ = ["Tokenized", "Vocabulary", "assemble", "java_lower", "java_upper", "tokenize"]
 
 
@@ -507,21 +509,20 @@ def _is_upper_unit(ch: str) -> bool:
 
 class Vocabulary:
     """The words in rank order and their index (``dev.dptext.embedding.WordList``): ``indexOf`` is an exact
-    lookup. Like the JVM, it refuses a duplicate word (there is no rank for it to win)."""
+    lookup. Like the JVM, it refuses a duplicate word (there is no rank for it to win): the model ``model`` (its
+    name, for the message) is corrupted, MODEL_CORRUPTED in the JVM's words (which do not quote the word)."""
 
     __slots__ = ("_runs", "index", "size", "words")
 
-    def __init__(self, words: Sequence[str]) -> None:
+    def __init__(self, words: Sequence[str], model: str = "(a word list)") -> None:
         self._runs: dict[str, tuple] = {}  # run of non-whitespace -> its tokens, as _run_entry gives them
         self.words: list[str] = list(words)
         self.index: dict[str, int] = dict(zip(self.words, range(len(self.words)), strict=True))
         self.size = len(self.words)
         if len(self.index) != self.size:
-            first: dict[str, int] = {}
-            for i, w in enumerate(self.words):
-                previous = first.setdefault(w, i)
-                if previous != i:
-                    raise ValueError(f"duplicate word '{w}' at ranks {previous} and {i}")
+            raise DpTextError.of(
+                "MODEL_CORRUPTED", model=model, what="its vocabulary is not a list of distinct words with a vector each"
+            )
 
     def __len__(self) -> int:
         return self.size
@@ -711,7 +712,7 @@ def _check_placeholder(placeholder: str) -> None:
     if placeholder in _placeholders_checked:
         return
     if not isinstance(placeholder, str) or not placeholder or _JAVA_WHITESPACE.search(placeholder):
-        raise ValueError("the OOV placeholder must be a non-empty string without whitespace, e.g. <unk>")
+        raise DpTextError.of("OOV_PLACEHOLDER_INVALID", example="<unk>")
     _placeholders_checked.add(placeholder)
 
 
@@ -730,9 +731,9 @@ def assemble(
     Outputs of one run stay adjacent, except that a space separates two outputs that would fuse into one word
     where the input tokens did not."""
     if oov_policy not in _OOV_POLICIES:
-        raise ValueError(f"Unknown out-of-vocabulary policy '{oov_policy}'; use random (default), placeholder or keep")
+        raise DpTextError.of("OOV_POLICY_UNKNOWN", value=oov_policy)
     if case_policy not in _CASE_POLICIES:
-        raise ValueError(f"Unknown case policy '{case_policy}'; use vocabulary (default) or restore")
+        raise DpTextError.of("CASE_POLICY_UNKNOWN", value=case_policy)
     _check_placeholder(placeholder)
     words = vocabulary.words
     restore = case_policy == "restore"

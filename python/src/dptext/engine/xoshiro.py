@@ -86,8 +86,8 @@ class RowStreams:
 
     def __init__(self, state: np.ndarray) -> None:
         state = np.asarray(state)
-        if state.ndim != 2 or state.shape[1] != 4:
-            raise ValueError(f"a stream state has 4 words per row; got an array of shape {state.shape}")
+        if state.ndim != 2 or state.shape[1] != 4:  # the seeder and jump make (rows, 4) states: a bug otherwise
+            raise AssertionError(f"a stream state has 4 words per row; got an array of shape {state.shape}")
         words = state.astype(np.uint64, copy=False)
         # Own copies (the caller's array is never advanced), each contiguous.
         self.s0 = np.array(words[:, 0], dtype=np.uint64, order="C")
@@ -165,15 +165,17 @@ class RowStreams:
         the rejecting rows draw again (with probability < bound/2**32 each), as the JVM's loop does.
         """
         rows_all = np.arange(len(self.s0), dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+        # The engine's bounds are vocabulary sizes and list counts (>= 1, < 2**31), one per row: anything else
+        # is a bug in its caller, not something a setting or a row can cause (settings are checked before).
         scalar_bound = np.ndim(bound) == 0
         bounds = np.asarray(bound, dtype=np.int64)
         if scalar_bound:
             if not 1 <= int(bounds) <= 0x7FFFFFFF:
-                raise ValueError(f"bound must be positive, got {int(bounds)}")
+                raise AssertionError(f"bound must be in [1, 2**31 - 1], got {int(bounds)}")
         elif bounds.shape != rows_all.shape:
-            raise ValueError(f"one bound per row: got {bounds.shape[0]} bounds for {rows_all.shape[0]} rows")
+            raise AssertionError(f"one bound per row: got {bounds.shape[0]} bounds for {rows_all.shape[0]} rows")
         elif len(bounds) and (bounds.min() < 1 or bounds.max() > 0x7FFFFFFF):
-            raise ValueError(f"bound must be positive, got {int(bounds.min())}")
+            raise AssertionError(f"bound must be in [1, 2**31 - 1], got {int(bounds.min())}..{int(bounds.max())}")
         b = bounds.astype(np.uint64)
         m = (self.next_long(rows) >> _U(32)) * b
         threshold = (_U(1 << 32) - b) % b
