@@ -663,7 +663,8 @@ def _trig(x, cosine: bool):
         hx = x.view(np.int64) >> 32
         ix = hx & _ABS
         if ((ix > 0x413921FB) & (ix < 0x7FF00000)).any():
-            raise ValueError("fdlibm sin/cos: arguments beyond 2**19*pi/2 in magnitude are not implemented")
+            # A bug check: the engine's only angles are 2*pi*u with u in [0, 1) (BRR's planes), far inside.
+            raise AssertionError("fdlibm sin/cos: arguments beyond 2**19*pi/2 in magnitude are not implemented")
         zero = np.zeros_like(x)
         direct = _kernel_cos(x, zero) if cosine else _kernel_sin(x, zero, False)
         n, y0, y1 = _rem_pio2(x, hx, ix)
