@@ -85,13 +85,50 @@ def name_of(message: str) -> str | None:
     return None
 
 
+# What may follow a rendered line: the job's exit-code mark on a Spark Connect server, then the line's end.
+_SERVER_SUFFIX = r"(?: \[dptext exit \d\])?[ \t]*$"
+
+
+def parameters_of(name: str, text: str) -> dict[str, str]:
+    """The parameters of entry ``name`` as rendered in ``text``, read back by matching the entry's template
+    (``[NAME] message fix``, to the end of its line), as ``DpTextErrors.parametersOf`` does on the JVM: for an
+    error that crossed from the JVM or a worker as its line only. Exact or nothing: empty when ``text`` does not
+    hold the entry's line whole, or when a value holds the words that follow it in the template so that the line
+    reads two ways (its shortest and longest readings differ)."""
+    entry = catalogue().get(name)
+    if entry is None or not text:
+        return {}
+    order: list[str] = []
+    shortest = _reading(name, entry, text, "*?", order)
+    longest = _reading(name, entry, text, "*", [])
+    if shortest is None or shortest != longest:
+        return {}
+    return dict(zip(order, shortest, strict=True))
+
+
+def _reading(name: str, entry: dict[str, str], text: str, quantifier: str, order: list[str]) -> list[str] | None:
+    template = f"{entry['message']} {entry['fix']}"
+    regex, at = [re.escape(f"[{name}] ")], 0
+    for m in _PARAMETER.finditer(template):
+        regex.append(re.escape(template[at : m.start()]))
+        if m.group(1) in order:
+            regex.append(f"(?P=p{order.index(m.group(1))})")
+        else:
+            regex.append(f"(?P<p{len(order)}>.{quantifier})")
+            order.append(m.group(1))
+        at = m.end()
+    regex.append(re.escape(template[at:]) + _SERVER_SUFFIX)
+    found = re.search("".join(regex), text, re.MULTILINE)
+    return None if found is None else [found.group(f"p{i}") for i in range(len(order))]
+
+
 class DpTextError(ValueError):
     """A dptext error: a setting, an argument or the data does not fit (the message says which and the fix).
 
     ``name`` is the error's entry in the catalogue (``None`` for an error not catalogued yet) and
-    ``parameters`` what its message was rendered with (empty when the error crossed from the JVM: the name
-    survives in the text, the parameters do not). ``java_class`` is the JVM exception's class when the error
-    came from the JVM (``None`` when Python found it first); the pyspark exception is ``__cause__``.
+    ``parameters`` what its message was rendered with (for an error that crossed from the JVM or a worker as its
+    line, read back from it: ``parameters_of``, all values as text). ``java_class`` is the JVM exception's class
+    when the error came from the JVM (``None`` when Python found it first); the pyspark exception is ``__cause__``.
     """
 
     def __init__(
@@ -104,6 +141,8 @@ class DpTextError(ValueError):
         super().__init__(message)
         self.java_class = java_class
         self.name = name if name is not None else name_of(message)
+        if parameters is None and self.name is not None:
+            parameters = parameters_of(self.name, message)
         self.parameters = dict(parameters or {})
 
     @classmethod

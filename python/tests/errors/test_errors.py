@@ -65,6 +65,32 @@ def test_a_jvm_error_arrives_with_its_name():
     converted = errors.convert(_CapturedError(trace))
     assert converted is not None and converted.name == "KEY_MISSING" and str(converted) == line
     assert converted.java_class == "java.lang.IllegalArgumentException"
+    assert converted.parameters == {"source": "environment variable DPTEXT_KEY"}
+
+
+def test_every_entrys_parameters_are_read_back_from_its_line_exactly_or_not_at_all():
+    """As the JVM's DpTextErrorsTest: plain values come back whole; values holding the template's own words (spaces,
+    brackets, full stops) come back whole or not at all, never wrong."""
+    ambiguous = 0
+    for name in errors.catalogue():
+        entry = errors.catalogue()[name]
+        names = list(dict.fromkeys(errors._PARAMETER.findall(f"{entry['message']} {entry['fix']}")))
+        for plain in (True, False):
+            if plain:
+                values = {p: (f"/a_dir/{p}-1.json" if i % 2 == 0 else f"{p}:7.5,x") for i, p in enumerate(names)}
+            else:
+                values = {p: (f"/a dir/{p} (1).json" if i % 2 == 0 else f"[{p}, 7.5].") for i, p in enumerate(names)}
+            line = errors.render(name, values)
+            trace = f"{line}\n\tat dev.dptext.Z.z(Z.java:1)"
+            for text in (line, f"dptext: {line}", f"x.Y: {line} [dptext exit 2]", trace):
+                read = errors.parameters_of(name, text)
+                if plain:
+                    assert read == values, (name, text)
+                elif read != values:
+                    assert read == {}, (name, text)
+                    ambiguous += 1
+    assert ambiguous > 0
+    assert errors.parameters_of("OUTPUT_EXISTS", "[OUTPUT_EXISTS] something else") == {}
 
 
 @pytest.mark.parametrize(

@@ -127,6 +127,63 @@ public final class DpTextErrors {
     return Optional.empty();
   }
 
+  /**
+   * The parameters of entry {@code name} as rendered in {@code text}, read back by matching the entry's template
+   * ({@code [NAME] message fix}, to the end of its line): what a client that received only the line (over Spark
+   * Connect, from a Python worker) can still give to code that acts on the error. Exact or nothing: empty when the
+   * text does not hold the entry's line whole, or when a value holds the words that follow it in the template so
+   * that the line reads two ways (its shortest and longest readings differ).
+   */
+  public static Map<String, String> parametersOf(String name, String text) {
+    ErrorClass e = Holder.CATALOGUE.get(name);
+    if (e == null || text == null) {
+      return Map.of();
+    }
+    List<String> order = new java.util.ArrayList<>();
+    Optional<List<String>> shortest = reading(e, text, "*?", order);
+    Optional<List<String>> longest = reading(e, text, "*", new java.util.ArrayList<>());
+    if (shortest.isEmpty() || !shortest.equals(longest)) {
+      return Map.of();
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    for (int i = 0; i < order.size(); i++) {
+      out.put(order.get(i), shortest.get().get(i));
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** The values of {@code e}'s parameters in {@code text} (in {@code order}, filled here), matched {@code .quantifier}. */
+  private static Optional<List<String>> reading(ErrorClass e, String text, String quantifier, List<String> order) {
+    String template = e.message() + " " + e.fix();
+    StringBuilder regex = new StringBuilder(Pattern.quote("[" + e.name() + "] "));
+    Matcher m = ErrorClass.PARAMETER.matcher(template);
+    int at = 0;
+    while (m.find()) {
+      regex.append(Pattern.quote(template.substring(at, m.start())));
+      int seen = order.indexOf(m.group(1));
+      if (seen >= 0) {
+        regex.append("\\k<p").append(seen).append('>');
+      } else {
+        regex.append("(?<p").append(order.size()).append(">.").append(quantifier).append(')');
+        order.add(m.group(1));
+      }
+      at = m.end();
+    }
+    regex.append(Pattern.quote(template.substring(at))).append(SERVER_SUFFIX);
+    Matcher found = Pattern.compile(regex.toString(), Pattern.MULTILINE).matcher(text);
+    if (!found.find()) {
+      return Optional.empty();
+    }
+    List<String> values = new java.util.ArrayList<>();
+    for (int i = 0; i < order.size(); i++) {
+      values.add(found.group("p" + i));
+    }
+    return Optional.of(values);
+  }
+
+  /** What may follow a rendered line: the job's exit-code mark on a Spark Connect server, then the line's end. */
+  private static final String SERVER_SUFFIX = "(?: \\[dptext exit \\d\\])?[ \\t]*$";
+
   /** The catalogue as a Markdown table (name, exit code, message, fix): the generated block of {@code docs/errors.md}. */
   public static String markdownTable() {
     StringBuilder t = new StringBuilder("| Name | Exit | Message | Fix |\n|---|---|---|---|\n");

@@ -24,6 +24,8 @@ class DpTextErrorsTest {
       for (String text : new String[] {e.message(), e.fix()}) {
         assertFalse(text.isBlank(), e.name() + ": a message and a fix");
         assertTrue(text.endsWith(".") || text.endsWith(")") && text.contains("."), e.name() + ": sentences: " + text);
+        // Words between any two parameters, so that a client holding only the line reads each back (parametersOf).
+        assertFalse(text.matches(".*<[a-zA-Z0-9]+><[a-zA-Z0-9]+>.*"), e.name() + ": adjacent parameters: " + text);
         assertFalse(text.contains("\n"), e.name() + ": one line");
         // '<' and '>' are only the parameters' brackets: a template says "at most", not "<=".
         assertEquals(text.chars().filter(c -> c == '<').count(), ErrorClass.PARAMETER.matcher(text).results().count(),
@@ -72,5 +74,39 @@ class DpTextErrorsTest {
     try (var in = new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
       ErrorAssertions.assertError((Throwable) in.readObject(), "OUTPUT_EXISTS", e.parameters());
     }
+  }
+
+  /**
+   * Every entry's parameters are read back from its rendered line, as a client that received only the line does:
+   * after a prefix, before the server's exit mark or a stack trace. A line that reads two ways (values holding the
+   * template's own words: spaces, brackets, full stops) gives nothing, never a wrong value.
+   */
+  @Test
+  void everyEntrysParametersAreReadBackFromItsLineExactlyOrNotAtAll() {
+    int ambiguous = 0;
+    for (ErrorClass e : DpTextErrors.all().values()) {
+      for (boolean plain : new boolean[] {true, false}) {
+        Map<String, String> parameters = new java.util.LinkedHashMap<>();
+        int i = 0;
+        for (String p : e.parameters()) {
+          parameters.put(p, plain ? (i++ % 2 == 0 ? "/a_dir/" + p + "-1.json" : p + ":7.5,x")
+              : (i++ % 2 == 0 ? "/a dir/" + p + " (1).json" : "[" + p + ", 7.5]."));
+        }
+        String line = DpTextErrors.render(e.name(), parameters);
+        for (String text : List.of(line, "dptext: " + line, "x.Y: " + line + " [dptext exit 2]",
+            "dptext.errors.DpTextException: " + line + "\n\tat dev.dptext.Z.z(Z.java:1)")) {
+          Map<String, String> read = DpTextErrors.parametersOf(e.name(), text);
+          if (plain) {
+            assertEquals(parameters, read, e.name() + " in: " + text);
+          } else if (!read.equals(parameters)) {
+            assertEquals(Map.of(), read, e.name() + ": a wrong reading of: " + text);
+            ambiguous++;
+          }
+        }
+      }
+    }
+    assertTrue(ambiguous > 0, "the spaced values must include a line that reads two ways");
+    assertEquals(Map.of(), DpTextErrors.parametersOf("OUTPUT_EXISTS", "[OUTPUT_EXISTS] something else"));
+    assertEquals(Map.of(), DpTextErrors.parametersOf("NO_SUCH_ENTRY", "[NO_SUCH_ENTRY] x"));
   }
 }

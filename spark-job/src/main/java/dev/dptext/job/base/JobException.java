@@ -99,10 +99,10 @@ public final class JobException extends RuntimeException implements Catalogued {
     String text = message.substring(0, m.start());
     int quoted = text.lastIndexOf(JobException.class.getName() + ": ");
     text = quoted >= 0 ? text.substring(quoted + JobException.class.getName().length() + 2) : text;
-    // The name survives the round trip in the text ([NAME] ...); the parameters do not (the client has the line).
+    // The name survives the round trip in the text ([NAME] ...), and the parameters are read back from it.
     String name = DpTextErrors.nameOf(text).orElse(null);
     return java.util.Optional.of(new JobException(ExitCode.of(Integer.parseInt(m.group(1))), text.strip(), name,
-        Map.of(), null));
+        name == null ? Map.of() : DpTextErrors.parametersOf(name, text), null));
   }
 
   /**

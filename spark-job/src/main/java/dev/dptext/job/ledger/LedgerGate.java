@@ -148,7 +148,7 @@ public final class LedgerGate {
     int more = o.releasesInvolved().size() - named.size();
     return JobException.of("BUDGET_EXCEEDED", "keys", String.format(Locale.ROOT, "%,d", o.keysOverBudget()),
         "source", plan.source(), "reach", Spending.format(o.maximumAfter()), "budget", Spending.format(plan.budget()),
-        "earlier", named.isEmpty() ? "none (this release alone exceeds it)" : String.join("; ", named),
-        "more", more > 0 ? " and " + more + " more" : "", "ledger", plan.ledger());
+        "earlier", (named.isEmpty() ? "none (this release alone exceeds it)" : String.join("; ", named))
+            + (more > 0 ? " and " + more + " more" : ""), "ledger", plan.ledger());
   }
 }

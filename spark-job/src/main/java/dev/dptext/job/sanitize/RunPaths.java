@@ -57,10 +57,12 @@ public final class RunPaths {
         throw JobException.of("OUTPUT_IS_THE_INPUT", "output", output, "input", input, "resolved", out);
       }
       if (OutputLocation.within(out, in)) {
-        throw JobException.of("OUTPUT_INSIDE_INPUT", "output", output, "input", input, "realPaths", realPaths(out, in));
+        throw JobException.of("OUTPUT_INSIDE_INPUT", "output", output, "input", input, "resolvedOutput", out,
+            "resolvedInput", in);
       }
       if (OutputLocation.within(in, out)) {
-        throw JobException.of("INPUT_INSIDE_OUTPUT", "input", input, "output", output, "realPaths", realPaths(in, out));
+        throw JobException.of("INPUT_INSIDE_OUTPUT", "input", input, "output", output, "resolvedInput", in,
+            "resolvedOutput", out);
       }
     }
   }
@@ -96,10 +98,5 @@ public final class RunPaths {
     return JobException.of("REJECTS_NEST_WITH_A_RUN_TABLE", "rejects", rejects, "relation",
         inside ? "is inside" : "contains", "other", other, "inner", inside ? r : resolvedOther, "outer",
         inside ? resolvedOther : r);
-  }
-
-  /** " (resolved: A inside B)": the real paths, which may differ from the spellings given. */
-  private static String realPaths(String inner, String outer) {
-    return " (resolved: " + inner + " inside " + outer + ")";
   }
 }

@@ -149,7 +149,7 @@ public record SanitizeRequest(Source source, Sink sink, Columns columns, Corrupt
     if (OutputFormat.isDeltaTable(spark, source.path)) {
       return DataFormat.DELTA;
     }
-    throw JobException.of("INPUT_FORMAT_UNKNOWN", "path", source.path, "how", " from its name", "formats",
+    throw JobException.of("INPUT_FORMAT_UNKNOWN", "path", source.path, "formats",
         "csv|json|parquet|text|delta");
   }
 }
