@@ -25,7 +25,6 @@ from decimal import ROUND_FLOOR, Decimal
 
 import numpy as np
 
-from dptext import options
 from dptext.engine import distances as distance_cache
 from dptext.engine import fdlibm
 from dptext.engine.model import Model, NeighbourTable
@@ -447,7 +446,10 @@ def sensitive_start(size: int, w: float) -> int:
     """SanText+'s first sensitive rank, n - ⌊w·n⌋, with w taken as its decimal value (as BigDecimal.valueOf)."""
     count = int((Decimal(repr(float(w))) * size).to_integral_value(rounding=ROUND_FLOOR))
     if count < 1:
-        raise DpTextError.of("SANTEXT_PLUS_SELECTS_NOTHING", w=w, size=size)
+        plain = format(Decimal(repr(float(w))).normalize(), "f")  # as the JVM writes it (BigDecimal, plain)
+        raise DpTextError.of(
+            "MECHANISM_PARAMETER_SELECTS_NO_WORD", mechanism="santext+", parameter="w", value=plain, size=size
+        )
     return size - count
 
 
@@ -488,7 +490,9 @@ class CusText(Mechanism):
     def __init__(self, model: Model, epsilon: float, k: int, verbatim: str | None, plus: bool) -> None:
         self.name = "custext+" if plus else "custext"
         n = model.size
-        if k > n:  # CusText's validate(spec, model) on the JVM: before anything is built
+        if k < 2:
+            raise AssertionError(f"groupSize={k}: the settings check K >= 2 first")
+        if k > n:  # the JVM's CusText validate(spec, model): the same named error
             raise DpTextError.of(
                 "MECHANISM_PARAMETER_EXCEEDS_MODEL",
                 mechanism=self.name,
@@ -496,13 +500,6 @@ class CusText(Mechanism):
                 value=k,
                 what="vocabulary size",
                 limit=n,
-            )
-        if k < 2:  # the setting's own check refuses it first; CusText.Groups.build's words
-            raise options._failure(
-                "groupSize",
-                f"in [2, {n}] (at least 2 and at most the vocabulary size)",
-                k,
-                "K = 1 would emit every word verbatim; K = |V| puts the whole vocabulary in one group",
             )
         self.verbatim = np.zeros(n, dtype=bool)
         if plus:
@@ -610,8 +607,15 @@ class Diffractor(Mechanism):
 
     def __init__(self, model: Model, epsilon: float, noise: str, radius: int, lists: int) -> None:
         n = model.size
-        if lists > n:
-            raise options._failure("lists", f"at most the vocabulary size {n}", lists, f"use lists={n} or fewer")
+        if lists > n:  # the JVM's Diffractor validate(spec, model): the same named error
+            raise DpTextError.of(
+                "MECHANISM_PARAMETER_EXCEEDS_MODEL",
+                mechanism=self.name,
+                parameter="lists",
+                value=lists,
+                what="vocabulary size",
+                limit=n,
+            )
         self.epsilon = float(epsilon)
         self.noise = noise
         self.radius = int(radius)

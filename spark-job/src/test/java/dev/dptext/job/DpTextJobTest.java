@@ -267,6 +267,13 @@ class DpTextJobTest {
     Run groups = JobFixtures.run(sanitize(out, "--mechanism", "custext", "--group-size", "1000000"));
     assertEquals(2, groups.exitCode(), groups.err());
     ErrorAssertions.assertErrorText(groups.err(), "MECHANISM_PARAMETER_EXCEEDS_MODEL");
+    Run topK = JobFixtures.run(sanitize(out, "--mechanism", "vickrey-topk", "--t",
+        String.join(",", java.util.Collections.nCopies(3001, "0")))); // the model has 3,000 words
+    assertEquals(2, topK.exitCode(), topK.err());
+    ErrorAssertions.assertErrorText(topK.err(), "MECHANISM_PARAMETER_EXCEEDS_MODEL");
+    Run noSensitiveWord = JobFixtures.run(sanitize(out, "--mechanism", "santext+", "--w", "0.0001"));
+    assertEquals(2, noSensitiveWord.exitCode(), noSensitiveWord.err());
+    ErrorAssertions.assertErrorText(noSensitiveWord.err(), "MECHANISM_PARAMETER_SELECTS_NO_WORD");
 
     Run unknownOption = JobFixtures.run(sanitize(out, "--epsilom", "3"));
     assertEquals(2, unknownOption.exitCode(), unknownOption.err());

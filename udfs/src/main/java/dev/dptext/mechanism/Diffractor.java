@@ -170,14 +170,18 @@ public final class Diffractor implements WordMechanism, ExactConditional {
           tem ? spec.get(RADIUS) : Integer.MAX_VALUE);
     }
 
-    private int[][] lists(MechanismSpec spec, DpTextModel model) {
+    /** Each list starts at a distinct word: L must not exceed the vocabulary, a usage error before the build. */
+    @Override
+    protected void validate(MechanismSpec spec, DpTextModel model) {
       int count = spec.get(LISTS);
       int n = model.embeddings().size();
       if (count > n) {
-        throw Check.failure(LISTS.name(), "at most the vocabulary size " + n, count,
-            "use lists=" + n + " or fewer");
+        throw exceedsModel(LISTS.name(), count, "vocabulary size", n);
       }
-      return buildLists(model.embeddings(), model.neighbours(0), count);
+    }
+
+    private int[][] lists(MechanismSpec spec, DpTextModel model) {
+      return buildLists(model.embeddings(), model.neighbours(0), spec.get(LISTS));
     }
 
     @Override
@@ -244,8 +248,11 @@ public final class Diffractor implements WordMechanism, ExactConditional {
    */
   public static int[][] buildLists(Embeddings embeddings, NeighbourTable table, int count) {
     int n = embeddings.size();
-    if (table.targetStart() != 0 || table.size() != n) {
-      throw new IllegalArgumentException("1-Diffractor needs a neighbour table over the whole vocabulary");
+    if (table.targetStart() != 0 || table.size() != n) { // the definition passes the model's table for rank 0
+      throw new IllegalStateException("1-Diffractor needs a neighbour table over the whole vocabulary");
+    }
+    if (count > n) { // the definition's validate refuses L > |V| first (each list starts at a distinct word)
+      throw new IllegalStateException(count + " lists over " + n + " words");
     }
     int[] starts = largestNorms(embeddings, Math.min(count, n));
     int[][] lists = new int[count][];

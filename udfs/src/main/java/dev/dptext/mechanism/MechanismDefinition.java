@@ -4,6 +4,8 @@ import dev.dptext.config.Check;
 import dev.dptext.config.Setting;
 import dev.dptext.config.ValueType;
 import dev.dptext.embedding.WordMetric;
+import dev.dptext.errors.DpTextErrors;
+import dev.dptext.errors.DpTextException;
 import dev.dptext.model.DpTextModel;
 import java.util.ArrayList;
 import java.util.List;
@@ -138,6 +140,15 @@ public abstract class MechanismDefinition {
    * the build. {@link MechanismSpec#build} and {@link MechanismSpec#metric} run it.
    */
   protected void validate(MechanismSpec spec, DpTextModel model) {}
+
+  /**
+   * For {@link #validate(MechanismSpec, DpTextModel)}: {@code parameter} is {@code value}, more than the model's
+   * {@code what} ({@code limit}) allows.
+   */
+  protected final DpTextException exceedsModel(String parameter, Object value, String what, Object limit) {
+    return DpTextErrors.error("MECHANISM_PARAMETER_EXCEEDS_MODEL", "mechanism", name, "parameter", parameter,
+        "value", value, "what", what, "limit", limit);
+  }
 
   /**
    * This mechanism with each of its parameters away from its default (and a value for each required one),

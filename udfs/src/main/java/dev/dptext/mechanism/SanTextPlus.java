@@ -1,6 +1,7 @@
 package dev.dptext.mechanism;
 
 import dev.dptext.embedding.Embeddings;
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.knn.NeighbourTable;
 import dev.dptext.random.RandomStream;
 import java.util.Locale;
@@ -58,6 +59,12 @@ public final class SanTextPlus implements ExponentialMechanism, ExactConditional
     @Override
     public String example() {
       return "santext+:epsilon=2,w=0.8,p=0.4";
+    }
+
+    /** w must select at least one word of the model's vocabulary: a usage error before the build. */
+    @Override
+    protected void validate(MechanismSpec spec, DpTextModel model) {
+      sensitiveStart(model.embeddings().size(), spec.get(W));
     }
 
     @Override
@@ -146,8 +153,8 @@ public final class SanTextPlus implements ExponentialMechanism, ExactConditional
       Embeddings embeddings, NeighbourTable neighbours, double epsilon, double sensitiveFraction, double p) {
     checkParameters(embeddings.size(), sensitiveFraction, p);
     int start = sensitiveStart(embeddings.size(), sensitiveFraction);
-    if (neighbours.targetStart() != start) {
-      throw new IllegalArgumentException(
+    if (neighbours.targetStart() != start) { // the definition passes the model's table for this start
+      throw new IllegalStateException(
           "SanText+ with w=" + sensitiveFraction + " needs neighbours over ranks [" + start + ", "
               + embeddings.size() + "), got a table starting at " + neighbours.targetStart());
     }
@@ -174,9 +181,8 @@ public final class SanTextPlus implements ExponentialMechanism, ExactConditional
   private static void checkParameters(int size, double w, double p) {
     W.check(w);
     if (sensitiveCount(size, w) < 1) {
-      throw new IllegalArgumentException(
-          "SanText+ sensitive fraction w=" + w + " selects no word of a vocabulary of " + size
-              + "; raise w");
+      throw DpTextErrors.error("MECHANISM_PARAMETER_SELECTS_NO_WORD", "mechanism", DEFINITION.name(), "parameter",
+          W.name(), "value", java.math.BigDecimal.valueOf(w).stripTrailingZeros().toPlainString(), "size", size);
     }
     P.check(p);
   }

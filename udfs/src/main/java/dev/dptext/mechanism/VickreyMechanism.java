@@ -11,6 +11,7 @@ import dev.dptext.config.Setting;
 import dev.dptext.config.Check;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.embedding.WordMetric;
+import dev.dptext.errors.DpTextErrors;
 import static dev.dptext.mechanism.MechanismDefinition.EPSILON;
 import dev.dptext.mechanism.MechanismDefinition.Parameter;
 
@@ -40,6 +41,9 @@ public final class VickreyMechanism extends NoisyEmbeddingMechanism {
       .hint("e.g. 0.5 for vickrey, 0;0.5;1 for vickrey-topk")
       .withoutDefaultMeaning("the mechanism's")
       .createOptional(ValueType.DOUBLE_LIST, Check.nonNegativeList());
+
+  /** How the number of thresholds is named in an error: it is t's length that the model must serve. */
+  static final String THRESHOLD_COUNT = "k (the number of thresholds in t)";
 
   /** Vickrey (2-NN rule): ε, t (default 0.5), λ of its noise (default 0: Laplace). */
   public static final MechanismDefinition DEFINITION = new Definition("vickrey", List.of(),
@@ -89,6 +93,16 @@ public final class VickreyMechanism extends NoisyEmbeddingMechanism {
     Definition(String name, List<String> aliases, String summary, Parameter<List<Double>> t) {
       super(name, aliases, summary,
           List.of(Parameter.of(EPSILON), t, Parameter.withDefault(MahalanobisMechanism.LAMBDA, 0.0)));
+    }
+
+    /** k thresholds pick among the k nearest words: the vocabulary must have k, a usage error before the build. */
+    @Override
+    protected void validate(MechanismSpec spec, DpTextModel model) {
+      int k = spec.get(T).size();
+      int n = model.embeddings().size();
+      if (k > n) {
+        throw exceedsModel(THRESHOLD_COUNT, k, "vocabulary size", n);
+      }
     }
 
     @Override
@@ -153,8 +167,10 @@ public final class VickreyMechanism extends NoisyEmbeddingMechanism {
     MechanismSpec.of(t != null && t.size() == 1 ? DEFINITION.name() : TOP_K_DEFINITION.name(),
         java.util.Map.of("epsilon", epsilon, "t", t == null ? List.of() : t, "lambda", lambda)); // the definitions' checks
     double[] ts = t.stream().mapToDouble(Double::doubleValue).toArray();
-    if (ts.length > size) {
-      throw new IllegalArgumentException("top-" + ts.length + " needs at least that many words");
+    if (ts.length > size) { // the partitioned path's check (validate sees no model there): the same error
+      throw DpTextErrors.error("MECHANISM_PARAMETER_EXCEEDS_MODEL", "mechanism",
+          ts.length == 1 ? DEFINITION.name() : TOP_K_DEFINITION.name(), "parameter", THRESHOLD_COUNT, "value",
+          ts.length, "what", "vocabulary size", "limit", size);
     }
     return ts;
   }

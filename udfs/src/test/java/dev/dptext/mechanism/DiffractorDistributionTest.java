@@ -14,6 +14,7 @@ import dev.dptext.embedding.WordMetric;
 import dev.dptext.knn.NeighbourSearch;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.random.RandomStream;
+import dev.dptext.testing.ErrorAssertions;
 import dev.dptext.testing.Fixtures;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -355,8 +356,10 @@ class DiffractorDistributionTest {
     assertMessage("65", () -> MechanismSpec.of("1-diffractor", Map.of("lists", 65)));
     assertMessage("gaussian", () -> MechanismSpec.of("1-diffractor", Map.of("listNoise", "gaussian")));
     DpTextModel tiny = DpTextModel.of(emb.topWords(10), "tiny", 4);
-    assertMessage("11", () -> Diffractor.DEFINITION.build(
-        MechanismSpec.of("diffractor", Map.of("lists", 11)), tiny));
+    // More lists than words: a usage error from the validation that sees the model, before any build.
+    ErrorAssertions.assertError(assertThrows(IllegalArgumentException.class,
+        () -> MechanismSpec.of("diffractor", Map.of("lists", 11)).build(tiny)), "MECHANISM_PARAMETER_EXCEEDS_MODEL",
+        Map.of("mechanism", "1-diffractor", "parameter", "lists", "value", 11, "what", "vocabulary size", "limit", 10));
   }
 
   private static void assertMessage(String value, org.junit.jupiter.api.function.Executable run) {

@@ -12,13 +12,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NeighbourTable;
+import dev.dptext.model.DpTextModel;
 import dev.dptext.random.RandomStream;
+import dev.dptext.testing.ErrorAssertions;
 import dev.dptext.testing.Fixtures;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -128,14 +131,28 @@ class SanTextPlusDistributionTest {
   @Test
   void rejectsMismatchedTablesAndParameters() {
     NeighbourTable whole = Fixtures.gloveNeighbours(0, 16);
-    assertThrows(IllegalArgumentException.class, () -> new SanTextPlus(emb, whole, 1, 0.5, 0.3));
+    assertThrows(IllegalStateException.class, () -> new SanTextPlus(emb, whole, 1, 0.5, 0.3)); // dptext's wiring
     NeighbourTable half = Fixtures.gloveNeighbours(1000, 16);
     assertThrows(IllegalArgumentException.class, () -> new SanTextPlus(emb, half, 1, 0.5, -0.1));
     assertThrows(IllegalArgumentException.class, () -> new SanTextPlus(emb, half, 1, 0.5, 1.1));
     assertThrows(IllegalArgumentException.class, () -> new SanTextPlus(emb, half, 1, 0.0, 0.3));
     assertThrows(IllegalArgumentException.class, () -> new SanTextPlus(emb, half, 1, 1.5, 0.3));
     assertThrows(IllegalArgumentException.class, () -> new SanTextPlus(emb, half, 0, 0.5, 0.3));
-    assertThrows(IllegalArgumentException.class, () -> SanTextPlus.sensitiveStart(2000, 0.0001));
+    ErrorAssertions.assertError(assertThrows(IllegalArgumentException.class,
+        () -> SanTextPlus.sensitiveStart(2000, 0.0001)), "MECHANISM_PARAMETER_SELECTS_NO_WORD",
+        Map.of("mechanism", "santext+", "parameter", "w", "value", "0.0001", "size", 2000));
+  }
+
+  /** A w that selects no word of the model is a usage error from the validation that sees the model. */
+  @Test
+  void aFractionSelectingNoWordOfTheModelIsAUsageErrorBeforeTheBuild() {
+    DpTextModel tiny = DpTextModel.of(emb.topWords(50), "tiny", 4);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> MechanismSpec.of("santext+", Map.of("w", 0.01)).build(tiny));
+    ErrorAssertions.assertError(e, "MECHANISM_PARAMETER_SELECTS_NO_WORD",
+        Map.of("mechanism", "santext+", "parameter", "w", "value", "0.01", "size", 50));
+    assertEquals(dev.dptext.errors.Exit.USAGE, dev.dptext.errors.DpTextErrors.get(
+        "MECHANISM_PARAMETER_SELECTS_NO_WORD").exit());
   }
 
   // ------------------------------------------------------------------ (b), (c), (d) distributions

@@ -1,12 +1,16 @@
 package dev.dptext.mechanism;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NearestWords;
+import dev.dptext.model.DpTextModel;
 import dev.dptext.random.RandomStream;
+import dev.dptext.testing.ErrorAssertions;
 import dev.dptext.testing.Fixtures;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,6 +19,20 @@ import org.junit.jupiter.api.Test;
  */
 class VickreySelectionTest {
   static final int N = 100_000;
+
+  /** More thresholds than words: a usage error from the validation that sees the model, before any build. */
+  @Test
+  void moreThresholdsThanWordsIsAUsageErrorBeforeTheBuild() {
+    DpTextModel tiny = DpTextModel.of(Fixtures.gloveTop2000().topWords(3), "tiny", 2);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> MechanismSpec.parse("vickrey-topk:t=0;0.5;1;2").build(tiny));
+    ErrorAssertions.assertError(e, "MECHANISM_PARAMETER_EXCEEDS_MODEL", Map.of("mechanism", "vickrey-topk",
+        "parameter", VickreyMechanism.THRESHOLD_COUNT, "value", 4, "what", "vocabulary size", "limit", 3));
+    // The partitioned path, which has no model to validate against, raises the same error.
+    ErrorAssertions.assertError(assertThrows(IllegalArgumentException.class,
+        () -> VickreyMechanism.forShards(3, 2, null, 1, 0, List.of(0.0, 0.5, 1.0, 2.0))),
+        "MECHANISM_PARAMETER_EXCEEDS_MODEL");
+  }
 
   @Test
   void twoNearestRuleMatchesItsProbability() {
