@@ -53,8 +53,8 @@ public final class BinaryCodes implements Serializable {
 
   /** Binarises {@code e} with {@code bits} random hyperplanes drawn from {@code seed}. */
   public static BinaryCodes of(Embeddings e, int bits, long seed) {
-    if (bits < 1 || bits > 4096) {
-      throw new IllegalArgumentException("the number of bits must be in [1, 4096], got " + bits);
+    if (bits < 1 || bits > 4096) { // BRR's bits setting is checked to [1, 4096] first
+      throw new IllegalStateException("the number of bits must be in [1, 4096], got " + bits);
     }
     int n = e.size();
     int m = e.dim();
@@ -102,8 +102,8 @@ public final class BinaryCodes implements Serializable {
    */
   public static BinaryCodes ofCodes(int bits, long[] codes) {
     int longs = (bits + 63) / 64;
-    if (bits < 1 || codes.length % longs != 0) {
-      throw new IllegalArgumentException(codes.length + " longs do not hold whole " + bits + "-bit codes");
+    if (bits < 1 || codes.length % longs != 0) { // tests' and tools' own codes
+      throw new IllegalStateException(codes.length + " longs do not hold whole " + bits + "-bit codes");
     }
     return new BinaryCodes(bits, codes.clone());
   }

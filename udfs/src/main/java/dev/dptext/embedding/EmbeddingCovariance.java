@@ -1,5 +1,6 @@
 package dev.dptext.embedding;
 
+import dev.dptext.errors.DpTextErrors;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -33,8 +34,8 @@ public final class EmbeddingCovariance implements Serializable {
 
   /** Reconstructs from a stored Σ (row-major m × m), recomputing the eigendecomposition. */
   public EmbeddingCovariance(int m, double[] sigma) {
-    if (sigma.length != m * m) {
-      throw new IllegalArgumentException("Σ has " + sigma.length + " entries; expected " + m + "²");
+    if (sigma.length != m * m) { // the model readers read m·m values
+      throw new IllegalStateException("Σ has " + sigma.length + " entries; expected " + m + "²");
     }
     this.m = m;
     this.sigma = sigma.clone();
@@ -162,7 +163,7 @@ public final class EmbeddingCovariance implements Serializable {
     int n = e.size();
     int m = e.dim();
     if (n < 2) {
-      throw new IllegalArgumentException("a covariance needs at least 2 words, got " + n);
+      throw DpTextErrors.error("COVARIANCE_TOO_FEW_WORDS", "words", n);
     }
     float[] v = e.rawVectors();
     double[] mean = e.mean();
@@ -193,23 +194,23 @@ public final class EmbeddingCovariance implements Serializable {
    */
   public static EmbeddingCovariance fromScatter(int m, double[] scatter, long n) {
     if (n < 2) {
-      throw new IllegalArgumentException("a covariance needs at least 2 words, got " + n);
+      throw DpTextErrors.error("COVARIANCE_TOO_FEW_WORDS", "words", n);
     }
     double[] s = new double[m * m];
     for (int i = 0; i < s.length; i++) {
       s[i] = scatter[i] / (n - 1);
     }
-    return scaled(m, s);
+    return scaled(m, s, n);
   }
 
   /** Scales the sample covariance to trace m and symmetrises it. */
-  private static EmbeddingCovariance scaled(int m, double[] s) {
+  private static EmbeddingCovariance scaled(int m, double[] s, long n) {
     double trace = 0;
     for (int d = 0; d < m; d++) {
       trace += s[d * m + d];
     }
     if (!(trace > 0)) {
-      throw new IllegalArgumentException("the embeddings have no variance; Σ cannot be scaled to trace m");
+      throw DpTextErrors.error("COVARIANCE_NO_VARIANCE", "words", n, "dim", m);
     }
     double scale = m / trace;
     for (int i = 0; i < s.length; i++) {
@@ -262,8 +263,8 @@ public final class EmbeddingCovariance implements Serializable {
    * is Laplace noise, bit for bit).
    */
   private double[] regularizedPower(double lambda, boolean inverse) {
-    if (!(lambda >= 0 && lambda <= 1)) {
-      throw new IllegalArgumentException("λ must be in [0, 1], got " + lambda);
+    if (!(lambda >= 0 && lambda <= 1)) { // the lambda setting is checked to [0, 1] first
+      throw new IllegalStateException("λ must be in [0, 1], got " + lambda);
     }
     double[] root = new double[m * m];
     if (lambda == 0) {

@@ -1,5 +1,7 @@
 package dev.dptext.embedding;
 
+import dev.dptext.errors.DpTextException;
+import dev.dptext.errors.DpTextErrors;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +22,7 @@ import java.util.zip.GZIPInputStream;
  * {@code .vec} (the same, after a header line {@code count dim}). A {@code .gz} file is decompressed.
  *
  * <p>The words must come most frequent first, as they do in GloVe, word2vec and fastText files: the
- * line order becomes the public frequency rank. Every defect is an {@link EmbeddingFormatException}
+ * line order becomes the public frequency rank. Every defect is the catalogued EMBEDDING_FILE_MALFORMED
  * naming the file and line: a malformed number, a line with the wrong number of values, a duplicate
  * word, NaN or infinity, a header that disagrees with the body, bytes that are not UTF-8.
  */
@@ -38,8 +40,8 @@ public final class EmbeddingReader {
 
   /** A reader of the {@code maxWords} most frequent words (the first lines) only. */
   public static EmbeddingReader top(int maxWords) {
-    if (maxWords <= 0) {
-      throw new IllegalArgumentException("maxWords must be positive, got " + maxWords);
+    if (maxWords <= 0) { // callers pass a checked vocabSize > 0 (0 means all: EmbeddingReader.all())
+      throw new IllegalStateException("maxWords must be positive, got " + maxWords);
     }
     return new EmbeddingReader(maxWords);
   }
@@ -50,12 +52,10 @@ public final class EmbeddingReader {
       InputStream in = file.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
       return read(in, file.toString());
     } catch (NoSuchFileException e) {
-      throw new EmbeddingFormatException(
-          "Embedding file " + file + " does not exist; pass the path of a GloVe or .vec file");
+      throw DpTextErrors.error("EMBEDDING_FILE_NOT_FOUND", "path", file);
     } catch (IOException e) {
-      throw new EmbeddingFormatException(
-          "Cannot read embedding file " + file + ": " + e.getClass().getSimpleName() + " "
-              + e.getMessage(), e);
+      throw DpTextErrors.error(e, "EMBEDDING_FILE_UNREADABLE", "path", file, "reason",
+          e.getClass().getSimpleName() + " " + e.getMessage());
     }
   }
 
@@ -83,7 +83,7 @@ public final class EmbeddingReader {
       while (words.size() < maxWords && (line = reader.readLine()) != null) {
         lineNo++;
         if (line.indexOf('\uFFFD') >= 0) {
-          throw error(name, lineNo, "the file is not valid UTF-8 (or contains U+FFFD); convert it to UTF-8");
+          throw error(name, lineNo, "the file is not valid UTF-8 (or contains U+FFFD)");
         }
         if (line.isBlank()) {
           continue;
@@ -116,11 +116,11 @@ public final class EmbeddingReader {
       }
     }
     if (words.isEmpty()) {
-      throw new EmbeddingFormatException("Embedding file " + name + " contains no words");
+      throw DpTextErrors.error("EMBEDDING_FILE_EMPTY", "path", name);
     }
     if (declaredCount >= 0 && maxWords == Integer.MAX_VALUE && declaredCount != words.size()) {
       throw error(name, 1, "the .vec header declares " + declaredCount + " words but the file has "
-          + words.size() + "; fix the header or the file");
+          + words.size());
     }
     return new Embeddings(words.toArray(new String[0]), values.toArray(), dim);
   }
@@ -171,8 +171,9 @@ public final class EmbeddingReader {
     return s.length() <= 20 ? s : s.substring(0, 20) + "…";
   }
 
-  private static EmbeddingFormatException error(String name, long line, String problem) {
-    return new EmbeddingFormatException("Embedding file " + name + " line " + line + ": " + problem);
+  /** EMBEDDING_FILE_MALFORMED: {@code problem} is dptext's words, quoting at most a word of the vocabulary. */
+  private static DpTextException error(String name, long line, String problem) {
+    return DpTextErrors.error("EMBEDDING_FILE_MALFORMED", "path", name, "line", line, "problem", problem);
   }
 
   /** A growable float array, to avoid boxing millions of values. */

@@ -1,8 +1,8 @@
 package dev.dptext.embedding;
 
+import dev.dptext.errors.DpTextErrors;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +28,8 @@ public final class EmbeddingWriter {
         w.write('\n');
       }
     } catch (IOException ex) {
-      throw new UncheckedIOException("Cannot write embeddings to " + file, ex);
+      throw DpTextErrors.error(ex, "OUTPUT_NOT_WRITABLE", "path", file, "reason",
+          ex.getClass().getSimpleName() + " " + ex.getMessage());
     }
   }
 }

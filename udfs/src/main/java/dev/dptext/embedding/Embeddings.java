@@ -1,5 +1,6 @@
 package dev.dptext.embedding;
 
+import dev.dptext.errors.DpTextErrors;
 import java.io.Serializable;
 
 /**
@@ -28,15 +29,17 @@ public final class Embeddings implements Vocabulary, Serializable {
    * @param dim the embedding dimension m
    */
   public Embeddings(String[] words, float[] vectors, int dim) {
+    // Reachable from files (a model file's counts, a partitioned model's shards): EMBEDDINGS_INVALID, which the
+    // model readers report as their file's corruption.
     if (dim <= 0) {
-      throw new IllegalArgumentException("dim must be positive, got " + dim);
+      throw DpTextErrors.error("EMBEDDINGS_INVALID", "problem", "the dimension is " + dim);
     }
     if (words.length == 0) {
-      throw new IllegalArgumentException("the vocabulary is empty");
+      throw DpTextErrors.error("EMBEDDINGS_INVALID", "problem", "the vocabulary is empty");
     }
     if ((long) words.length * dim != vectors.length) {
-      throw new IllegalArgumentException(
-          "vectors has " + vectors.length + " values; expected " + words.length + " words × " + dim);
+      throw DpTextErrors.error("EMBEDDINGS_INVALID", "problem",
+          vectors.length + " values for " + words.length + " words × " + dim + " dimensions");
     }
     this.words = words;
     this.vectors = vectors;
@@ -215,8 +218,8 @@ public final class Embeddings implements Vocabulary, Serializable {
 
   /** The embeddings of the {@code n} most frequent words (a prefix of the rank order). */
   public Embeddings topWords(int n) {
-    if (n <= 0 || n > words.length) {
-      throw new IllegalArgumentException(
+    if (n <= 0 || n > words.length) { // callers keep 0 < n <= |V| (vocabSize larger than the file: all words)
+      throw new IllegalStateException(
           "cannot keep the top " + n + " words of a vocabulary of " + words.length);
     }
     if (n == words.length) {

@@ -1,5 +1,6 @@
 package dev.dptext.embedding;
 
+import dev.dptext.errors.DpTextErrors;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.Serializable;
@@ -41,7 +42,9 @@ public final class WordList implements Vocabulary, Serializable {
       int i = spread(h) & mask;
       while (slots[i] != 0) {
         if (hashes[i] == h && words[slots[i] - 1].equals(w)) {
-          throw new IllegalArgumentException("duplicate word '" + w + "' at ranks " + (slots[i] - 1) + " and " + rank);
+          // Not quoting the word: a model file's reader reports this as its corruption, without the word.
+          throw DpTextErrors.error("EMBEDDINGS_INVALID", "problem",
+              "a duplicate word at ranks " + (slots[i] - 1) + " and " + rank);
         }
         i = (i + 1) & mask;
       }

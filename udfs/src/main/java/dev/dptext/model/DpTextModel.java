@@ -77,8 +77,8 @@ public final class DpTextModel implements Serializable {
    */
   public DpTextModel reranked(int[] order, String frequencySource) {
     int n = embeddings.size();
-    if (order.length != n) {
-      throw new IllegalArgumentException("order has " + order.length + " entries for " + n + " words");
+    if (order.length != n) { // the order is dptext's own count of the corpus, one rank per word
+      throw new IllegalStateException("order has " + order.length + " entries for " + n + " words");
     }
     int dim = embeddings.dim();
     String[] words = new String[n];
@@ -87,7 +87,7 @@ public final class DpTextModel implements Serializable {
     for (int i = 0; i < n; i++) {
       int w = order[i];
       if (w < 0 || w >= n || seen[w]) {
-        throw new IllegalArgumentException("order is not a permutation: rank " + w + " at position " + i);
+        throw new IllegalStateException("order is not a permutation: rank " + w + " at position " + i);
       }
       seen[w] = true;
       words[i] = embeddings.word(w);

@@ -1,5 +1,6 @@
 package dev.dptext.model;
 
+import dev.dptext.errors.DpTextErrors;
 import static dev.dptext.model.ModelArtifact.corrupted;
 
 import dev.dptext.embedding.EmbeddingCovariance;
@@ -93,9 +94,7 @@ final class ModelFileV1 {
       }
       return model;
     } catch (java.io.UTFDataFormatException e) {
-      throw new IllegalArgumentException(
-          "Model file " + name + " is corrupted (a word is not valid modified UTF-8); rebuild it with "
-              + "`dptext build-model`", e);
+      throw DpTextErrors.error(e, "MODEL_CORRUPTED", "model", name, "what", "a word is not valid modified UTF-8");
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.dptext.model;
 
+import dev.dptext.errors.DpTextErrors;
 import static dev.dptext.model.ModelArtifact.corrupted;
 
 import dev.dptext.embedding.EmbeddingCovariance;
@@ -78,14 +79,12 @@ final class ModelFileV2 {
         ByteBuffer b = utf8.encode(CharBuffer.wrap(emb.word(i)));
         encoded[i] = Arrays.copyOfRange(b.array(), b.position(), b.limit());
       } catch (CharacterCodingException e) {
-        throw new IllegalArgumentException("the word of rank " + i + " is not valid Unicode (it holds a lone "
-            + "surrogate), so a model file, which stores words as UTF-8, cannot hold it");
+        throw DpTextErrors.error("MODEL_WORD_NOT_UNICODE", "rank", i);
       }
       wordOffsets[i + 1] = wordOffsets[i] + encoded[i].length;
     }
     if (wordOffsets[n] > MAX_ELEMENTS) {
-      throw new IllegalArgumentException("the vocabulary's words take " + wordOffsets[n] + " bytes of UTF-8; a "
-          + "model file holds at most " + MAX_ELEMENTS);
+      throw DpTextErrors.error("MODEL_TOO_LARGE_FOR_ONE_FILE", "bytes", wordOffsets[n], "max", MAX_ELEMENTS);
     }
     byte[] words = new byte[(int) wordOffsets[n]];
     for (int i = 0; i < n; i++) {

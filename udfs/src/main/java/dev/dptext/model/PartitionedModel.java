@@ -1,5 +1,6 @@
 package dev.dptext.model;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.embedding.EmbeddingCovariance;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NeighbourTable;
@@ -9,7 +10,6 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -71,8 +71,9 @@ public final class PartitionedModel implements java.io.Serializable {
   public PartitionedModel(String directory, int size, int dim, String hash, RowLengths rows, List<Integer> tables,
       boolean tablesOnDemand, int shards, EmbeddingCovariance covariance, VocabularyCentre centre,
       Map<String, String> metadata) {
-    if (tablesOnDemand && !tables.isEmpty()) {
-      throw new IllegalArgumentException("a model with tables on demand stores none; got " + tables);
+    if (tablesOnDemand && !tables.isEmpty()) { // reachable from a manifest edited by hand
+      throw DpTextErrors.error("MODEL_CORRUPTED", "model", directory, "what",
+          "its manifest lists stored tables " + tables + " and tables on demand, which store none");
     }
     this.tablesOnDemand = tablesOnDemand;
     this.centre = centre;
@@ -189,8 +190,8 @@ public final class PartitionedModel implements java.io.Serializable {
         p.load(new java.io.InputStreamReader(in, StandardCharsets.UTF_8));
       }
       if (!FORMAT.equals(p.getProperty("format")) || Integer.parseInt(p.getProperty("version", "0")) != VERSION) {
-        throw new IllegalArgumentException(path + " is not a " + FORMAT + " model of version " + VERSION
-            + " (format " + p.getProperty("format") + ", version " + p.getProperty("version") + ")");
+        throw DpTextErrors.error("PARTITIONED_MODEL_UNSUPPORTED", "model", path, "format", p.getProperty("format"),
+            "version", p.getProperty("version"), "expectedFormat", FORMAT, "expectedVersion", VERSION);
       }
       int m = Integer.parseInt(p.getProperty("dim"));
       EmbeddingCovariance cov = null;
@@ -234,7 +235,8 @@ public final class PartitionedModel implements java.io.Serializable {
           tables, Boolean.parseBoolean(p.getProperty("tablesOnDemand", "false")),
           Integer.parseInt(p.getProperty("shards")), cov, centre, meta);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the partitioned model at " + path, e);
+      throw DpTextErrors.error(e, "MODEL_FILE_UNREADABLE", "model", path, "kind",
+          e.getClass().getSimpleName() + " " + e.getMessage());
     }
   }
 
@@ -277,7 +279,8 @@ public final class PartitionedModel implements java.io.Serializable {
         p.store(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8), "dptext partitioned model");
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the manifest of " + directory, e);
+      throw DpTextErrors.error(e, "OUTPUT_NOT_WRITABLE", "path", directory, "reason",
+          e.getClass().getSimpleName() + " " + e.getMessage());
     }
   }
 

@@ -56,8 +56,8 @@ public final class RandomStream {
 
   /** A stream continuing exactly where the one whose {@link #state()} this is stopped. */
   public static RandomStream resume(long[] state) {
-    if (state.length != 4) {
-      throw new IllegalArgumentException("a stream state has 4 words, got " + state.length);
+    if (state.length != 4) { // a state() of dptext's own
+      throw new IllegalStateException("a stream state has 4 words, got " + state.length);
     }
     return new RandomStream(state[0], state[1], state[2], state[3]);
   }
@@ -88,8 +88,8 @@ public final class RandomStream {
 
   /** Uniform on [0, bound) without modulo bias (Lemire's multiply-and-reject). */
   public int nextInt(int bound) {
-    if (bound <= 0) {
-      throw new IllegalArgumentException("bound must be positive, got " + bound);
+    if (bound <= 0) { // dptext's callers draw among a non-empty set
+      throw new IllegalStateException("bound must be positive, got " + bound);
     }
     long m = (nextLong() >>> 32) * bound;
     long low = m & 0xFFFFFFFFL;

@@ -30,11 +30,12 @@ public final class RowSeeder implements Serializable {
   private transient ThreadLocal<Mac> macs;
 
   public RowSeeder(SecretKey key, String purpose) {
+    // Bug checks: the run's key is resolved (or refused, KEY_MISSING) and the purpose setting defaulted before.
     if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
+      throw new IllegalStateException("key must not be null");
     }
     if (purpose == null) {
-      throw new IllegalArgumentException("purpose must not be null");
+      throw new IllegalStateException("purpose must not be null");
     }
     this.key = key;
     this.purpose = purpose.getBytes(StandardCharsets.UTF_8);

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.errors.DpTextException;
+import dev.dptext.testing.ErrorAssertions;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -13,6 +15,8 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
@@ -111,7 +115,7 @@ class EmbeddingReaderTest {
     assertArrayEquals(new String[] {"the"}, one.rawWords());
     // More than the file holds: every word.
     assertExpected(EmbeddingReader.top(100).read(file));
-    assertThrows(IllegalArgumentException.class, () -> EmbeddingReader.top(0));
+    assertThrows(IllegalStateException.class, () -> EmbeddingReader.top(0)); // callers pass vocabSize > 0
   }
 
   @Test
@@ -119,7 +123,8 @@ class EmbeddingReaderTest {
     // A defect after the N-th word does not matter when only N words are wanted.
     Path file = write("tail.txt", GLOVE + "broken 1 2\n");
     assertEquals(4, EmbeddingReader.top(4).read(file).size());
-    assertThrows(EmbeddingFormatException.class, () -> EmbeddingReader.all().read(file));
+    ErrorAssertions.assertError(assertThrows(IllegalArgumentException.class, () -> EmbeddingReader.all().read(file)),
+        "EMBEDDING_FILE_MALFORMED");
   }
 
   @Test
@@ -129,21 +134,24 @@ class EmbeddingReaderTest {
     assertArrayEquals(new String[] {"the", "of", "and"}, t.rawWords());
     assertArrayEquals(java.util.Arrays.copyOf(VECTORS, 9), t.rawVectors());
     assertSame(e, e.topWords(4));
-    assertThrows(IllegalArgumentException.class, () -> e.topWords(0));
-    assertThrows(IllegalArgumentException.class, () -> e.topWords(5));
+    assertThrows(IllegalStateException.class, () -> e.topWords(0)); // callers keep 0 < n <= |V|
+    assertThrows(IllegalStateException.class, () -> e.topWords(5));
   }
 
   // ---------------------------------------------------------------- errors
 
-  /** Reads {@code file}, expecting an error naming the file, the line and every fragment. */
-  private static EmbeddingFormatException assertError(Path file, int line, String... fragments) {
-    EmbeddingFormatException e =
-        assertThrows(EmbeddingFormatException.class, () -> EmbeddingReader.all().read(file));
-    String msg = e.getMessage();
-    assertTrue(msg.contains(file.toString()), "message should name the file: " + msg);
+  /**
+   * Reads {@code file}, expecting a catalogued error naming the file, and, for a line &gt; 0, the
+   * EMBEDDING_FILE_MALFORMED of that line; every fragment is in its message (the problem's words).
+   */
+  private static DpTextException assertError(Path file, int line, String... fragments) {
+    DpTextException e = assertThrows(DpTextException.class, () -> EmbeddingReader.all().read(file));
+    assertEquals(file.toString(), e.parameters().get("path"), e.getMessage());
     if (line > 0) {
-      assertTrue(msg.contains("line " + line + ":"), "message should name line " + line + ": " + msg);
+      ErrorAssertions.assertError(e, "EMBEDDING_FILE_MALFORMED");
+      assertEquals(String.valueOf(line), e.parameters().get("line"), e.getMessage());
     }
+    String msg = e.getMessage();
     for (String f : fragments) {
       assertTrue(msg.contains(f), "message should contain '" + f + "': " + msg);
     }
@@ -228,24 +236,23 @@ class EmbeddingReaderTest {
 
   @Test
   void emptyFileIsAnError() throws IOException {
-    assertError(write("empty.txt", ""), 0, "no words");
-    assertError(write("blank.txt", "\n\n  \n"), 0, "no words");
-    assertError(write("header-only.vec", "0 3\n"), 0, "no words");
-    assertError(write("empty.txt.gz", ""), 0, "no words");
+    for (Path file : List.of(write("empty.txt", ""), write("blank.txt", "\n\n  \n"), write("header-only.vec", "0 3\n"),
+        write("empty.txt.gz", ""))) {
+      ErrorAssertions.assertError(assertError(file, 0), "EMBEDDING_FILE_EMPTY", Map.of("path", file));
+    }
   }
 
   @Test
   void missingFileIsAnError() {
     Path missing = dir.resolve("no-such-dir").resolve("glove.txt");
-    EmbeddingFormatException e = assertError(missing, 0, "does not exist");
-    assertTrue(e.getMessage().contains("GloVe"), e.getMessage());
+    ErrorAssertions.assertError(assertError(missing, 0), "EMBEDDING_FILE_NOT_FOUND", Map.of("path", missing));
   }
 
   @Test
   void notGzipDataInAGzFileIsAnError() throws IOException {
     Path file = dir.resolve("plain.txt.gz");
     Files.writeString(file, GLOVE);
-    assertError(file, 0, "Cannot read");
+    ErrorAssertions.assertError(assertError(file, 0), "EMBEDDING_FILE_UNREADABLE");
   }
 
   // ---------------------------------------------------------------- distances
@@ -332,14 +339,17 @@ class EmbeddingReaderTest {
 
   @Test
   void constructorValidates() {
-    assertThrows(IllegalArgumentException.class, () -> new Embeddings(new String[] {"a"}, new float[] {1}, 0));
-    assertThrows(IllegalArgumentException.class, () -> new Embeddings(new String[0], new float[0], 1));
-    assertThrows(IllegalArgumentException.class, () -> new Embeddings(new String[] {"a"}, new float[] {1, 2, 3}, 2));
+    ErrorAssertions.assertError(assertThrows(IllegalArgumentException.class,
+        () -> new Embeddings(new String[] {"a"}, new float[] {1}, 0)), "EMBEDDINGS_INVALID");
+    ErrorAssertions.assertError(assertThrows(IllegalArgumentException.class,
+        () -> new Embeddings(new String[0], new float[0], 1)), "EMBEDDINGS_INVALID");
+    ErrorAssertions.assertError(assertThrows(IllegalArgumentException.class,
+        () -> new Embeddings(new String[] {"a"}, new float[] {1, 2, 3}, 2)), "EMBEDDINGS_INVALID");
     IllegalArgumentException dup =
         assertThrows(
             IllegalArgumentException.class,
             () -> new Embeddings(new String[] {"a", "b", "a"}, new float[3], 1));
-    assertTrue(dup.getMessage().contains("'a'"), dup.getMessage());
+    ErrorAssertions.assertError(dup, "EMBEDDINGS_INVALID");
   }
 
   @Test

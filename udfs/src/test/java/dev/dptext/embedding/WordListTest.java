@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.testing.ErrorAssertions;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;
@@ -102,7 +103,7 @@ class WordListTest {
   void aDuplicateWordIsRefusedWithBothRanks() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> new WordList(new String[] {"a", "Aa", "b", "Aa"}));
-    assertTrue(e.getMessage().contains("'Aa' at ranks 1 and 3"), e.getMessage());
+    ErrorAssertions.assertError(e, "EMBEDDINGS_INVALID", Map.of("problem", "a duplicate word at ranks 1 and 3"));
   }
 
   @Test

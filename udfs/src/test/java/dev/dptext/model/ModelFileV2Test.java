@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.knn.NeighbourTable;
 import dev.dptext.knn.RowLengths;
+import dev.dptext.testing.ErrorAssertions;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -546,7 +547,7 @@ class ModelFileV2Test {
     words[7] = "bad\uDC00";
     DpTextModel m = DpTextModel.of(new Embeddings(words, model.embeddings().rawVectors(), DIM), "t", K);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> write(m));
-    assertTrue(e.getMessage().contains("rank 7"), e.getMessage());
+    ErrorAssertions.assertError(e, "MODEL_WORD_NOT_UNICODE", Map.of("rank", 7));
   }
 
   @Test

@@ -137,8 +137,8 @@ class RandomStreamTest {
       int x = r.nextInt(Integer.MAX_VALUE);
       assertTrue(x >= 0 && x < Integer.MAX_VALUE);
     }
-    assertThrows(IllegalArgumentException.class, () -> r.nextInt(0));
-    assertThrows(IllegalArgumentException.class, () -> r.nextInt(-5));
+    assertThrows(IllegalStateException.class, () -> r.nextInt(0));
+    assertThrows(IllegalStateException.class, () -> r.nextInt(-5));
   }
 
   @Test

@@ -153,8 +153,8 @@ class RowSeederTest {
 
   @Test
   void nullArgumentsRejected() {
-    assertThrows(IllegalArgumentException.class, () -> new RowSeeder(null, "text"));
-    assertThrows(IllegalArgumentException.class, () -> new RowSeeder(KEY_A, null));
+    assertThrows(IllegalStateException.class, () -> new RowSeeder(null, "text"));
+    assertThrows(IllegalStateException.class, () -> new RowSeeder(KEY_A, null));
   }
 
   @Test
