@@ -32,8 +32,8 @@ public record ConfidenceInterval(double mean, double halfWidth, int trials, doub
   /** Within [min, max]. */
   public static ConfidenceInterval bounded(double min, double max, double... values) {
     int n = values.length;
-    if (n == 0) {
-      throw new IllegalArgumentException("no values");
+    if (n == 0) { // dptext's estimators pass at least one run
+      throw new IllegalStateException("no values");
     }
     double mean = 0;
     for (double v : values) {

@@ -1,5 +1,6 @@
 package dev.dptext.evaluation;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.settings.DpTextOptions;
@@ -117,7 +118,7 @@ public final class DownstreamUtility {
    */
   public static Split split(Dataset<Row> data, Columns c, double testFraction, long seed) {
     if (!(testFraction > 0 && testFraction < 1)) {
-      throw new IllegalArgumentException("the test fraction must be in (0, 1), got " + testFraction);
+      throw DpTextErrors.error("TEST_FRACTION_INVALID", "value", testFraction);
     }
     Column order = functions.sha2(functions.concat_ws("/", functions.lit(Long.toString(seed)),
         functions.col(c.id()).cast("string")), 256);

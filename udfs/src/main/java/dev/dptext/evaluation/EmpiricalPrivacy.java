@@ -1,5 +1,6 @@
 package dev.dptext.evaluation;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.mechanism.ExactConditional;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.mechanism.WordMechanism;
@@ -84,14 +85,14 @@ public final class EmpiricalPrivacy {
 
   static Result compute(SparkSession spark, EvaluationModel evaluationModel, MechanismSpec spec, int[] words,
       double[] prior, int[] labels, int draws, long seed, boolean monteCarlo) {
-    if (words.length != prior.length || words.length == 0) {
-      throw new IllegalArgumentException("one prior probability per evaluation word is needed, got "
+    if (words.length != prior.length || words.length == 0) { // built together by this package from a lexicon
+      throw new IllegalStateException("one prior probability per evaluation word is needed, got "
           + prior.length + " for " + words.length + " words");
     }
     DpTextModel model = evaluationModel.model();
     int size = model.embeddings().size();
-    if (labels.length != size) {
-      throw new IllegalArgumentException("labels must cover the vocabulary (" + size + "), got " + labels.length);
+    if (labels.length != size) { // built by this package over the same model
+      throw new IllegalStateException("labels must cover the vocabulary (" + size + "), got " + labels.length);
     }
     WordMechanism mechanism = EvaluationTasks.onDriver(spark, evaluationModel, spec::build);
     // Shipped before it is needed only where the driver could not build the mechanism: a task then tells whether
@@ -101,8 +102,7 @@ public final class EmpiricalPrivacy {
     boolean exact = !monteCarlo && (mechanism != null ? mechanism instanceof ExactConditional
         : EvaluationTasks.probe(spark, early, m -> m instanceof ExactConditional));
     if (!exact && draws < MIN_DRAWS) {
-      throw new IllegalArgumentException("at least " + MIN_DRAWS + " Monte Carlo draws per word are needed (two per "
-          + "batch of the standard error), got " + draws);
+      throw DpTextErrors.error("DRAWS_TOO_FEW", "min", MIN_DRAWS, "draws", draws);
     }
     Shipped<WordMechanism> shipped = early != null ? early
         : EvaluationTasks.ship(spark, evaluationModel, "mechanism " + spec.toSpecString(), mechanism, spec::build);

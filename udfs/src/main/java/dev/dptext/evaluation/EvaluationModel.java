@@ -1,12 +1,12 @@
 package dev.dptext.evaluation;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.classic.Classic;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.model.EmbeddedDefault;
 import dev.dptext.runtime.ModelLoader;
 import dev.dptext.runtime.Storage;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -28,8 +28,8 @@ public final class EvaluationModel {
   private ModelFile file;
 
   private EvaluationModel(DpTextModel model, String source, int vocabularySize, int neighbours) {
-    if (model == null) {
-      throw new IllegalArgumentException("no model given");
+    if (model == null) { // the factories pass a loaded model
+      throw new IllegalStateException("no model given");
     }
     this.model = model;
     this.source = source;
@@ -79,7 +79,7 @@ public final class EvaluationModel {
     try {
       return Storage.of(spark, source).qualified(source);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot resolve the model path " + source + ": " + e.getMessage(), e);
+      throw DpTextErrors.error(e, "PATH_NOT_RESOLVABLE", "path", source, "reason", e.getMessage());
     }
   }
 

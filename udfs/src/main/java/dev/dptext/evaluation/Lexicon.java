@@ -1,5 +1,6 @@
 package dev.dptext.evaluation;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.embedding.Embeddings;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -54,8 +55,7 @@ public final class Lexicon {
           }
           labels.put(parts[0].strip().toLowerCase(Locale.ROOT), label);
         } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
-          throw new IllegalArgumentException("Line " + number + " of the lexicon " + source
-              + " is not word,label with an integer label ≥ 0; fix the file (header line first)");
+          throw DpTextErrors.error("LEXICON_MALFORMED", "line", number, "path", source);
         }
       }
     }

@@ -1,5 +1,6 @@
 package dev.dptext.evaluation;
 
+import dev.dptext.errors.DpTextErrors;
 import java.util.function.UnaryOperator;
 import org.apache.spark.ml.PipelineModel;
 import org.apache.spark.ml.classification.MultilayerPerceptronClassificationModel;
@@ -36,7 +37,7 @@ public final class MembershipInference {
       UnaryOperator<Dataset<Row>> sanitizeTarget, java.util.function.BiFunction<Integer, Dataset<Row>, Dataset<Row>> sanitizeShadow) {
     requireClassic(data.sparkSession());
     if (shadows < 1) {
-      throw new IllegalArgumentException("at least one shadow model is needed, got " + shadows);
+      throw DpTextErrors.error("COUNT_TOO_SMALL", "option", "--shadows", "value", shadows);
     }
     int groups = 2 + 2 * shadows;
     Column order = org.apache.spark.sql.functions.sha2(org.apache.spark.sql.functions.concat_ws("/",

@@ -1,5 +1,6 @@
 package dev.dptext.evaluation;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.embedding.WordMetric;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
@@ -48,7 +49,7 @@ public final class PrivacyRatio {
   /** The two-sided normal quantile z with P(|Z| ≤ z) = confidence. */
   public static double zScore(double confidence) {
     if (!(confidence > 0 && confidence < 1)) {
-      throw new IllegalArgumentException("confidence must be in (0, 1), got " + confidence);
+      throw DpTextErrors.error("CONFIDENCE_INVALID", "value", confidence);
     }
     return new org.apache.commons.math3.distribution.NormalDistribution(null, 0, 1)
         .inverseCumulativeProbability(0.5 + confidence / 2);
@@ -79,7 +80,7 @@ public final class PrivacyRatio {
   /** As above, for a model that Spark Connect executors can load from its file ({@link EvaluationModel}). */
   public static Estimate sampled(SparkSession spark, EvaluationModel model, MechanismSpec spec, long pairs, long seed) {
     if (pairs < 2) {
-      throw new IllegalArgumentException("the number of sampled pairs must be at least 2, got " + pairs);
+      throw DpTextErrors.error("SAMPLE_PAIRS_INVALID", "value", pairs);
     }
     WordMetric metric = spec.metric(model.model());
     return sample(spark, metric, ship(spark, model, spec, metric), pairs, seed);
@@ -96,7 +97,7 @@ public final class PrivacyRatio {
     requireFinite(pdA, "A");
     requireFinite(pdB, "B");
     if (!(pdB > 0)) {
-      throw new IllegalArgumentException("P_dB must be positive, got " + pdB);
+      throw DpTextErrors.error("PRIVACY_RATIO_UNDEFINED", "which", "B", "pd", pdB);
     }
     return epsilonA * pdA / pdB;
   }
@@ -107,9 +108,7 @@ public final class PrivacyRatio {
    */
   static void requireFinite(double pd, String which) {
     if (Double.isInfinite(pd) || Double.isNaN(pd)) {
-      throw new IllegalArgumentException("P_d of mechanism " + which + " is " + pd + ": its metric puts some word "
-          + "pairs at infinite distance (e.g. custext: words of different groups, between which its guarantee says "
-          + "nothing), so no ε matches it by the privacy ratio; compare it by empirical privacy instead");
+      throw DpTextErrors.error("PRIVACY_RATIO_UNDEFINED", "which", which, "pd", pd);
     }
   }
 
@@ -150,7 +149,7 @@ public final class PrivacyRatio {
 
   static Estimate sample(SparkSession spark, WordMetric metric, long pairs, long seed) {
     if (pairs < 2) {
-      throw new IllegalArgumentException("the number of sampled pairs must be at least 2, got " + pairs);
+      throw DpTextErrors.error("SAMPLE_PAIRS_INVALID", "value", pairs);
     }
     return sample(spark, metric, EvaluationTasks.ship(spark, metric), pairs, seed);
   }

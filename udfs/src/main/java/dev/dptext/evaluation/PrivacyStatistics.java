@@ -1,5 +1,6 @@
 package dev.dptext.evaluation;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.model.DpTextModel;
@@ -102,10 +103,10 @@ public final class PrivacyStatistics {
     DpTextModel model = evaluationModel.model();
     int size = model.embeddings().size();
     if (words < 1 || words > size) {
-      throw new IllegalArgumentException("words must be in [1, " + size + "], got " + words);
+      throw DpTextErrors.error("EVALUATION_WORDS_OUT_OF_RANGE", "size", size, "words", words);
     }
     if (runs < 1) {
-      throw new IllegalArgumentException("runs must be positive, got " + runs);
+      throw DpTextErrors.error("COUNT_TOO_SMALL", "option", "--runs", "value", runs);
     }
     WordMechanism mechanism = EvaluationTasks.onDriver(spark, evaluationModel, spec::build);
     Shipped<WordMechanism> shipped = EvaluationTasks.ship(spark, evaluationModel, "mechanism " + spec.toSpecString(),

@@ -59,8 +59,8 @@ final class BitSlicedCodes {
   final int slot;
 
   BitSlicedCodes(BinaryCodes codes, int lanes) {
-    if (codes.bits() > MAX_BITS) {
-      throw new IllegalArgumentException("bit-sliced codes hold at most " + MAX_BITS + " bits");
+    if (codes.bits() > MAX_BITS) { // NearestCodes bit-slices only codes of at most MAX_BITS
+      throw new IllegalStateException("bit-sliced codes hold at most " + MAX_BITS + " bits");
     }
     this.lanes = lanes;
     this.bits = codes.bits();

@@ -41,13 +41,13 @@ final class Candidates {
     long total = 0;
     for (int i = 0; i < queries; i++) {
       if (capacities[i] < 1) {
-        throw new IllegalArgumentException("query " + i + " has capacity " + capacities[i]);
+        throw new IllegalStateException("query " + i + " has capacity " + capacities[i]);
       }
       base[i] = (int) total;
       total += capacities[i];
     }
     if (total > Integer.MAX_VALUE - 8) {
-      throw new IllegalArgumentException("too many candidates in one block: " + total);
+      throw new IllegalStateException("too many candidates in one block: " + total);
     }
     heap = new long[(int) total];
     size = new int[queries];

@@ -87,8 +87,8 @@ public final class HnswNearestWords implements Serializable {
    *     with the same hash share one graph per JVM; null: this index builds its own
    */
   public HnswNearestWords(NearestWords exact, int efSearch, String vectorsHash) {
-    if (efSearch < 1) {
-      throw new IllegalArgumentException("efSearch must be at least 1, got " + efSearch);
+    if (efSearch < 1) { // dptext's constant EF_SEARCH, or a benchmark's
+      throw new IllegalStateException("efSearch must be at least 1, got " + efSearch);
     }
     this.exact = exact;
     this.embeddings = exact.embeddings();
@@ -179,8 +179,8 @@ public final class HnswNearestWords implements Serializable {
    */
   public void search(double[] queries, int n, int k, int[] outWords, double[] outDistances, SearchTally tally) {
     int size = embeddings.size();
-    if (k < 1 || k > size) {
-      throw new IllegalArgumentException("k must be in [1, " + size + "], got " + k);
+    if (k < 1 || k > size) { // the mechanisms' validate(spec, model) keeps k <= |V|
+      throw new IllegalStateException("k must be in [1, " + size + "], got " + k);
     }
     LuceneGraph g = graph();
     int m = embeddings.dim();

@@ -1,5 +1,6 @@
 package dev.dptext.knn;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.embedding.BinaryCodes;
 import java.io.Serializable;
 
@@ -104,8 +105,8 @@ public final class NearestCodes implements Serializable {
             return k;
           }
         }
-        throw new IllegalArgumentException("-D" + KERNEL_PROPERTY + "=" + forced
-            + " is not a kernel; use scalar or vector (or leave it unset; -Ddptext.knn.vectorBits sets the width)");
+        throw DpTextErrors.error("JVM_PROPERTY_INVALID", "property", KERNEL_PROPERTY, "value", forced, "what",
+            "a Hamming search kernel", "choices", "scalar or vector (-Ddptext.knn.vectorBits sets the width)");
       }
       // Asks VectorWidth wherever the Vector API runs, so that a bad width property fails here by name.
       int bits = vectorApiBits();
@@ -159,8 +160,8 @@ public final class NearestCodes implements Serializable {
 
   /** A search whose full scan uses {@code kernel} (null: {@link Kernel#best()} on each JVM), e.g. to compare them. */
   public NearestCodes(BinaryCodes codes, Kernel kernel) {
-    if (kernel != null && !kernel.available()) {
-      throw new IllegalArgumentException(kernel.key() + " is not available in this JVM");
+    if (kernel != null && !kernel.available()) { // benchmarks and tests ask for a kernel they checked
+      throw new IllegalStateException(kernel.key() + " is not available in this JVM");
     }
     this.codes = codes;
     this.forced = kernel;
@@ -212,7 +213,7 @@ public final class NearestCodes implements Serializable {
    */
   public void nearest(long[] queries, int[] hints, int count, int[] out) {
     if (queries.length < count * codes.longs() || out.length < count || (hints != null && hints.length < count)) {
-      throw new IllegalArgumentException("buffers too small for " + count + " queries");
+      throw new IllegalStateException("buffers too small for " + count + " queries");
     }
     int[] best = new int[count];
     int[] bestWord = new int[count];

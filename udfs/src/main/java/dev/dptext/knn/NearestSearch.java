@@ -1,5 +1,6 @@
 package dev.dptext.knn;
 
+import dev.dptext.config.Check;
 import java.util.Locale;
 
 /**
@@ -19,7 +20,8 @@ public enum NearestSearch {
     return switch (n) {
       case "exact" -> EXACT;
       case "hnsw", "approximate" -> HNSW;
-      default -> throw new IllegalArgumentException("Unknown nearest-word search '" + name + "'; use exact or hnsw");
+      // The nearestSearch setting's own type parses with this method, so its refusal is the setting's message.
+      default -> throw Check.failure("nearestSearch", "exact or hnsw", name, null);
     };
   }
 }

@@ -1,5 +1,6 @@
 package dev.dptext.knn;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.embedding.Embeddings;
 import dev.ludovic.netlib.blas.BLAS;
 import dev.ludovic.netlib.blas.JavaBLAS;
@@ -77,8 +78,8 @@ public final class NearestWords implements Serializable {
             return b;
           }
         }
-        throw new IllegalArgumentException("-D" + BACKEND_PROPERTY + "=" + forced
-            + " is not a backend; use native, vector or java (or leave it unset)");
+        throw DpTextErrors.error("JVM_PROPERTY_INVALID", "property", BACKEND_PROPERTY, "value", forced, "what",
+            "a nearest-word backend", "choices", "native, vector or java");
       }
       if (vectorApi()) {
         return JAVA_VECTOR;
@@ -278,8 +279,8 @@ public final class NearestWords implements Serializable {
    */
   public void search(double[] queries, int n, int k, int[] outWords, double[] outDistances) {
     int size = embeddings.size();
-    if (k < 1 || k > size) {
-      throw new IllegalArgumentException("k must be in [1, " + size + "], got " + k);
+    if (k < 1 || k > size) { // the mechanisms' validate(spec, model) keeps k <= |V|
+      throw new IllegalStateException("k must be in [1, " + size + "], got " + k);
     }
     if (LOGGED.compareAndSet(false, true)) {
       LOG.info("nearest-word search uses {}", kernel.describe());

@@ -103,8 +103,8 @@ public final class NeighbourSearch {
   public static NeighbourTable compute(Embeddings embeddings, int targetStart, RowLengths rows,
       NearestWords.Backend backend) {
     int n = embeddings.size();
-    if (targetStart < 0 || targetStart >= n) {
-      throw new IllegalArgumentException(
+    if (targetStart < 0 || targetStart >= n) { // SanText+'s validate keeps its start inside the vocabulary
+      throw new IllegalStateException(
           "targetStart must be in [0, " + n + "), got " + targetStart);
     }
     if (backend != null && !backend.available()) {

@@ -1,5 +1,6 @@
 package dev.dptext.knn;
 
+import dev.dptext.errors.DpTextErrors;
 import java.io.Serializable;
 
 /**
@@ -33,13 +34,13 @@ public final class NeighbourTable implements Serializable {
   public NeighbourTable(int targetStart, int[] offsets, int[] neighbours, double[] outsideBound) {
     if (offsets.length != outsideBound.length + 1 || offsets[0] != 0
         || offsets[offsets.length - 1] != neighbours.length) {
-      throw new IllegalArgumentException(
-          "offsets must have |V|+1 = " + (outsideBound.length + 1) + " entries from 0 to "
-              + neighbours.length + ", got " + offsets.length);
+      // Reachable from a model file's tables (its reader reports the problem as the file's corruption).
+      throw DpTextErrors.error("NEIGHBOUR_TABLE_INVALID", "problem", "its offsets must have |V|+1 = "
+          + (outsideBound.length + 1) + " entries from 0 to " + neighbours.length + ", got " + offsets.length);
     }
     for (int x = 0; x < outsideBound.length; x++) {
       if (offsets[x + 1] <= offsets[x]) {
-        throw new IllegalArgumentException("row " + x + " of the neighbour table is empty or negative");
+        throw DpTextErrors.error("NEIGHBOUR_TABLE_INVALID", "problem", "row " + x + " is empty or negative");
       }
     }
     this.targetStart = targetStart;
@@ -54,8 +55,8 @@ public final class NeighbourTable implements Serializable {
   }
 
   private static int[] uniformOffsets(int n, int k) {
-    if (k <= 0) {
-      throw new IllegalArgumentException("k must be positive, got " + k);
+    if (k <= 0) { // dptext's computed tables
+      throw new IllegalStateException("k must be positive, got " + k);
     }
     int[] o = new int[n + 1];
     for (int i = 0; i <= n; i++) {

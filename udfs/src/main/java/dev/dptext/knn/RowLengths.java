@@ -1,5 +1,6 @@
 package dev.dptext.knn;
 
+import dev.dptext.errors.DpTextErrors;
 import java.io.Serializable;
 
 /**
@@ -28,7 +29,8 @@ public record RowLengths(int k, boolean tiered) implements Serializable {
 
   public RowLengths {
     if (k <= 0) {
-      throw new IllegalArgumentException("the neighbour count K must be positive, got " + k);
+      // The neighbours setting is checked first; a model file's K reaches here unchecked.
+      throw DpTextErrors.error("NEIGHBOUR_TABLE_INVALID", "problem", "the neighbour count K is " + k);
     }
   }
 

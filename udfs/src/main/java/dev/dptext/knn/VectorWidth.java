@@ -1,5 +1,6 @@
 package dev.dptext.knn;
 
+import dev.dptext.errors.DpTextErrors;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.LongVector;
 
@@ -32,7 +33,7 @@ final class VectorWidth {
    * ({@code preferredBits}, ≥ 256): 512 if that is at least 512 and {@value #PROPERTY} does not ask for
    * 256, else 256.
    *
-   * @throws IllegalArgumentException if {@value #PROPERTY} names a width other than 256 or 512, or 512 on
+   * @throws IllegalArgumentException (JVM_PROPERTY_INVALID) if {@value #PROPERTY} names a width other than 256 or 512, or 512 on
    *     a CPU without it (failing loudly, since a benchmark would otherwise measure the wrong width)
    */
   static int choose(int preferredBits) {
@@ -46,8 +47,8 @@ final class VectorWidth {
     if (forced.equals("512") && preferredBits >= 512) {
       return 512;
     }
-    throw new IllegalArgumentException("-D" + PROPERTY + "=" + forced + " is not a vector width of this CPU; use 256"
-        + (preferredBits >= 512 ? " or 512" : "") + " (or leave it unset)");
+    throw DpTextErrors.error("JVM_PROPERTY_INVALID", "property", PROPERTY, "value", forced, "what",
+        "a vector width of this CPU", "choices", preferredBits >= 512 ? "256 or 512" : "256");
   }
 
   /** The widest vectors this JVM compiles to hardware on this CPU (256 on AVX2, 512 on AVX-512), per element type. */

@@ -149,8 +149,8 @@ public final class BrrMechanism implements WordMechanism {
    * fractional digits.
    */
   static boolean[] binaryDigits(double p) {
-    if (!(p >= 0 && p < 1)) {
-      throw new IllegalArgumentException("p must be in [0, 1), got " + p);
+    if (!(p >= 0 && p < 1)) { // p = 1/(1+e^ε) with ε > 0 checked
+      throw new IllegalStateException("p must be in [0, 1), got " + p);
     }
     boolean[] digits = new boolean[1100];
     int n = 0;

@@ -261,8 +261,8 @@ public final class CusText implements WordMechanism, ExactConditional {
         throw Check.failure("groupSize", "in [2, " + n + "] (at least 2 and at most the vocabulary size)", k,
             "K = 1 would emit every word verbatim; K = |V| puts the whole vocabulary in one group");
       }
-      if (table.targetStart() != 0 || table.size() != n) {
-        throw new IllegalArgumentException("CusText needs neighbour rows over the whole vocabulary (target start "
+      if (table.targetStart() != 0 || table.size() != n) { // groups() passes the model's table for rank 0
+        throw new IllegalStateException("CusText needs neighbour rows over the whole vocabulary (target start "
             + "0, " + n + " rows), got target start " + table.targetStart() + " and " + table.size() + " rows");
       }
       boolean[] taken = new boolean[n];
@@ -455,8 +455,8 @@ public final class CusText implements WordMechanism, ExactConditional {
   CusText(Groups groups, Embeddings embeddings, double epsilon, int[] verbatim) {
     EPSILON.check(epsilon);
     int n = embeddings.size();
-    if (groups.groupOf.length != n) {
-      throw new IllegalArgumentException("the groups cover " + groups.groupOf.length + " words, the vocabulary has " + n);
+    if (groups.groupOf.length != n) { // the definition builds the groups on the same embeddings
+      throw new IllegalStateException("the groups cover " + groups.groupOf.length + " words, the vocabulary has " + n);
     }
     this.groups = groups;
     this.epsilon = epsilon;

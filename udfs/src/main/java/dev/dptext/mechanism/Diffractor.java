@@ -326,13 +326,13 @@ public final class Diffractor implements WordMechanism, ExactConditional {
       for (int i = 0; i < n; i++) {
         int w = lists[l][i];
         if (w < 0 || w >= n || pos[l][w] >= 0) {
-          throw new IllegalArgumentException("list " + l + " is not a permutation of the vocabulary: rank " + w
+          throw new IllegalStateException("list " + l + " is not a permutation of the vocabulary: rank " + w
               + " at position " + i);
         }
         pos[l][w] = i;
       }
       if (n != lists[0].length) {
-        throw new IllegalArgumentException("lists of different lengths: " + n + " and " + lists[0].length);
+        throw new IllegalStateException("lists of different lengths: " + n + " and " + lists[0].length);
       }
     }
     return pos;

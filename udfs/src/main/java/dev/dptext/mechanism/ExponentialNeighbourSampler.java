@@ -81,12 +81,12 @@ final class ExponentialNeighbourSampler implements Serializable {
   /** With distances capped at {@code cap} = γ &gt; 0 (+∞: none): P(y | x) ∝ exp(−ε·min(d(x,y), γ)/2). */
   ExponentialNeighbourSampler(Embeddings embeddings, NeighbourTable table, double epsilon, double cap) {
     MechanismDefinition.EPSILON.check(epsilon);
-    if (!(cap > 0)) {
-      throw new IllegalArgumentException("the distance cap must be > 0, got " + cap);
+    if (!(cap > 0)) { // +∞, or TEM's γ checked positive
+      throw new IllegalStateException("the distance cap must be > 0, got " + cap);
     }
     this.cap = cap;
-    if (table.size() != embeddings.size()) {
-      throw new IllegalArgumentException(
+    if (table.size() != embeddings.size()) { // the model's own table over its own embeddings
+      throw new IllegalStateException(
           "the neighbour table has " + table.size() + " rows for " + embeddings.size() + " words");
     }
     this.embeddings = embeddings;

@@ -133,7 +133,8 @@ public final class MechanismSpec implements Serializable {
   @SuppressWarnings("unchecked")
   public <T> T get(Setting<T> parameter) {
     if (!values.containsKey(parameter.name())) {
-      throw new IllegalArgumentException("Mechanism " + name + " has no parameter '" + parameter.name() + "'");
+      throw DpTextErrors.error("MECHANISM_PARAMETER_UNKNOWN", "mechanism", name, "parameter", parameter.name(),
+          "parameters", parameterNames(definition()));
     }
     return (T) values.get(parameter.name());
   }

@@ -68,8 +68,8 @@ final class NoiseSampling {
    * transformed normal, acceptance above 95 % for every shape ≥ 1.
    */
   static double gamma(RandomStream random, double shape) {
-    if (!(shape >= 1)) {
-      throw new IllegalArgumentException("gamma shape must be ≥ 1, got " + shape);
+    if (!(shape >= 1)) { // dptext's callers pass the dimension m ≥ 1
+      throw new IllegalStateException("gamma shape must be ≥ 1, got " + shape);
     }
     double d = shape - 1.0 / 3;
     double c = 1 / Math.sqrt(9 * d);

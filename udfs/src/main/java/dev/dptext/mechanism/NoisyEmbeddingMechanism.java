@@ -35,8 +35,8 @@ abstract class NoisyEmbeddingMechanism implements NearestWordMechanism, Cloneabl
 
   NoisyEmbeddingMechanism(Embeddings embeddings, NearestWords nearest, EmbeddingNoise noise, int k) {
     this.dim = embeddings.dim();
-    if (nearest.embeddings() != embeddings) {
-      throw new IllegalArgumentException("the nearest-word index was built for other embeddings");
+    if (nearest.embeddings() != embeddings) { // the definitions pass the model's own index
+      throw new IllegalStateException("the nearest-word index was built for other embeddings");
     }
     this.embeddings = embeddings;
     this.nearest = nearest;
@@ -82,8 +82,8 @@ abstract class NoisyEmbeddingMechanism implements NearestWordMechanism, Cloneabl
     if (nearest == null) {
       throw new IllegalStateException(name() + " was built for the partitioned path: its search runs on shards");
     }
-    if (index.embeddings() != embeddings) {
-      throw new IllegalArgumentException("the approximate index was built for other embeddings");
+    if (index.embeddings() != embeddings) { // the model's own index
+      throw new IllegalStateException("the approximate index was built for other embeddings");
     }
     try {
       NoisyEmbeddingMechanism copy = (NoisyEmbeddingMechanism) clone();

@@ -80,8 +80,8 @@ public final class SanText implements ExponentialMechanism, ExactConditional {
    * @param epsilon the privacy parameter ε &gt; 0
    */
   public SanText(Embeddings embeddings, NeighbourTable neighbours, double epsilon) {
-    if (neighbours.targetStart() != 0) {
-      throw new IllegalArgumentException(
+    if (neighbours.targetStart() != 0) { // the definition passes the model's table for rank 0
+      throw new IllegalStateException(
           "SanText needs neighbours over the whole vocabulary (target start 0), got target start "
               + neighbours.targetStart());
     }

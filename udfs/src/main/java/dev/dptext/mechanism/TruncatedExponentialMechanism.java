@@ -131,8 +131,8 @@ public final class TruncatedExponentialMechanism implements WordMechanism, Exact
    */
   public TruncatedExponentialMechanism(Embeddings embeddings, NeighbourTable neighbours, double epsilon,
       double gamma) {
-    if (neighbours.targetStart() != 0) {
-      throw new IllegalArgumentException("TEM needs neighbours over the whole vocabulary (target start 0), got "
+    if (neighbours.targetStart() != 0) { // the definition passes the model's table for rank 0
+      throw new IllegalStateException("TEM needs neighbours over the whole vocabulary (target start 0), got "
           + "target start " + neighbours.targetStart());
     }
     if (!(gamma > 0) || Double.isInfinite(gamma)) {

@@ -2,6 +2,7 @@ package dev.dptext.model;
 
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.errors.DpTextErrors;
+import dev.dptext.errors.DpTextException;
 import dev.dptext.knn.NeighbourTable;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -107,8 +108,8 @@ public final class ModelArtifact {
       String name) {
     try {
       return new NeighbourTable(start, offsets, neighbours, bounds);
-    } catch (IllegalArgumentException e) {
-      throw corrupted(name, what + " (" + e.getMessage() + ")");
+    } catch (DpTextException e) { // NEIGHBOUR_TABLE_INVALID: its problem is the file's corruption
+      throw corrupted(name, what + " (" + e.parameters().getOrDefault("problem", e.errorClass()) + ")");
     }
   }
 

@@ -368,7 +368,9 @@ class NearestWordsTest {
       System.setProperty(NearestWords.BACKEND_PROPERTY, "gpu");
       IllegalArgumentException x =
           org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, NearestWords.Backend::best);
-      assertTrue(x.getMessage().contains("gpu") && x.getMessage().contains("native, vector or java"), x.getMessage());
+      dev.dptext.testing.ErrorAssertions.assertError(x, "JVM_PROPERTY_INVALID", java.util.Map.of("property",
+          NearestWords.BACKEND_PROPERTY, "value", "gpu", "what", "a nearest-word backend", "choices",
+          "native, vector or java"));
     } finally {
       if (before == null) {
         System.clearProperty(NearestWords.BACKEND_PROPERTY);

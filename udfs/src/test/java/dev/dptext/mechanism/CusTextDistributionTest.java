@@ -437,8 +437,10 @@ class CusTextDistributionTest {
   void privacyRatioRefusesAnInfiniteMetric() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> PrivacyRatio.matchingEpsilon(3, 5.0, Double.POSITIVE_INFINITY));
-    assertTrue(e.getMessage().contains("infinite"), e.getMessage());
-    assertThrows(IllegalArgumentException.class, () -> PrivacyRatio.matchingEpsilon(3, Double.POSITIVE_INFINITY, 5));
+    ErrorAssertions.assertError(e, "PRIVACY_RATIO_UNDEFINED", Map.of("which", "B", "pd", Double.POSITIVE_INFINITY));
+    ErrorAssertions.assertError(assertThrows(IllegalArgumentException.class,
+        () -> PrivacyRatio.matchingEpsilon(3, Double.POSITIVE_INFINITY, 5)), "PRIVACY_RATIO_UNDEFINED",
+        Map.of("which", "A", "pd", Double.POSITIVE_INFINITY));
   }
 
   @Test
