@@ -33,8 +33,9 @@ final class VectorWidth {
    * ({@code preferredBits}, ≥ 256): 512 if that is at least 512 and {@value #PROPERTY} does not ask for
    * 256, else 256.
    *
-   * @throws IllegalArgumentException (JVM_PROPERTY_INVALID) if {@value #PROPERTY} names a width other than 256 or 512, or 512 on
-   *     a CPU without it (failing loudly, since a benchmark would otherwise measure the wrong width)
+   * @throws IllegalArgumentException (JVM_PROPERTY_INVALID) if {@value #PROPERTY} names a width other than 256
+   *     or 512, or 512 on a CPU without it (failing loudly, since a benchmark would otherwise measure the wrong
+   *     width)
    */
   static int choose(int preferredBits) {
     String forced = System.getProperty(PROPERTY, "").trim();
