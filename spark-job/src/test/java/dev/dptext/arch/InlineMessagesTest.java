@@ -103,6 +103,27 @@ class InlineMessagesTest {
         """));
   }
 
+  /**
+   * And the catalogue holds no entry nothing raises: every name is quoted ({@code "NAME"}) in the main sources of
+   * the job, the library or the Python package, so a refusal renamed on one side cannot leave its old entry behind.
+   */
+  @Test
+  void everyCatalogueEntryIsRaisedSomewhere() throws IOException {
+    StringBuilder sources = new StringBuilder();
+    for (String dir : List.of("udfs/src/main/java", "spark-job/src/main/java", "python/src/dptext")) {
+      try (Stream<Path> files = Files.walk(Path.of("..").resolve(dir))) {
+        for (Path p : (Iterable<Path>) files.sorted()::iterator) {
+          if (p.toString().endsWith(".java") || p.toString().endsWith(".py")) {
+            sources.append(Files.readString(p, StandardCharsets.UTF_8));
+          }
+        }
+      }
+    }
+    List<String> unused = dev.dptext.errors.DpTextErrors.all().keySet().stream()
+        .filter(name -> sources.indexOf("\"" + name + "\"") < 0).toList();
+    assertEquals(List.of(), unused, "entries of the error catalogue that nothing raises: remove them");
+  }
+
   /** Inline messages per file, by path from the repository root. */
   static Map<String, Integer> scan() throws IOException {
     Map<String, Integer> found = new TreeMap<>();
