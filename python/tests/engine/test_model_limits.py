@@ -43,3 +43,19 @@ def test_a_fraction_selecting_no_word(model):
     assert e.value.name == "MECHANISM_PARAMETER_SELECTS_NO_WORD"
     # The value as the JVM renders it (BigDecimal, plain), so both sides write the same line.
     assert e.value.parameters == {"mechanism": "santext+", "parameter": "w", "value": "0.01", "size": 20}
+
+
+def test_more_vickrey_thresholds_than_words(model):
+    from dptext.engine import noise
+
+    with pytest.raises(DpTextError) as e:
+        noise.Vickrey(model, 2.0, 0.0, [0.5] * 21)
+    assert e.value.name == "MECHANISM_PARAMETER_EXCEEDS_MODEL"
+    # VickreyMechanism.THRESHOLD_COUNT's words, so both engines write the same line.
+    assert e.value.parameters == {
+        "mechanism": "vickrey-topk",
+        "parameter": "k (the number of thresholds in t)",
+        "value": 21,
+        "what": "vocabulary size",
+        "limit": 20,
+    }

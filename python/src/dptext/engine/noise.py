@@ -519,15 +519,6 @@ class NoisyEmbedding(Mechanism):
         self.index = nearest_words(model)
 
     def sanitize_rows(self, streams, ranks, first):
-        if self.k > self.model.size:
-            raise DpTextError.of(
-                "MECHANISM_PARAMETER_EXCEEDS_MODEL",
-                mechanism=self.name,
-                parameter="t",
-                value=f"{self.k} thresholds" if self.name == "vickrey-topk" else "one threshold (top-2)",
-                what="vocabulary size",
-                limit=self.model.size,
-            )
         points = noisy_points(streams, self.model, ranks, first, self.epsilon, self.transform)
         words, dists = self.index.search(points, self.k)
         return self.choose(streams, first, words, dists)
@@ -551,10 +542,19 @@ class Vickrey(NoisyEmbedding):
     """VickreyMechanism.choose: one nextDouble per token, in text order, after the row's search."""
 
     def __init__(self, model: Model, epsilon: float, lam: float, t: list[float]) -> None:
-        super().__init__(model, epsilon, lam)
         self.t = np.array([float(x) for x in t])
         self.k = 2 if len(self.t) == 1 else len(self.t)
         self.name = "vickrey" if len(self.t) == 1 else "vickrey-topk"
+        if len(self.t) > model.size:  # VickreyMechanism's validate(spec, model): the same check, before any row
+            raise DpTextError.of(
+                "MECHANISM_PARAMETER_EXCEEDS_MODEL",
+                mechanism=self.name,
+                parameter="k (the number of thresholds in t)",
+                value=len(self.t),
+                what="vocabulary size",
+                limit=model.size,
+            )
+        super().__init__(model, epsilon, lam)
 
     def choose(self, streams, first, words, dists):
         total = len(words)
