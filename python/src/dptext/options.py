@@ -37,7 +37,7 @@ def setting(name: str) -> _registry.Setting:
                 raise DpTextError(_KEY_REFUSAL)
             return s
     known = sorted(s.python_name for s in _registry.settings() if not s.secret)
-    raise DpTextError(f"Unknown dptext setting {name!r}; known settings are {known}")
+    raise DpTextError.of("SETTING_UNKNOWN", unknown=name, known=known)
 
 
 def as_text(value: Any) -> str:
@@ -127,7 +127,9 @@ def _render(value: Any) -> str:
 
 
 def _failure(name: str, expected: str, value: Any, hint: str | None) -> DpTextError:
-    return DpTextError(f"{name} must be {expected}, got {_render(value)}" + (f"; {hint}" if hint else ""))
+    """The catalogue's ``SETTING_INVALID`` with the parameters the JVM's ``Check.failure`` gives it."""
+    advice = hint[0].upper() + hint[1:] if hint else f"Change {name}"  # a sentence, as Check.failure makes it
+    return DpTextError.of("SETTING_INVALID", setting=name, expected=expected, value=_render(value), hint=advice)
 
 
 def _parse(s: _registry.Setting, text: str) -> Any:
@@ -177,29 +179,34 @@ def _ok(rule: dict, value: Any) -> bool:
 def verdict(s: _registry.Setting, text: str) -> str | None:
     """The JVM's message for ``text`` as a value of ``s`` (``None``: valid), or raises ``LookupError`` when
     only the JVM can tell (a check declared in Java code only, or an unknown spelling of a choice)."""
+    refusal = _refusal(s, text)
+    return None if refusal is None else str(refusal)
+
+
+def _refusal(s: _registry.Setting, text: str) -> DpTextError | None:
     try:
         value = _parse(s, text)
     except _UnparsableError:
         expected = s.expected if s.choices else _TYPE_EXPECTED[s.kind]
-        return str(_failure(s.name, expected, text, None))
+        return _failure(s.name, expected, text, None)
     except _AskTheJvmError:
         raise LookupError(s.name) from None
     if s.check is None:
         raise LookupError(s.name)
     if s.check and not _ok(s.check, value):
-        return str(_failure(s.name, s.expected, value, s.hint))
+        return _failure(s.name, s.expected, value, s.hint)
     return None
 
 
 def check(s: _registry.Setting, text: str) -> None:
-    """Raises ``DpTextError`` with the JVM's message when ``text`` is not a valid value of ``s``."""
+    """Raises ``DpTextError`` (``SETTING_INVALID``, as the JVM) when ``text`` is not a valid value of ``s``."""
     try:
-        message = verdict(s, text)
+        refusal = _refusal(s, text)
     except LookupError:
         _jvm_check(s, text)
         return
-    if message is not None:
-        raise DpTextError(message)
+    if refusal is not None:
+        raise refusal
 
 
 def _jvm_check(s: _registry.Setting, text: str) -> None:

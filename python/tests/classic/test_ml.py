@@ -51,8 +51,15 @@ def test_the_stage_matches_the_dataframe_api_and_checks_params(spark, tickets, k
     api = dptext.sanitize(tickets, "body", "body_dp", id_col="ticket_id", **support.SETTINGS)
     assert by_id(stage.transform(tickets)) == by_id(api)
     assert "UMLDP" in stage.guarantee()
-    with pytest.raises(dptext.DpTextError, match=r"epsilon must be a positive finite number, got -1\.0"):
+    with pytest.raises(dptext.DpTextError) as bad:
         stage_for(key, inputCol="body", outputCol="o", idCol="ticket_id", epsilon=-1.0)  # when set
+    assert bad.value.name == "SETTING_INVALID"
+    assert bad.value.parameters == {
+        "setting": "epsilon",
+        "expected": "a positive finite number",
+        "value": "-1.0",
+        "hint": "Typical values are 1 to 10 for the embedding mechanisms",
+    }
     with pytest.raises(dptext.DpTextError) as e:
         DpTextSanitizer(epsilonn=1.0)
     assert e.value.name == "ML_PARAM_UNKNOWN" and e.value.parameters["param"] == "epsilonn"

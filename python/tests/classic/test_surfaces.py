@@ -37,12 +37,15 @@ def test_column_function_dataframe_api_and_sql_agree_and_rewrite(spark, tickets,
 def test_keyword_settings_override_the_session_and_are_checked(spark, tickets, settings):
     laplace = dptext.sanitize(tickets, "body", "body_dp", id_col="ticket_id", mechanism="laplace", epsilon=5)
     assert rows(laplace) != rows(dptext.sanitize(tickets, "body", "body_dp", id_col="ticket_id"))
-    with pytest.raises(dptext.DpTextError, match="epsilon"):
+    with pytest.raises(dptext.DpTextError) as bad:
         dptext.sanitize(tickets, "body", "body_dp", id_col="ticket_id", epsilon=-1)
-    with pytest.raises(ValueError, match="Unknown dptext setting 'epsilonn'"):
+    assert bad.value.name == "SETTING_INVALID" and bad.value.parameters["setting"] == "epsilon"
+    with pytest.raises(ValueError) as unknown:
         dptext.sanitize(tickets, "body", id_col="ticket_id", epsilonn=3)
-    with pytest.raises(dptext.DpTextError, match="No id column given"):
+    assert unknown.value.name == "SETTING_UNKNOWN" and unknown.value.parameters["unknown"] == "epsilonn"
+    with pytest.raises(dptext.DpTextError) as no_id:
         dptext.sanitize(tickets, "body", "body_dp")
+    assert no_id.value.name == "ID_COLUMN_NOT_GIVEN"
     with pytest.raises(dptext.DpTextError, match="'nope' is not in the input"):
         dptext.sanitize(tickets, "nope", "body_dp", id_col="ticket_id")
     content = dptext.sanitize(tickets, "body", "body_dp", id_mode="content-hash")
@@ -104,7 +107,7 @@ def test_register_on_a_running_session_and_the_function_help(spark):
 
 def test_null_id_is_an_error_without_the_text(spark, settings):
     df = spark.createDataFrame([(None, support.CANARY)], "ticket_id BIGINT, body STRING")
-    with pytest.raises(Exception, match="null id") as e:
+    with pytest.raises(Exception) as e:
         df.select(dp_sanitize("body", "ticket_id")).collect()
     assert getattr(e.value, "name", None) == "ID_NULL"
     assert support.CANARY not in str(e.value)

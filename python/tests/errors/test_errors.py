@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from dptext import errors
+from dptext import errors, options
 from dptext.engine import keys, model
 from dptext.errors import DpTextError
 
@@ -35,6 +36,30 @@ def test_an_error_renders_as_the_jvm_renders_it():
     )
     assert e.name == "OUTPUT_EXISTS" and e.parameters == {"path": "/out", "kind": "a Delta table"}
     assert isinstance(e, ValueError)
+
+
+def test_a_refused_setting_is_setting_invalid_with_the_jvms_parameters():
+    with pytest.raises(DpTextError) as e:
+        options.check(options.setting("epsilon"), "-1")
+    assert e.value.name == "SETTING_INVALID"
+    # The parameters the JVM's Check.failure gives (SettingsParityTest.everyParameterIsCheckedOnceWithOneMessage).
+    assert e.value.parameters == {
+        "setting": "epsilon",
+        "expected": "a positive finite number",
+        "value": "-1.0",
+        "hint": "Typical values are 1 to 10 for the embedding mechanisms",
+    }
+    assert str(e.value).startswith("[SETTING_INVALID] epsilon must be a positive finite number, got -1.0. Typical")
+    assert options.verdict(options.setting("epsilon"), "-1") == str(e.value)
+    with pytest.raises(DpTextError) as unknown:
+        options.setting("epsilonn")
+    assert unknown.value.name == "SETTING_UNKNOWN" and unknown.value.parameters["unknown"] == "epsilonn"
+
+
+def test_every_entry_can_be_raised_from_python():
+    for entry_name, entry in errors.catalogue().items():
+        named = re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)>", entry["message"] + entry["fix"])
+        assert "name" not in named, f"{entry_name}: DpTextError.of takes the entry's name as 'name'"
 
 
 def test_a_missing_or_extra_parameter_or_an_unknown_name_is_a_bug():

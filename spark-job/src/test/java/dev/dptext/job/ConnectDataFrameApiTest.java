@@ -12,6 +12,7 @@ import dev.dptext.random.SecretKey;
 import dev.dptext.settings.Settings;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.ml.DpTextSanitizer;
+import dev.dptext.testing.ErrorAssertions;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -106,10 +107,11 @@ class ConnectDataFrameApiTest {
     }
     Exception keyInQuery = assertThrows(Exception.class, () -> connect.sql("SELECT dp_sanitize(text, id, map("
         + "'secretKey', '" + KEY + "')) FROM json.`" + path + "`").collect());
-    assertTrue(keyInQuery.getMessage().contains("the key itself"), keyInQuery.getMessage());
+    ErrorAssertions.assertErrorText(keyInQuery.getMessage(), "SQL_OPTIONS_NAME_THE_KEY");
     Exception unknown = assertThrows(Exception.class, () -> connect.sql("SELECT dp_sanitize(text, id, map("
         + "'epsilom', '2')) FROM json.`" + path + "`").collect());
-    assertTrue(unknown.getMessage().contains("Unknown dptext setting 'epsilom'"), unknown.getMessage());
+    ErrorAssertions.assertErrorText(unknown.getMessage(), "SETTING_UNKNOWN");
+    assertTrue(unknown.getMessage().contains("epsilom"), unknown.getMessage());
   }
 
   @Test

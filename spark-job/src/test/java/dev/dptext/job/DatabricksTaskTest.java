@@ -14,6 +14,7 @@ import dev.dptext.job.command.ConfigFile;
 import dev.dptext.job.testing.JobFixtures.Output;
 import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.SharedSpark;
+import dev.dptext.testing.ErrorAssertions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -105,6 +106,7 @@ class DatabricksTaskTest {
     DatabricksTask.Failure input = assertThrows(DatabricksTask.Failure.class,
         () -> runTask(sanitize(out, "--text-column", "body")));
     assertEquals(ExitCode.INPUT.code, input.exitCode());
+    ErrorAssertions.assertErrorText(input.getMessage(), "COLUMN_NOT_IN_INPUT");
     assertTrue(input.getMessage().contains("'body'") && input.getMessage().contains("customer"), input.getMessage());
 
     DatabricksTask.Failure noCommand = assertThrows(DatabricksTask.Failure.class, () -> runTask());

@@ -239,14 +239,17 @@ class DpTextJobTest {
 
     Run column = JobFixtures.run(sanitize(out, "--text-column", "body"));
     assertEquals(3, column.exitCode(), column.err());
+    ErrorAssertions.assertErrorText(column.err(), "COLUMN_NOT_IN_INPUT");
     assertTrue(column.err().contains("'body'") && column.err().contains("customer"), column.err());
 
     Run mechanism = JobFixtures.run(sanitize(out, "--mechanism", "laplace9"));
     assertEquals(2, mechanism.exitCode(), mechanism.err());
+    ErrorAssertions.assertErrorText(mechanism.err(), "SETTING_INVALID");
     assertTrue(mechanism.err().contains("mechanism must be one of santext, santext+") && mechanism.err().contains("'laplace9'"), mechanism.err());
 
     Run epsilon = JobFixtures.run(sanitize(out, "--epsilon", "-1"));
     assertEquals(2, epsilon.exitCode(), epsilon.err());
+    ErrorAssertions.assertErrorText(epsilon.err(), "SETTING_INVALID");
     assertTrue(epsilon.err().contains("epsilon must be a positive"), epsilon.err());
 
     Run noKey = JobFixtures.run("sanitize", "--input", SAMPLE, "--output", out, "--id-column", "id",

@@ -1,5 +1,7 @@
 package dev.dptext.config;
 
+import dev.dptext.errors.DpTextErrors;
+import dev.dptext.errors.DpTextException;
 import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -121,7 +123,7 @@ public final class Check<T> implements Serializable {
   /**
    * Returns {@code value} when it passes.
    *
-   * @throws IllegalArgumentException "NAME must be EXPECTED, got VALUE; HINT"
+   * @throws DpTextException {@code SETTING_INVALID}: "NAME must be EXPECTED, got VALUE. HINT"
    */
   public T require(String name, T value, String hint) {
     if (!ok(value)) {
@@ -130,10 +132,16 @@ public final class Check<T> implements Serializable {
     return value;
   }
 
-  /** The one form of every dptext validation error. */
-  public static IllegalArgumentException failure(String name, String expected, Object value, String hint) {
-    return new IllegalArgumentException(name + " must be " + expected + ", got " + render(value)
-        + (hint == null || hint.isEmpty() ? "" : "; " + hint));
+  /**
+   * The one form of every dptext validation error: the catalogue's {@code SETTING_INVALID}, "NAME must be
+   * EXPECTED, got VALUE. HINT (...)", the hint as a sentence ("Change NAME" without one). Python's
+   * {@code dptext.options} raises the same entry with the same parameters, so that both say it in the same words.
+   */
+  public static DpTextException failure(String name, String expected, Object value, String hint) {
+    String advice = hint == null || hint.isEmpty() ? "Change " + name
+        : Character.toUpperCase(hint.charAt(0)) + hint.substring(1);
+    return DpTextErrors.error("SETTING_INVALID", "setting", name, "expected", expected, "value", render(value),
+        "hint", advice);
   }
 
   private static String render(Object value) {

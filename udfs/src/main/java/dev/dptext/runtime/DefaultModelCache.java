@@ -1,5 +1,6 @@
 package dev.dptext.runtime;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.knn.NeighbourSearch;
 import dev.dptext.knn.RowLengths;
 import dev.dptext.mechanism.SanTextPlus;
@@ -196,7 +197,7 @@ public final class DefaultModelCache {
     try (InputStream in = embedded.bytes().open()) {
       return DpTextModel.of(EmbeddedDefault.read(in), embedded.source(), neighbours);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException("Cannot read the default model's embeddings: " + e.getMessage(), e);
+      throw DpTextErrors.error(e, "MODEL_SOURCE_UNREADABLE", "model", EmbeddedDefault.NAME, "reason", e.getMessage());
     }
   }
 
@@ -315,20 +316,32 @@ public final class DefaultModelCache {
     try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
       model = ModelArtifact.read(in, file.getFileName().toString());
     }
+    String mismatch = mismatch(model, embedded, neighbours, withTables);
+    if (mismatch != null) {
+      throw new IOException(mismatch);
+    }
+    return model;
+  }
+
+  /**
+   * How a cache file's model differs from the one this JVM would build, or null: the reason logged when the
+   * file is rebuilt (never an error anyone sees: the cache is rebuilt, like a file that is not private).
+   */
+  private static String mismatch(DpTextModel model, Embedded embedded, int neighbours, boolean withTables) {
     int n = model.embeddings().size();
     Set<Integer> tables = withTables
         ? Set.of(0, SanTextPlus.sensitiveStart(n, SanTextPlus.W.defaultValue().orElseThrow())) : Set.of();
     if (!model.metadata().equals(Map.of("source", embedded.source()))) {
-      throw new IOException("it was built from " + model.metadata() + ", not " + embedded.source());
+      return "it was built from " + model.metadata() + ", not " + embedded.source();
     }
     if (!model.rowLengths().equals(RowLengths.tiered(neighbours))) {
-      throw new IOException("its rows are " + model.rowLengths() + ", not " + RowLengths.tiered(neighbours));
+      return "its rows are " + model.rowLengths() + ", not " + RowLengths.tiered(neighbours);
     }
     if (!model.tables().keySet().equals(tables) || model.hasCovariance()) {
-      throw new IOException("it holds the tables " + model.tables().keySet() + (model.hasCovariance()
-          ? " and a covariance" : "") + ", not the tables " + new java.util.TreeSet<>(tables) + " alone");
+      return "it holds the tables " + model.tables().keySet() + (model.hasCovariance() ? " and a covariance" : "")
+          + ", not the tables " + new java.util.TreeSet<>(tables) + " alone";
     }
-    return model;
+    return null;
   }
 
   /** Writes {@code model} to {@code temporary} (its own, {@code 0600}), forces it to disk and renames it. */

@@ -79,7 +79,7 @@ public final class LocalStorage implements Storage {
     if (Files.isSymbolicLink(existing) && !Files.exists(existing)) {
       // A dangling link: a write through it creates its target, so the target is the place.
       if (linksFollowed >= MAX_LINKS) {
-        throw new IOException("too many levels of symbolic links at " + existing);
+        throw new java.nio.file.FileSystemLoopException(existing.toString()); // the JDK's ELOOP, as toRealPath
       }
       Path target = existing.getParent().toRealPath().resolve(Files.readSymbolicLink(existing)).normalize();
       real = realLocal(target, linksFollowed + 1);

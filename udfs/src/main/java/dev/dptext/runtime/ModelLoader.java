@@ -2,6 +2,7 @@ package dev.dptext.runtime;
 
 import dev.dptext.embedding.EmbeddingReader;
 import dev.dptext.embedding.Embeddings;
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.model.EmbeddedDefault;
 import dev.dptext.model.ModelArtifact;
@@ -15,7 +16,6 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
@@ -50,8 +50,8 @@ public final class ModelLoader {
     String cacheKey = source + "|" + vocabularySize + "|" + neighbours;
     if (source != null && !source.equals(EmbeddedDefault.NAME) && isPartitioned(spark, source)) {
       if (vocabularySize > 0) {
-        throw new IllegalArgumentException("vocabulary size " + vocabularySize + " was given with the partitioned "
-            + "model " + source + "; a built model's vocabulary is fixed: drop the vocabulary size or rebuild it");
+        throw DpTextErrors.error("MODEL_VOCABULARY_FIXED", "size", vocabularySize, "kind", "partitioned model",
+            "model", source);
       }
       return CACHE.computeIfAbsent(cacheKey,
           k -> PartitionedModel.open(HadoopConf.of(spark), source).toBroadcastModel(spark));
@@ -66,7 +66,7 @@ public final class ModelLoader {
     try (InputStream raw = open(isDefault(source) ? null : Storage.of(spark, source), source)) {
       return read(raw, source, vocabularySize, neighbours);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read model or embeddings " + source + ": " + e.getMessage(), e);
+      throw unreadable(source, e);
     }
   }
 
@@ -88,7 +88,7 @@ public final class ModelLoader {
       in.transferTo(OutputStream.nullOutputStream());
       return HexFormat.of().formatHex(in.getMessageDigest().digest());
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read model or embeddings " + source + ": " + e.getMessage(), e);
+      throw unreadable(source, e);
     }
   }
 
@@ -107,7 +107,7 @@ public final class ModelLoader {
       in.transferTo(OutputStream.nullOutputStream()); // a top-N read stops early: hash the whole file
       actual = HexFormat.of().formatHex(in.getMessageDigest().digest());
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read model or embeddings " + source + ": " + e.getMessage(), e);
+      throw unreadable(source, e);
     }
     if (!actual.equals(expectedSha256)) {
       throw new IllegalStateException("The model at " + source + " has SHA-256 " + actual + " on this executor, but "
@@ -152,9 +152,7 @@ public final class ModelLoader {
     try {
       return storage.open(source);
     } catch (FileNotFoundException | java.nio.file.NoSuchFileException e) {
-      throw new IllegalArgumentException(
-          "Model or embeddings path " + source + " does not exist; give a dptext model, a GloVe/.vec "
-              + "file, or 'default'", e);
+      throw DpTextErrors.error(e, "MODEL_SOURCE_NOT_FOUND", "model", source);
     }
   }
 
@@ -174,9 +172,8 @@ public final class ModelLoader {
     raw.reset();
     if (Arrays.equals(head, ARTIFACT_MAGIC)) {
       if (vocabularySize > 0) {
-        throw new IllegalArgumentException(
-            "vocabulary size " + vocabularySize + " was given with the model artifact " + source
-                + "; a built model's vocabulary is fixed: drop the vocabulary size or rebuild the model");
+        throw DpTextErrors.error("MODEL_VOCABULARY_FIXED", "size", vocabularySize, "kind", "model artifact",
+            "model", source);
       }
       return ModelArtifact.read(raw, source);
     }
@@ -197,8 +194,8 @@ public final class ModelLoader {
     boolean isPartitioned = !isDefault(source) && isPartitioned(spark, source);
     if (!isPartitioned) {
       if (layout == ModelLayout.PARTITIONED) {
-        throw new IllegalArgumentException("modelLayout=partitioned needs a partitioned model directory; " + source
-            + " is not one (build one with build-model --model-layout partitioned)");
+        throw DpTextErrors.error("MODEL_NOT_PARTITIONED", "layoutKey", Settings.MODEL_LAYOUT.name(),
+            "model", source);
       }
       return null;
     }
@@ -257,7 +254,12 @@ public final class ModelLoader {
         ModelArtifact.write(model, out);
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write model artifact " + target + ": " + e.getMessage(), e);
+      throw DpTextErrors.error(e, "OUTPUT_NOT_WRITABLE", "path", target, "reason", e.getMessage());
     }
+  }
+
+  /** The catalogued failure to read {@code source} (an I/O error: retrying may help, the exit is FAILURE). */
+  private static RuntimeException unreadable(String source, IOException e) {
+    return DpTextErrors.error(e, "MODEL_SOURCE_UNREADABLE", "model", source, "reason", e.getMessage());
   }
 }

@@ -1,6 +1,7 @@
 package dev.dptext.runtime;
 
 import dev.dptext.config.Setting;
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.sanitizer.TokenTotals;
 import dev.dptext.settings.DpTextOptions;
 import dev.dptext.settings.IdMode;
@@ -79,16 +80,13 @@ public final class ServerSanitizer implements java.io.Serializable {
   public static void checkKeySource(DpTextOptions options, boolean keyEnvGiven, Map<String, String> environment) {
     String variable = options.get(Settings.KEY_ENV);
     if (keyEnvGiven) {
-      throw new IllegalArgumentException("The key is named by " + Settings.KEY_ENV.confKey() + "=" + variable
-          + " (--key-env), a variable of this program's environment; on Spark Connect the server resolves the key "
-          + "and this program never sends it. Name it with " + KEY_SOURCES);
+      throw DpTextErrors.error("CONNECT_KEY_ENV", "keyEnvKey", Settings.KEY_ENV.confKey(), "variable", variable,
+          "sources", KEY_SOURCES);
     }
     boolean named = options.get(Settings.KEY_FILE) != null || options.get(Settings.DATABRICKS_SECRET) != null;
     boolean fresh = options.get(Settings.FRESH_RANDOMNESS) || options.idMode() == IdMode.FRESH;
     if (!named && !fresh && environment.get(variable) != null) {
-      throw new IllegalArgumentException("The environment variable " + variable + " holds a key here, but on Spark "
-          + "Connect the server resolves the key and this program never sends it (a classic run would have used "
-          + "it; the server would use another key or none). Name it with " + KEY_SOURCES);
+      throw DpTextErrors.error("CONNECT_KEY_IN_ENVIRONMENT", "variable", variable, "sources", KEY_SOURCES);
     }
   }
 
@@ -102,11 +100,12 @@ public final class ServerSanitizer implements java.io.Serializable {
    */
   public static ServerSanitizer of(DpTextOptions options, String idColumn) {
     if (options.isSet(Settings.SECRET_KEY)) {
-      throw new IllegalArgumentException("On Spark Connect the key itself is never sent to the server (it would be in "
-          + "the query's plan, the server's logs and UI). Name it with " + KEY_SOURCES);
+      throw DpTextErrors.error("CONNECT_KEY_GIVEN", "what", Settings.SECRET_KEY.confKey() + " in the options",
+          "sources", KEY_SOURCES);
     }
     if (options.idMode() == IdMode.COLUMN && idColumn == null) {
-      throw new IllegalArgumentException("No id column given for " + Settings.ID_MODE.confKey() + "=column");
+      throw DpTextErrors.error("ID_COLUMN_NOT_GIVEN", "caller", "The sanitizer", "idColumn", "idColumn(...)",
+          "contentHash", "seedByContent()", "fresh", "freshRandomness()");
     }
     LinkedHashMap<String, String> settings = new LinkedHashMap<>();
     for (Setting<?> setting : Settings.options()) {
@@ -152,11 +151,8 @@ public final class ServerSanitizer implements java.io.Serializable {
     String fingerprint = null;
     if (!fresh) {
       if (keyFile == null || options.get(Settings.DATABRICKS_SECRET) != null) {
-        throw new IllegalArgumentException("This Spark Connect server has no " + SqlFunctionNames.SANITIZE + " (no "
-            + "dptext extension: e.g. Databricks serverless), so the executors sanitize with this program's UDF and "
-            + "read the key themselves: name a key file every executor can read with " + Settings.KEY_FILE.confKey()
-            + " (--key-file, e.g. on a /Volumes path; a Databricks secret cannot be read by executors), or start the "
-            + "server with spark.sql.extensions=" + SqlFunctionNames.EXTENSIONS);
+        throw DpTextErrors.error("CONNECT_NO_EXTENSION_NEEDS_KEY_FILE", "function", SqlFunctionNames.SANITIZE,
+            "keyFileKey", Settings.KEY_FILE.confKey(), "extensions", SqlFunctionNames.EXTENSIONS);
       }
       fingerprint = dev.dptext.random.SecretKey.fromFile(Path.of(absolute(keyFile))).fingerprint();
     }

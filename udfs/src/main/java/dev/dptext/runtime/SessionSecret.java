@@ -1,6 +1,7 @@
 package dev.dptext.runtime;
 
 import dev.dptext.classic.Classic;
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.settings.Settings;
 import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
@@ -37,12 +38,9 @@ public final class SessionSecret {
     }
     Optional<String> startup = Classic.startupConf(spark, Settings.SECRET_KEY.confKey());
     if (startup.isEmpty() || !startup.get().equals(runtime.get())) {
-      throw new IllegalArgumentException(Settings.SECRET_KEY.confKey() + " was set on the running session (SET or "
-          + "spark.conf.set): Spark would write it, unredacted, into the event log with every job. Run "
-          + "RESET " + Settings.SECRET_KEY.confKey() + " (or spark.conf.unset), then name the key instead: "
-          + Settings.DATABRICKS_SECRET.confKey() + "=scope/key on Databricks, " + Settings.KEY_FILE.confKey() + "=PATH, or "
-          + Settings.KEY_ENV.confKey() + "=VARIABLE; or set " + Settings.SECRET_KEY.confKey() + " at application start "
-          + "(--conf, or the cluster's Spark config), where Spark redacts it");
+      throw DpTextErrors.error("SECRET_KEY_SET_AT_RUNTIME", "secretKey", Settings.SECRET_KEY.confKey(),
+          "databricksSecret", Settings.DATABRICKS_SECRET.confKey(), "keyFile", Settings.KEY_FILE.confKey(),
+          "keyEnv", Settings.KEY_ENV.confKey());
     }
     return Optional.of(runtime.get());
   }

@@ -1,5 +1,6 @@
 package dev.dptext.sanitizer;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.knn.NearestSearch;
 import dev.dptext.mechanism.NearestWordMechanism;
 import dev.dptext.mechanism.WordMechanism;
@@ -85,9 +86,7 @@ public final class Sanitizer implements Serializable {
         switch (idMode) {
           case COLUMN -> {
             if (id == null) {
-              throw new IllegalArgumentException(
-                  "dptext: a row has a null id; every row needs a non-null, unique id in the id "
-                      + "column (or choose id mode content-hash)");
+              throw DpTextErrors.error("ID_NULL");
             }
             yield seeder.streamFor(idBytes(id));
           }

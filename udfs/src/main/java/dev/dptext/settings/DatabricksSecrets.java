@@ -1,5 +1,6 @@
 package dev.dptext.settings;
 
+import dev.dptext.errors.DpTextErrors;
 import java.lang.reflect.InvocationTargetException;
 import java.util.List;
 
@@ -34,11 +35,9 @@ final class DatabricksSecrets {
     String key = scopeAndKey.substring(slash + 1);
     Object dbutils = dbutils();
     if (dbutils == null) {
-      throw new IllegalArgumentException("The RNG key is to come from the Databricks secret " + scopeAndKey
-          + ", but dbutils is not available: this is not a Databricks cluster. Off Databricks use the "
-          + "environment variable named by " + Settings.KEY_ENV.confKey() + " (default "
-          + Settings.KEY_ENV.defaultText() + "), a key file (" + Settings.KEY_FILE.confKey() + ") or "
-          + Settings.SECRET_KEY.confKey());
+      throw DpTextErrors.error("DATABRICKS_SECRET_NO_DBUTILS", "secret", scopeAndKey,
+          "keyEnv", Settings.KEY_ENV.confKey(), "keyEnvDefault", Settings.KEY_ENV.defaultText(),
+          "keyFile", Settings.KEY_FILE.confKey(), "secretKey", Settings.SECRET_KEY.confKey());
     }
     try {
       Object secrets = dbutils.getClass().getMethod("secrets").invoke(dbutils);
@@ -47,12 +46,11 @@ final class DatabricksSecrets {
     } catch (InvocationTargetException e) {
       // The cause's message is dbutils' own (scope/key not found, no permission); it never holds the value.
       Throwable cause = e.getCause();
-      throw new IllegalArgumentException("Cannot read the Databricks secret " + scopeAndKey + " ("
-          + cause.getClass().getSimpleName() + ": " + cause.getMessage() + "); check the scope and key "
-          + "names and that the job's principal may READ the scope", cause);
+      throw DpTextErrors.error(cause, "DATABRICKS_SECRET_UNREADABLE", "secret", scopeAndKey,
+          "reason", cause.getClass().getSimpleName() + ": " + cause.getMessage());
     } catch (ReflectiveOperationException | ClassCastException e) {
-      throw new IllegalArgumentException("This Databricks runtime's dbutils has no secrets.get(scope, key) ("
-          + e + "); pass the key as an environment variable from {{secrets/" + scope + "/" + key + "}} instead", e);
+      throw DpTextErrors.error(e, "DATABRICKS_SECRETS_API_MISSING", "reason", e, "reference",
+          "{{secrets/" + scope + "/" + key + "}}");
     }
   }
 
@@ -65,7 +63,7 @@ final class DatabricksSecrets {
       } catch (ClassNotFoundException e) {
         // not this runtime; try the next
       } catch (ReflectiveOperationException e) {
-        throw new IllegalArgumentException("Cannot reach dbutils through " + provider[0] + " (" + e + ")", e);
+        throw DpTextErrors.error(e, "DATABRICKS_DBUTILS_UNREACHABLE", "provider", provider[0], "reason", e);
       }
     }
     return null;

@@ -203,11 +203,7 @@ public final class DpTextOptions {
     if (get(Settings.FRESH_RANDOMNESS) || idMode() == IdMode.FRESH) {
       return SecretKey.fresh();
     }
-    throw new IllegalArgumentException(
-        "No RNG key: set the environment variable " + variable + " (named by keyEnv), keyFile (a file holding the "
-            + "key), databricksSecret (on Databricks) or " + Settings.SECRET_KEY.confKey() + " (at application start); "
-            + SecretKey.HOW_TO_GENERATE + ". To run with fresh, non-reproducible randomness instead, set "
-            + "freshRandomness (--fresh-randomness)");
+    throw DpTextErrors.error("KEY_NOT_GIVEN", "variable", variable, "secretKey", Settings.SECRET_KEY.confKey());
   }
 
   /** A description safe to log: mechanism, parameters, model; never the key. */

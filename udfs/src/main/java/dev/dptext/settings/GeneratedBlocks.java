@@ -51,7 +51,8 @@ public final class GeneratedBlocks {
         continue;
       }
       if (b < 0 || e < b) {
-        throw new IllegalArgumentException("A generated block '" + block.getKey() + "' is not closed: it needs "
+        // Only dptext's own documents have generated blocks (a maintainer's tool): a broken one is a bug there.
+        throw new IllegalStateException("A generated block '" + block.getKey() + "' is not closed: it needs "
             + begin + " before " + end);
       }
       out = out.substring(0, b + begin.length()) + "\n" + block.getValue().get().strip() + "\n" + out.substring(e);

@@ -1,5 +1,6 @@
 package dev.dptext.settings;
 
+import dev.dptext.errors.DpTextErrors;
 import java.util.Locale;
 
 /**
@@ -33,8 +34,7 @@ public enum IdMode {
       case "column", "id", "id-column" -> COLUMN;
       case "content-hash", "content", "hash" -> CONTENT_HASH;
       case "fresh", "fresh-randomness", "random" -> FRESH;
-      default -> throw new IllegalArgumentException(
-          "Unknown id mode '" + name + "'; use column (with an id column), content-hash or fresh");
+      default -> throw DpTextErrors.error("ID_MODE_UNKNOWN", "value", name);
     };
   }
 }

@@ -1,5 +1,6 @@
 package dev.dptext.settings;
 
+import dev.dptext.errors.DpTextErrors;
 import java.util.Locale;
 
 /**
@@ -25,9 +26,7 @@ public enum ModelDistribution {
     return switch (n) {
       case "broadcast" -> BROADCAST;
       case "path" -> PATH;
-      default -> throw new IllegalArgumentException(
-          "Unknown model distribution '" + name + "'; use broadcast (the driver broadcasts the model) or path "
-              + "(each executor loads it from the model path, verified by SHA-256)");
+      default -> throw DpTextErrors.error("MODEL_DISTRIBUTION_UNKNOWN", "value", name);
     };
   }
 }

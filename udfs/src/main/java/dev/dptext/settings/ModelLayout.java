@@ -1,5 +1,6 @@
 package dev.dptext.settings;
 
+import dev.dptext.errors.DpTextErrors;
 import java.util.Locale;
 
 /**
@@ -31,8 +32,7 @@ public enum ModelLayout {
       case "auto" -> AUTO;
       case "partitioned", "sharded", "true" -> PARTITIONED;
       case "broadcast", "false" -> BROADCAST;
-      default -> throw new IllegalArgumentException(
-          "Unknown model layout '" + name + "'; use auto, partitioned or broadcast");
+      default -> throw DpTextErrors.error("MODEL_LAYOUT_UNKNOWN", "value", name);
     };
   }
 

@@ -4,6 +4,7 @@ import dev.dptext.classic.Classic;
 import dev.dptext.classic.partitioned.PartitionedSanitizer;
 import dev.dptext.config.Setting;
 import dev.dptext.config.ValueType;
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.knn.NearestSearch;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.model.DpTextModel;
@@ -123,8 +124,8 @@ public final class DpText {
      */
     public Builder option(String name, String value) {
       Setting<?> s = Settings.byName(name).or(() -> Settings.byConfKey(name)).orElseThrow(() ->
-          new IllegalArgumentException("Unknown dptext setting '" + name + "'; known settings are "
-              + Settings.ALL.stream().map(Setting::name).toList()));
+          DpTextErrors.error("SETTING_UNKNOWN", "unknown", name, "known",
+              Settings.ALL.stream().map(Setting::name).toList()));
       o = o.withText(s, value);
       return this;
     }
@@ -260,11 +261,9 @@ public final class DpText {
       PartitionedModel partitioned = modelInstance == null ? ModelLoader.partitioned(df.sparkSession(), o) : null;
       if (partitioned != null) {
         if (o.nearestSearch() != NearestSearch.EXACT) {
-          throw new IllegalArgumentException("nearestSearch=" + o.get(Settings.NEAREST_SEARCH) + " is not available "
-              + "with the partitioned model " + o.get(Settings.MODEL) + " (" + Settings.MODEL_LAYOUT.confKey() + "="
-              + o.get(Settings.MODEL_LAYOUT) + "): its shards are searched exactly, and a per-shard index is not "
-              + "implemented. Use nearestSearch=exact, or " + Settings.MODEL_LAYOUT.confKey() + "=broadcast if every "
-              + "executor can hold the vectors");
+          throw DpTextErrors.error("NEAREST_SEARCH_PARTITIONED", "search", o.get(Settings.NEAREST_SEARCH),
+              "model", o.get(Settings.MODEL), "layoutKey", Settings.MODEL_LAYOUT.confKey(),
+              "layout", o.get(Settings.MODEL_LAYOUT));
         }
         SecretKey k = resolvedKey();
         PartitionedSanitizer p = PartitionedSanitizer.of(df.sparkSession(), partitioned, o, k, partitioned.shards());
@@ -284,31 +283,25 @@ public final class DpText {
       o.checkNearestSearch();
       StructField field = field(schema, inputColumn, "text column");
       if (!field.dataType().equals(DataTypes.StringType)) {
-        throw new IllegalArgumentException(
-            "The text column '" + inputColumn + "' has type " + field.dataType().simpleString()
-                + "; dptext needs a string column (cast it first)");
+        throw DpTextErrors.error("TEXT_COLUMN_NOT_STRING", "column", inputColumn,
+            "type", field.dataType().simpleString());
       }
       if (o.idMode() == IdMode.COLUMN) {
         if (idColumn == null) {
-          throw new IllegalArgumentException(
-              "No id column given. Name a stable, unique id column (idColumn), or choose explicitly: "
-                  + "seedByContent() (reproducible, but equal texts get equal outputs) or "
-                  + "freshRandomness() (not reproducible)");
+          throw DpTextErrors.error("ID_COLUMN_NOT_GIVEN", "caller", "The sanitizer", "idColumn", "idColumn(...)",
+              "contentHash", "seedByContent()", "fresh", "freshRandomness()");
         }
         DataType t = field(schema, idColumn, "id column").dataType();
         if (!(t instanceof org.apache.spark.sql.types.AtomicType)) {
-          throw new IllegalArgumentException(
-              "The id column '" + idColumn + "' has type " + t.simpleString()
-                  + "; use a string, integer or binary id");
+          throw DpTextErrors.error("ID_COLUMN_TYPE_UNSUPPORTED", "column", idColumn, "type", t.simpleString());
         }
       }
     }
 
     private static StructField field(StructType schema, String name, String role) {
       if (!Arrays.asList(schema.fieldNames()).contains(name)) {
-        throw new IllegalArgumentException(
-            "The " + role + " '" + name + "' is not in the input; its columns are "
-                + Arrays.toString(schema.fieldNames()));
+        throw DpTextErrors.error("COLUMN_NOT_IN_INPUT", "role", role, "column", name,
+            "columns", Arrays.toString(schema.fieldNames()));
       }
       return schema.apply(name);
     }
@@ -348,20 +341,14 @@ public final class DpText {
      * do instead.
      */
     public ServerSanitizer onServer(SparkSession spark) {
-      String connect = " On Spark Connect the server builds the sanitizer; ";
       if (key != null) {
-        throw new IllegalArgumentException("key(SecretKey) hands the key to this program, but on Spark Connect it "
-            + "would travel to the server inside the query's plan." + connect + "name the key's source instead: "
-            + ServerSanitizer.KEY_SOURCES);
+        throw DpTextErrors.error("CONNECT_KEY_GIVEN", "what", "key(SecretKey)", "sources", ServerSanitizer.KEY_SOURCES);
       }
       if (modelInstance != null) {
-        throw new IllegalArgumentException("model(DpTextModel) gives a model in this program's memory, which a Spark "
-            + "Connect server cannot use." + connect + "give the model's path with model(\"...\") (save it with "
-            + "ModelLoader.save)");
+        throw DpTextErrors.error("CONNECT_MODEL_IN_MEMORY");
       }
       if (counters != null) {
-        throw new IllegalArgumentException("countTokens(TokenAccumulators) needs accumulators, which Spark Connect "
-            + "has not." + connect + "count with ServerSanitizer.transformCounted and Dataset.observe");
+        throw DpTextErrors.error("CONNECT_ACCUMULATORS");
       }
       boolean keyEnvGiven = o.isSet(Settings.KEY_ENV)
           && !o.get(Settings.KEY_ENV).equals(Settings.KEY_ENV.defaultValue().orElse(null));
@@ -386,11 +373,9 @@ public final class DpText {
       // sanitizer in it, the key would be there. Refused before the key is resolved.
       Classic.requireClassic(spark, "A dptext UDF built in this program", SanitizerCache.CONNECT_ALTERNATIVE);
       if (modelInstance == null && ModelLoader.partitioned(spark, o) != null) {
-        throw new IllegalArgumentException(SQL_FUNCTION + " and the column function sanitize row by row and "
-            + "cannot use the partitioned model " + o.get(Settings.MODEL) + " (" + Settings.MODEL_LAYOUT.confKey()
-            + "=" + o.get(Settings.MODEL_LAYOUT) + "); sanitize the DataFrame instead (DpText.sanitizer()…"
-            + ".transform, dptext.sanitize in Python, the DpTextSanitizer stage or the sanitize job), or set "
-            + Settings.MODEL_LAYOUT.confKey() + "=broadcast to load it whole on every executor");
+        throw DpTextErrors.error("ROW_FUNCTION_PARTITIONED_MODEL", "function", SQL_FUNCTION,
+            "model", o.get(Settings.MODEL), "layoutKey", Settings.MODEL_LAYOUT.confKey(),
+            "layout", o.get(Settings.MODEL_LAYOUT));
       }
       return o.modelDistribution() == ModelDistribution.PATH
           ? pathSanitizer(spark, this)
@@ -412,10 +397,8 @@ public final class DpText {
   /** {@link ModelDistribution#PATH}: the key is resolved on the driver; the model is only hashed here. */
   private static PathSanitizer pathSanitizer(SparkSession spark, Builder b) {
     if (b.modelInstance != null) {
-      throw new IllegalArgumentException(Settings.MODEL_DISTRIBUTION.confKey() + "=path loads the model on each "
-          + "executor from its path, but this sanitizer was given a model in memory: give the model's path with "
-          + "model(\"...\") (save it with ModelLoader.save), or use " + Settings.MODEL_DISTRIBUTION.confKey()
-          + "=broadcast");
+      throw DpTextErrors.error("MODEL_DISTRIBUTION_PATH_IN_MEMORY", "distributionKey",
+          Settings.MODEL_DISTRIBUTION.confKey());
     }
     SecretKey key = b.resolvedKey();
     if (b.o.idMode() == IdMode.FRESH || key.isFresh()) {

@@ -1,6 +1,7 @@
 package dev.dptext.spark;
 
 import dev.dptext.config.Setting;
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.mechanism.MechanismDefinition;
 import dev.dptext.mechanism.Mechanisms;
 import dev.dptext.runtime.SessionConf;
@@ -114,20 +115,18 @@ final class SqlFunctions {
       }
       IdMode mode = options.idMode();
       if (args.size() == 2 && mode != IdMode.COLUMN) {
-        throw new IllegalArgumentException(
-            DpText.SQL_FUNCTION + "(text, id) was called but " + Settings.ID_MODE.confKey() + " is " + mode
-                + "; call " + DpText.SQL_FUNCTION + "(text) or set " + Settings.ID_MODE.confKey() + "=column");
+        throw DpTextErrors.error("SQL_ID_WITH_ID_MODE", "function", DpText.SQL_FUNCTION,
+            "idModeKey", Settings.ID_MODE.confKey(), "mode", mode);
       }
       if (args.size() == 1 && mode == IdMode.COLUMN) {
-        throw new IllegalArgumentException(
-            DpText.SQL_FUNCTION + "(text) needs an id: call " + DpText.SQL_FUNCTION + "(text, id) with a "
-                + "stable unique id column, or set " + Settings.ID_MODE.confKey() + " to content-hash or fresh "
-                + "(read the trade-off in docs/keys-and-randomness.md)");
+        throw DpTextErrors.error("ID_COLUMN_NOT_GIVEN", "caller", DpText.SQL_FUNCTION + "(text)",
+            "idColumn", DpText.SQL_FUNCTION + "(text, id)",
+            "contentHash", Settings.ID_MODE.confKey() + "=content-hash",
+            "fresh", Settings.ID_MODE.confKey() + "=fresh");
       }
       if (args.size() != 1 && args.size() != 2) {
-        throw new IllegalArgumentException(DpText.SQL_FUNCTION + " takes the text, an id when "
-            + Settings.ID_MODE.confKey() + "=column, and optionally a constant map of settings: (text[, id][, "
-            + "options]); got " + children.size() + " argument(s)");
+        throw DpTextErrors.error("SQL_ARGUMENTS", "function", DpText.SQL_FUNCTION, "count", children.size(),
+            "idModeKey", Settings.ID_MODE.confKey());
       }
       DpText.Builder b = DpText.sanitizer(options);
       UserDefinedFunction udf = counted ? b.countingUdf(spark) : b.udf(spark);
@@ -149,8 +148,7 @@ final class SqlFunctions {
    */
   static DpTextOptions withQueryOptions(DpTextOptions options, Expression map) {
     if (!map.foldable()) {
-      throw new IllegalArgumentException("The options argument of " + DpText.SQL_FUNCTION + " must be a constant "
-          + "map, e.g. map('epsilon', '3', 'mechanism', 'santext'); a column's values cannot configure a sanitizer");
+      throw DpTextErrors.error("SQL_OPTIONS_NOT_CONSTANT", "function", DpText.SQL_FUNCTION);
     }
     Object value = map.eval(null);
     if (value == null) {
@@ -163,13 +161,12 @@ final class SqlFunctions {
       Object v = data.valueArray().isNullAt(i) ? null
           : data.valueArray().get(i, org.apache.spark.sql.types.DataTypes.StringType);
       Setting<?> setting = Settings.byName(name).or(() -> Settings.byConfKey(name)).orElseThrow(() ->
-          new IllegalArgumentException("Unknown dptext setting '" + name + "' in the options of "
-              + DpText.SQL_FUNCTION + "; known settings are " + Settings.options().stream().map(Setting::name).toList()));
+          DpTextErrors.error("SETTING_UNKNOWN", "unknown", name, "known",
+              Settings.options().stream().map(Setting::name).toList()));
       if (setting.secret()) {
-        throw new IllegalArgumentException("The options of " + DpText.SQL_FUNCTION + " name " + setting.name()
-            + ", the key itself: a query's text is in its plan, the logs and the UI. Name where the key is instead: "
-            + Settings.KEY_FILE.name() + " or " + Settings.DATABRICKS_SECRET.name()
-            + ", or set " + Settings.SECRET_KEY.confKey() + " at the application's start");
+        throw DpTextErrors.error("SQL_OPTIONS_NAME_THE_KEY", "function", DpText.SQL_FUNCTION,
+            "setting", setting.name(), "keyFile", Settings.KEY_FILE.name(),
+            "databricksSecret", Settings.DATABRICKS_SECRET.name(), "secretKey", Settings.SECRET_KEY.confKey());
       }
       o = v == null ? o.with(setting, null) : o.withText(setting, v.toString());
     }

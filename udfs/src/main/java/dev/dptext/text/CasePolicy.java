@@ -1,5 +1,6 @@
 package dev.dptext.text;
 
+import dev.dptext.errors.DpTextErrors;
 /** How the case of an input token shapes its output. Lookups are always case-insensitive. */
 public enum CasePolicy {
   /** Default. Output words are spelled as in the vocabulary (lower case for GloVe): nothing leaks. */
@@ -16,7 +17,6 @@ public enum CasePolicy {
         return p;
       }
     }
-    throw new IllegalArgumentException(
-        "Unknown case policy '" + name + "'; use vocabulary (default) or restore");
+    throw DpTextErrors.error("CASE_POLICY_UNKNOWN", "value", name);
   }
 }

@@ -1,5 +1,6 @@
 package dev.dptext.text;
 
+import dev.dptext.errors.DpTextErrors;
 /**
  * What happens to a token that is not in the vocabulary. The mechanisms' guarantees cover
  * vocabulary words only; an out-of-vocabulary (OOV) token needs a policy of its own.
@@ -29,7 +30,6 @@ public enum OovPolicy {
         return p;
       }
     }
-    throw new IllegalArgumentException(
-        "Unknown out-of-vocabulary policy '" + name + "'; use random (default), placeholder or keep");
+    throw DpTextErrors.error("OOV_POLICY_UNKNOWN", "value", name);
   }
 }

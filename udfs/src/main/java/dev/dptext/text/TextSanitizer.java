@@ -2,6 +2,7 @@ package dev.dptext.text;
 
 import dev.dptext.embedding.Embeddings;
 import dev.dptext.embedding.Vocabulary;
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.random.RandomStream;
 import java.io.Serializable;
@@ -47,8 +48,7 @@ public final class TextSanitizer implements Serializable {
       Vocabulary embeddings, WordMechanism mechanism, OovPolicy oovPolicy, String placeholder,
       CasePolicy casePolicy) {
     if (placeholder == null || placeholder.isEmpty() || placeholder.chars().anyMatch(Character::isWhitespace)) {
-      throw new IllegalArgumentException(
-          "the OOV placeholder must be a non-empty string without whitespace, e.g. <unk>");
+      throw DpTextErrors.error("OOV_PLACEHOLDER_INVALID", "example", "<unk>");
     }
     this.embeddings = embeddings;
     this.mechanism = mechanism;

@@ -9,6 +9,7 @@ import dev.dptext.settings.DpTextOptions;
 import dev.dptext.settings.Settings;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.DpTextExtensions;
+import dev.dptext.testing.ErrorAssertions;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -21,12 +22,13 @@ class ServerSanitizerTest {
   void aKeyOfThisProgramsEnvironmentIsRefusedWithTheSourcesThatWork() {
     IllegalArgumentException given = assertThrows(IllegalArgumentException.class,
         () -> ServerSanitizer.checkKeySource(KEY_FILE.with(Settings.KEY_ENV, "MY_KEY"), true, Map.of()));
-    assertTrue(given.getMessage().contains("--key-env") && given.getMessage().contains("spark.dptext.keyFile")
-        && given.getMessage().contains("spark.dptext.databricksSecret"), given.getMessage());
+    ErrorAssertions.assertError(given, "CONNECT_KEY_ENV", Map.of("keyEnvKey", Settings.KEY_ENV.confKey(),
+        "variable", "MY_KEY", "sources", ServerSanitizer.KEY_SOURCES));
     // The default variable holds a key here and nothing else names one: a classic run would use it.
     IllegalArgumentException inEnv = assertThrows(IllegalArgumentException.class,
         () -> ServerSanitizer.checkKeySource(DpTextOptions.defaults(), false, Map.of("DPTEXT_KEY", "x")));
-    assertTrue(inEnv.getMessage().contains("DPTEXT_KEY"), inEnv.getMessage());
+    ErrorAssertions.assertError(inEnv, "CONNECT_KEY_IN_ENVIRONMENT", Map.of("variable", "DPTEXT_KEY",
+        "sources", ServerSanitizer.KEY_SOURCES));
     assertTrue(!inEnv.getMessage().contains("=x"), "the message must not hold the key");
   }
 

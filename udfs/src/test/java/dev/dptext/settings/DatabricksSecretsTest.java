@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.databricks.dbutils_v1.DBUtilsHolder$;
 import dev.dptext.random.SecretKey;
+import dev.dptext.testing.ErrorAssertions;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,11 +38,13 @@ class DatabricksSecretsTest {
   void errorsNameScopeAndKeyNeverTheValue() {
     DpTextOptions missing = DpTextOptions.fromMap(Map.of(Settings.DATABRICKS_SECRET.confKey(), "dptext/other"));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, missing::resolveKey);
-    assertTrue(e.getMessage().contains("dptext/other") && e.getMessage().contains("READ"), e.getMessage());
+    ErrorAssertions.assertError(e, "DATABRICKS_SECRET_UNREADABLE");
+    assertEquals("dptext/other", ((dev.dptext.errors.Catalogued) e).parameters().get("secret"));
 
     // A malformed name fails when it is read, before any key is looked for.
     e = assertThrows(IllegalArgumentException.class,
         () -> DpTextOptions.fromMap(Map.of(Settings.DATABRICKS_SECRET.confKey(), "no-slash")));
+    ErrorAssertions.assertError(e, "SETTING_INVALID");
     assertTrue(e.getMessage().contains("SCOPE/KEY") && e.getMessage().contains("'no-slash'"), e.getMessage());
 
     DBUtilsHolder$.SECRETS.put("dptext/short", "abcd");

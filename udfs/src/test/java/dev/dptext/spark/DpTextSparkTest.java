@@ -12,6 +12,7 @@ import dev.dptext.model.DpTextModel;
 import dev.dptext.model.EmbeddedDefault;
 import dev.dptext.random.SecretKey;
 import dev.dptext.settings.Settings;
+import dev.dptext.testing.ErrorAssertions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -148,13 +149,16 @@ class DpTextSparkTest {
   void badColumnsAndMissingIdAreClearErrors() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> sanitizer(KEY_HEX).transform(input, "body", "out"));
-    assertTrue(e.getMessage().contains("'body'") && e.getMessage().contains("category"), e.getMessage());
+    ErrorAssertions.assertError(e, "COLUMN_NOT_IN_INPUT", java.util.Map.of("role", "text column", "column", "body",
+        "columns", java.util.Arrays.toString(input.schema().fieldNames())));
+    assertTrue(e.getMessage().contains("category"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class,
         () -> sanitizer(KEY_HEX).transform(input, "score", "out"));
-    assertTrue(e.getMessage().contains("string column"), e.getMessage());
+    ErrorAssertions.assertError(e, "TEXT_COLUMN_NOT_STRING");
     e = assertThrows(IllegalArgumentException.class,
         () -> DpText.sanitizer().model(model).key(SecretKey.parse(KEY_HEX, "test")).transform(input, "text", "out"));
-    assertTrue(e.getMessage().contains("seedByContent") && e.getMessage().contains("freshRandomness"), e.getMessage());
+    ErrorAssertions.assertError(e, "ID_COLUMN_NOT_GIVEN", java.util.Map.of("caller", "The sanitizer",
+        "idColumn", "idColumn(...)", "contentHash", "seedByContent()", "fresh", "freshRandomness()"));
   }
 
   @Test
@@ -198,8 +202,8 @@ class DpTextSparkTest {
       assertTrue(set.contains("redacted") && !set.contains(KEY_HEX), set);
       Exception refused = assertThrows(Exception.class,
           () -> spark.sql("SELECT dp_sanitize(text, id) FROM reviews").collect());
-      assertTrue(refused.getMessage().contains("RESET " + Settings.SECRET_KEY.confKey())
-          && !refused.getMessage().contains(KEY_HEX), refused.getMessage());
+      ErrorAssertions.assertErrorText(refused.getMessage(), "SECRET_KEY_SET_AT_RUNTIME");
+      assertFalse(refused.getMessage().contains(KEY_HEX), refused.getMessage());
       spark.conf().unset(Settings.SECRET_KEY.confKey());
 
       // The plan shows the function, never the key.
@@ -208,7 +212,7 @@ class DpTextSparkTest {
       assertFalse(plan.toLowerCase().contains(KEY_HEX), "key in plan");
 
       Exception err = assertThrows(Exception.class, () -> spark.sql("SELECT dp_sanitize(text) FROM reviews").collect());
-      assertTrue(err.getMessage().contains("needs an id"), err.getMessage());
+      ErrorAssertions.assertErrorText(err.getMessage(), "ID_COLUMN_NOT_GIVEN");
     } finally {
       for (String k : List.of(Settings.MODEL.confKey(), Settings.NEIGHBOURS.confKey(), Settings.MECHANISM.confKey(),
           "spark.dptext.epsilon", Settings.SECRET_KEY.confKey(), Settings.KEY_FILE.confKey())) {

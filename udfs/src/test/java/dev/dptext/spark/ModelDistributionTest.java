@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.random.SecretKey;
+import dev.dptext.settings.Settings;
+import dev.dptext.testing.ErrorAssertions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,7 +47,8 @@ class ModelDistributionTest {
     DpText.Builder b = DpText.sanitizer().model(dev.dptext.model.EmbeddedDefault.model()).idColumn("id")
         .key(SecretKey.parse(DpTextSparkTest.KEY_HEX, "test")).option("modelDistribution", "path");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> b.udf(SharedSpark.get()));
-    assertTrue(e.getMessage().contains("model in memory"), e.getMessage());
+    ErrorAssertions.assertError(e, "MODEL_DISTRIBUTION_PATH_IN_MEMORY",
+        Map.of("distributionKey", Settings.MODEL_DISTRIBUTION.confKey()));
   }
 
   private static DpText.Builder builder(Path model) {

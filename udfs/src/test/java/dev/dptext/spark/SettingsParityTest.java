@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.config.Setting;
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.mechanism.MechanismDefinition;
 import dev.dptext.mechanism.MechanismSpec;
 import dev.dptext.mechanism.Mechanisms;
@@ -13,6 +14,7 @@ import dev.dptext.settings.DpTextOptions;
 import dev.dptext.settings.GeneratedBlocks;
 import dev.dptext.settings.Settings;
 import dev.dptext.spark.ml.DpTextSanitizer;
+import dev.dptext.testing.ErrorAssertions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -65,6 +67,7 @@ class SettingsParityTest {
     assertEquals(DpTextOptions.defaults(), DpTextOptions.fromMap(conf), "defaults written out read back equal");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> DpTextOptions.fromMap(Map.of("spark.dptext.epsilonn", "3")));
+    ErrorAssertions.assertError(e, "SETTING_UNKNOWN");
     assertTrue(e.getMessage().contains("spark.dptext.epsilonn") && e.getMessage().contains("spark.dptext.epsilon"),
         e.getMessage());
   }
@@ -155,20 +158,21 @@ class SettingsParityTest {
   /** One message form for every bad value, whatever the surface: the name, the value, what is allowed, the fix. */
   @Test
   void everyParameterIsCheckedOnceWithOneMessage() {
-    String viaConf = assertThrows(IllegalArgumentException.class,
-        () -> DpTextOptions.fromMap(Map.of("spark.dptext.epsilon", "-1"))).getMessage();
-    String viaSpec = assertThrows(IllegalArgumentException.class,
-        () -> MechanismSpec.parse("laplace:epsilon=-1")).getMessage();
-    String viaMl = assertThrows(IllegalArgumentException.class, () -> new DpTextSanitizer().setEpsilon(-1)).getMessage();
-    String expected = "epsilon must be a positive finite number, got -1.0; typical values are 1 to 10 for the "
-        + "embedding mechanisms";
-    assertEquals(expected, viaConf);
-    assertEquals(expected, viaSpec);
-    assertTrue(viaMl.endsWith(expected), viaMl);
-    assertEquals("w must be in (0, 1], got 0.0; the paper uses 0.9",
-        assertThrows(IllegalArgumentException.class, () -> MechanismSpec.parse("santext+:w=0")).getMessage());
-    assertEquals("t must be one threshold in [0, 1] for vickrey, got [0.2, 0.5]; use vickrey-topk for t_1..t_k",
-        assertThrows(IllegalArgumentException.class, () -> MechanismSpec.parse("vickrey:t=0.2;0.5")).getMessage());
+    Map<String, String> epsilon = DpTextErrors.pairs("setting", "epsilon", "expected", "a positive finite number",
+        "value", "-1.0", "hint", "Typical values are 1 to 10 for the embedding mechanisms");
+    for (org.junit.jupiter.api.function.Executable surface : List.<org.junit.jupiter.api.function.Executable>of(
+        () -> DpTextOptions.fromMap(Map.of("spark.dptext.epsilon", "-1")),
+        () -> MechanismSpec.parse("laplace:epsilon=-1"),
+        () -> new DpTextSanitizer().setEpsilon(-1))) {
+      ErrorAssertions.assertError(assertThrows(IllegalArgumentException.class, surface), "SETTING_INVALID", epsilon);
+    }
+    ErrorAssertions.assertError(assertThrows(IllegalArgumentException.class, () -> MechanismSpec.parse("santext+:w=0")),
+        "SETTING_INVALID", Map.of("setting", "w", "expected", "in (0, 1]", "value", "0.0",
+            "hint", "The paper uses 0.9"));
+    ErrorAssertions.assertError(
+        assertThrows(IllegalArgumentException.class, () -> MechanismSpec.parse("vickrey:t=0.2;0.5")),
+        "SETTING_INVALID", Map.of("setting", "t", "expected", "one threshold in [0, 1] for vickrey",
+            "value", "[0.2, 0.5]", "hint", "Use vickrey-topk for t_1..t_k"));
   }
 
   @Test

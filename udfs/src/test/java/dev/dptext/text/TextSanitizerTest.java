@@ -11,6 +11,7 @@ import dev.dptext.embedding.Embeddings;
 import dev.dptext.mechanism.SanText;
 import dev.dptext.mechanism.WordMechanism;
 import dev.dptext.random.RandomStream;
+import dev.dptext.testing.ErrorAssertions;
 import dev.dptext.testing.Fixtures;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -186,12 +187,11 @@ class TextSanitizerTest {
     assertEquals("<unk>, <unk>.", run(s, CANARY + ", " + CANARY + "."));
     TextSanitizer custom = new TextSanitizer(EMB, IDENTITY, OovPolicy.PLACEHOLDER, "[X]", CasePolicy.VOCABULARY);
     assertEquals("hello [X]", run(custom, "hello " + CANARY));
-    for (String bad : new String[] {"", " ", "<u nk>", "a\tb"}) {
-      assertThrows(IllegalArgumentException.class,
-          () -> new TextSanitizer(EMB, IDENTITY, OovPolicy.PLACEHOLDER, bad, CasePolicy.VOCABULARY), bad);
+    for (String bad : new String[] {"", " ", "<u nk>", "a\tb", null}) {
+      ErrorAssertions.assertError(assertThrows(IllegalArgumentException.class,
+          () -> new TextSanitizer(EMB, IDENTITY, OovPolicy.PLACEHOLDER, bad, CasePolicy.VOCABULARY), bad),
+          "OOV_PLACEHOLDER_INVALID", Map.of("example", "<unk>"));
     }
-    assertThrows(IllegalArgumentException.class,
-        () -> new TextSanitizer(EMB, IDENTITY, OovPolicy.PLACEHOLDER, null, CasePolicy.VOCABULARY));
   }
 
   @Test

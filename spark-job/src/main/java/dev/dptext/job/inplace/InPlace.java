@@ -67,7 +67,7 @@ public final class InPlace {
     boolean samePath = OutputLocation.resolved(spark, input).equals(OutputLocation.resolved(spark, target.path()));
     boolean named = TableName.is(spark, input) || TableName.is(spark, target.path());
     if (samePath && policy == InPlacePolicy.PURGE_HISTORY && named) {
-      throw JobException.of("IN_PLACE_PURGE_BY_NAME", "name", target.path());
+      throw JobException.of("IN_PLACE_PURGE_BY_NAME", "table", target.path());
     }
     if (samePath && policy == InPlacePolicy.PURGE_HISTORY && !dev.dptext.classic.Classic.is(spark)
         && !dev.dptext.runtime.Storage.HADOOP_ON_CLASSPATH) {
@@ -118,7 +118,7 @@ public final class InPlace {
       throw JobException.of("IN_PLACE_NEEDS_DELTA", "path", target.path());
     }
     if (policy == InPlacePolicy.PURGE_HISTORY && named) {
-      throw JobException.of("IN_PLACE_PURGE_BY_NAME", "name", target.path());
+      throw JobException.of("IN_PLACE_PURGE_BY_NAME", "table", target.path());
     }
     if (policy == InPlacePolicy.REFUSE) {
       throw JobException.of("IN_PLACE_REFUSED", "path", target.path());

@@ -1,7 +1,7 @@
 package dev.dptext.classic.partitioned;
 
-import dev.dptext.embedding.EmbeddingFormatException;
 import dev.dptext.embedding.EmbeddingReader;
+import dev.dptext.errors.DpTextErrors;
 import java.util.List;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -35,7 +35,8 @@ public final class EmbeddingsText {
     int dim = header ? Integer.parseInt(first.strip().split(" ")[1])
         : first.strip().split(" ").length - 1;
     if (dim <= 0) {
-      throw new EmbeddingFormatException("Embedding file " + path + " line 1: no values after the word");
+      throw DpTextErrors.error("EMBEDDING_FILE_MALFORMED", "path", path, "line", 1,
+          "problem", "no values after the word");
     }
     JavaRDD<Row> rows = lines.zipWithIndex()
         .filter(l -> !(header && l._2() == 0) && !l._1().isBlank())
@@ -45,8 +46,8 @@ public final class EmbeddingsText {
           String line = l._1()._1();
           long lineNo = l._1()._2() + 1;
           if (line.indexOf('\uFFFD') >= 0) {
-            throw new EmbeddingFormatException("Embedding file " + path + " line " + lineNo
-                + ": the file is not valid UTF-8 (or contains U+FFFD); convert it to UTF-8");
+            throw DpTextErrors.error("EMBEDDING_FILE_MALFORMED", "path", path, "line", lineNo,
+                "problem", "the file is not valid UTF-8 (or contains U+FFFD)");
           }
           String[] parts = line.strip().split(" ");
           float[] v = EmbeddingReader.values(parts, dim, path, lineNo);
@@ -59,8 +60,7 @@ public final class EmbeddingsText {
     Dataset<Row> df = spark.createDataFrame(rows, SCHEMA);
     List<Row> duplicates = df.groupBy("word").count().filter("count > 1").limit(1).collectAsList();
     if (!duplicates.isEmpty()) {
-      throw new EmbeddingFormatException("Embedding file " + path + ": duplicate word '"
-          + duplicates.get(0).getString(0) + "'");
+      throw DpTextErrors.error("EMBEDDING_FILE_DUPLICATE_WORD", "path", path, "word", duplicates.get(0).getString(0));
     }
     return df;
   }

@@ -1,7 +1,9 @@
 package dev.dptext.spark.ml;
 
+import dev.dptext.config.Check;
 import dev.dptext.config.Setting;
 import dev.dptext.errors.DpTextErrors;
+import dev.dptext.errors.DpTextException;
 import dev.dptext.mechanism.Mechanisms;
 import dev.dptext.runtime.SessionSecret;
 import dev.dptext.settings.DpTextOptions;
@@ -132,21 +134,17 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
         return (Param<Object>) p;
       }
     }
-    throw new NoSuchElementException("DpTextSanitizer has no Param '" + name + "'; its Params are "
-        + Arrays.stream(params).map(Param::name).toList());
+    // Spark ML's contract for an unknown Param is NoSuchElementException: the catalogued error is its cause.
+    DpTextException e = DpTextErrors.error("ML_PARAM_UNKNOWN", "param", name, "params",
+        String.join(", ", Arrays.stream(params).map(Param::name).toList()));
+    throw (NoSuchElementException) new NoSuchElementException(e.getMessage()).initCause(e);
   }
 
   /** Sets the Param of any setting by name, e.g. a new mechanism's parameter: {@code setSetting("t", new double[] {0.5})}. */
   public DpTextSanitizer setSetting(String name, Object value) {
-    Setting<?> s = Settings.byName(name).filter(x -> !x.secret()).orElseThrow(() -> new NoSuchElementException(
-        "DpTextSanitizer has no setting '" + name + "'; its settings are " + settingParams.keySet()));
-    Object checked;
-    try {
-      checked = s.coerce(value);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("DpTextSanitizer param " + e.getMessage(), e);
-    }
-    set(getParam(name), toParamValue(checked));
+    Setting<?> s = Settings.byName(name).filter(x -> !x.secret()).orElseThrow(() -> DpTextErrors.error(
+        "SETTING_UNKNOWN", "unknown", name, "known", settingParams.keySet()));
+    set(getParam(name), toParamValue(s.coerce(value))); // a refused value: the setting's SETTING_INVALID
     return this;
   }
 
@@ -181,20 +179,15 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
 
   private static <T> Function1<T, Object> validator(Setting<?> s) {
     return (Function1<T, Object> & Serializable) value -> {
-      try {
-        s.coerce(value);
-        return true;
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("DpTextSanitizer param " + e.getMessage(), e);
-      }
+      s.coerce(value); // a refused value: the setting's SETTING_INVALID, which names it
+      return true;
     };
   }
 
   private static Function1<String, Object> nonBlank(String name) {
     return (Function1<String, Object> & Serializable) value -> {
       if (value == null || value.isBlank()) {
-        throw new IllegalArgumentException(
-            "DpTextSanitizer param " + name + " must be a non-empty string, got '" + value + "'");
+        throw Check.failure(name, "a non-empty string", value, null);
       }
       return true;
     };
@@ -358,9 +351,7 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
     requireSet(outputCol, "the new column for the sanitized text");
     String out = getOutputCol();
     if (Arrays.asList(schema.fieldNames()).contains(out)) {
-      throw new IllegalArgumentException(
-          "The output column '" + out + "' already exists in the input; choose another outputCol "
-              + "(DpTextSanitizer never overwrites a column)");
+      throw DpTextErrors.error("ML_OUTPUT_COLUMN_EXISTS", "column", out);
     }
     sanitizer(options()).validate(schema, getInputCol());
     return schema.add(out, DataTypes.StringType, true);
@@ -415,18 +406,15 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
 
   /** The Params as options: every setting whose Param is set or has a default; never the key. */
   private DpTextOptions options() {
+    // A refused value or mechanism parameter is a catalogued error that names the setting at fault.
     DpTextOptions o = DpTextOptions.defaults();
-    try {
-      for (Map.Entry<String, Param<?>> e : settingParams.entrySet()) {
-        Param<?> p = e.getValue();
-        if (isDefined(p)) {
-          o = o.withValue(Settings.byName(e.getKey()).orElseThrow(), getOrDefault(p));
-        }
+    for (Map.Entry<String, Param<?>> e : settingParams.entrySet()) {
+      Param<?> p = e.getValue();
+      if (isDefined(p)) {
+        o = o.withValue(Settings.byName(e.getKey()).orElseThrow(), getOrDefault(p));
       }
-      o.mechanismSpec();
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("DpTextSanitizer: " + e.getMessage(), e);
     }
+    o.mechanismSpec();
     return o;
   }
 
@@ -436,15 +424,10 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
     IdMode mode = options.idMode();
     String id = getIdCol();
     if (mode == IdMode.COLUMN && id == null) {
-      throw new IllegalArgumentException(
-          "DpTextSanitizer has no idCol. Name a stable, unique id column with setIdCol (recommended), "
-              + "or choose explicitly: setIdMode(\"content-hash\") (reproducible, but equal texts get "
-              + "equal outputs) or setIdMode(\"fresh\") (not reproducible)");
+      throw DpTextErrors.error("ML_ID_COL_MISSING");
     }
     if (mode != IdMode.COLUMN && id != null) {
-      throw new IllegalArgumentException(
-          "DpTextSanitizer has idCol '" + id + "' but idMode " + getIdMode()
-              + "; clear one of them (idMode column uses idCol)");
+      throw DpTextErrors.error("ML_ID_COL_WITH_ID_MODE", "idCol", id, "idMode", getIdMode());
     }
     return switch (mode) {
       case COLUMN -> builder.idColumn(id);

@@ -20,6 +20,7 @@ import dev.dptext.random.SecretKey;
 import dev.dptext.settings.DpTextOptions;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.SharedSpark;
+import dev.dptext.testing.ErrorAssertions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -233,8 +234,8 @@ class PartitionedPathTest {
     DpText.Builder b = DpText.sanitizer().model(partitionedPath).option("modelLayout", "partitioned")
         .key(SecretKey.parse(KEY_HEX, "test"));
     IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> b.udf(spark));
-    assertTrue(x.getMessage().contains(partitionedPath) && x.getMessage().contains("modelLayout=broadcast")
-        && x.getMessage().contains(".transform"), x.getMessage());
+    ErrorAssertions.assertError(x, "ROW_FUNCTION_PARTITIONED_MODEL", Map.of("function", DpText.SQL_FUNCTION,
+        "model", partitionedPath, "layoutKey", "spark.dptext.modelLayout", "layout", "partitioned"));
     assertFalse(x.getMessage().contains(KEY_HEX), "the key stays out of errors");
     IllegalArgumentException brr = assertThrows(IllegalArgumentException.class, () -> PartitionedSanitizer.of(
         spark, partitioned, DpTextOptions.defaults().with(MechanismSpec.of("brr", Map.of("epsilon", 1.0))),
@@ -247,8 +248,8 @@ class PartitionedPathTest {
         .idColumn("id");
     IllegalArgumentException hnsw = assertThrows(IllegalArgumentException.class,
         () -> approximate.transform(input, "text", "text_dp"));
-    assertTrue(hnsw.getMessage().contains("nearestSearch=hnsw is not available with the partitioned model")
-        && hnsw.getMessage().contains("nearestSearch=exact"), hnsw.getMessage());
+    ErrorAssertions.assertError(hnsw, "NEAREST_SEARCH_PARTITIONED", Map.of("search", "hnsw",
+        "model", partitionedPath, "layoutKey", "spark.dptext.modelLayout", "layout", "partitioned"));
     // Loaded whole on request: the row function then gives the DataFrame path's text.
     DpText.Builder whole = DpText.sanitizer().model(partitionedPath).option("modelLayout", "broadcast")
         .key(SecretKey.parse(KEY_HEX, "test")).idColumn("id");

@@ -14,6 +14,7 @@ import dev.dptext.settings.DpTextOptions;
 import dev.dptext.settings.Settings;
 import dev.dptext.spark.DpText;
 import dev.dptext.spark.SharedSpark;
+import dev.dptext.testing.ErrorAssertions;
 import dev.dptext.text.CasePolicy;
 import dev.dptext.text.OovPolicy;
 import java.io.IOException;
@@ -184,13 +185,13 @@ class DpTextSanitizerTest {
     DpTextSanitizer dp = new DpTextSanitizer()
         .setInputCol("body").setOutputCol("body_dp").setIdCol("ticket_id")
         .setModel(embeddingsPath).setNeighbours(32).setKeyEnv("DPTEXT_TEST_UNSET_VARIABLE");
-    IllegalArgumentException noKey = assertThrows(IllegalArgumentException.class, () -> dp.transform(tickets));
-    assertTrue(noKey.getMessage().contains("DPTEXT_TEST_UNSET_VARIABLE")
-        && noKey.getMessage().contains(Settings.SECRET_KEY.confKey()), noKey.getMessage());
+    assertRefused(() -> dp.transform(tickets), "KEY_NOT_GIVEN", Map.of("variable", "DPTEXT_TEST_UNSET_VARIABLE",
+        "secretKey", Settings.SECRET_KEY.confKey()));
 
     // The key itself on the running session is refused (it would reach the event log unredacted)...
     spark.conf().set(Settings.SECRET_KEY.confKey(), KEY_HEX);
-    assertMessage(() -> dp.transform(tickets), "RESET " + Settings.SECRET_KEY.confKey(), "databricksSecret");
+    assertRefused(() -> dp.transform(tickets), "SECRET_KEY_SET_AT_RUNTIME",
+        Map.of("secretKey", Settings.SECRET_KEY.confKey()));
     // ...unless it was set at application start, as a cluster's Spark config does (emulated here).
     spark.sparkContext().conf().set(Settings.SECRET_KEY.confKey(), KEY_HEX);
     List<String> viaStage = sanitized(dp.transform(tickets));
@@ -221,7 +222,8 @@ class DpTextSanitizerTest {
     assertTrue(json.contains("\"neighbours\":32"), json);
     Files.writeString(metadata, json.replace("\"neighbours\":32", "\"neighbours\":0"));
     Files.deleteIfExists(metadata.resolveSibling("." + metadata.getFileName() + ".crc"));
-    assertMessage(() -> DpTextSanitizer.load(saved.toString()), "neighbours", "≥ 1");
+    assertRefused(() -> DpTextSanitizer.load(saved.toString()), "SETTING_INVALID", Map.of("setting", "neighbours",
+        "value", "0"));
   }
 
   @Test
@@ -251,20 +253,24 @@ class DpTextSanitizerTest {
     assertEquals(DataTypes.StringType, out.apply("body_dp").dataType());
     assertEquals(tickets.schema().size() + 1, out.size());
 
-    assertMessage(() -> dp.copy(new org.apache.spark.ml.param.ParamMap()).setInputCol("text")
-        .transformSchema(tickets.schema()), "'text'", "ticket_id");
-    assertMessage(() -> new DpTextSanitizer().setInputCol("priority").setOutputCol("o").setIdCol("ticket_id")
-        .transformSchema(tickets.schema()), "'priority'", "string column");
-    assertMessage(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("priority").setIdCol("ticket_id")
-        .transformSchema(tickets.schema()), "'priority'", "already exists");
-    assertMessage(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("o").setIdCol("nope")
-        .transformSchema(tickets.schema()), "'nope'", "ticket_id");
-    assertMessage(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("o")
-        .transformSchema(tickets.schema()), "setIdCol", "content-hash");
-    assertMessage(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("o").setIdCol("ticket_id")
-        .setIdMode("fresh").transformSchema(tickets.schema()), "idCol 'ticket_id'", "fresh");
-    assertMessage(() -> new DpTextSanitizer().setOutputCol("o").setIdCol("ticket_id")
-        .transformSchema(tickets.schema()), "inputCol");
+    String columns = java.util.Arrays.toString(tickets.schema().fieldNames());
+    assertRefused(() -> dp.copy(new org.apache.spark.ml.param.ParamMap()).setInputCol("text")
+        .transformSchema(tickets.schema()), "COLUMN_NOT_IN_INPUT",
+        Map.of("role", "text column", "column", "text", "columns", columns));
+    assertRefused(() -> new DpTextSanitizer().setInputCol("priority").setOutputCol("o").setIdCol("ticket_id")
+        .transformSchema(tickets.schema()), "TEXT_COLUMN_NOT_STRING", Map.of("column", "priority"));
+    assertRefused(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("priority").setIdCol("ticket_id")
+        .transformSchema(tickets.schema()), "ML_OUTPUT_COLUMN_EXISTS", Map.of("column", "priority"));
+    assertRefused(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("o").setIdCol("nope")
+        .transformSchema(tickets.schema()), "COLUMN_NOT_IN_INPUT",
+        Map.of("role", "id column", "column", "nope", "columns", columns));
+    assertRefused(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("o")
+        .transformSchema(tickets.schema()), "ML_ID_COL_MISSING", Map.of());
+    assertRefused(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("o").setIdCol("ticket_id")
+        .setIdMode("fresh").transformSchema(tickets.schema()), "ML_ID_COL_WITH_ID_MODE",
+        Map.of("idCol", "ticket_id", "idMode", "fresh"));
+    assertRefused(() -> new DpTextSanitizer().setOutputCol("o").setIdCol("ticket_id")
+        .transformSchema(tickets.schema()), "ML_PARAM_NOT_SET", Map.of("param", "inputCol"));
     // Parameters that are valid alone but not together fail here, before any data is read.
     assertMessage(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("o").setIdCol("ticket_id")
         .setMechanism("vickrey").setT(0.2, 0.5).transformSchema(tickets.schema()), "vickrey", "one threshold");
@@ -276,21 +282,27 @@ class DpTextSanitizerTest {
   @Test
   void badParamValuesFailWhenSetNamingTheParam() {
     DpTextSanitizer dp = new DpTextSanitizer();
-    assertMessage(() -> dp.setEpsilon(-1), "epsilon", "-1.0", "a positive finite number");
-    assertMessage(() -> dp.setEpsilon(Double.POSITIVE_INFINITY), "epsilon", "Infinity");
-    assertMessage(() -> dp.setW(0), "param w", "(0, 1]");
-    assertMessage(() -> dp.setP(1.5), "param p", "[0, 1]");
-    assertMessage(() -> dp.setLambda(2), "lambda", "[0, 1]");
-    assertMessage(() -> dp.setT(-0.5), "param t", "-0.5");
-    assertMessage(() -> dp.setMechanism("laplace9"), "mechanism", "laplace9", "santext+");
-    assertMessage(() -> dp.setIdMode("sometimes"), "idMode", "sometimes", "content-hash");
-    assertMessage(() -> dp.setOov("drop"), "oov", "drop", "placeholder");
-    assertMessage(() -> dp.setCasePolicy("upper"), "casePolicy", "upper", "restore");
-    assertMessage(() -> dp.setNeighbours(0), "neighbours", "≥ 1");
-    assertMessage(() -> dp.setVocabSize(-3), "vocabSize", "-3");
-    assertMessage(() -> dp.setBits(0), "param bits", "[1, 4096]", "got 0");
-    assertMessage(() -> dp.setBits(5000), "param bits", "5000");
-    assertMessage(() -> dp.setInputCol(" "), "inputCol", "non-empty");
+    assertRefused(() -> dp.setEpsilon(-1), "SETTING_INVALID",
+        Map.of("setting", "epsilon", "value", "-1.0", "expected", "a positive finite number"));
+    assertRefused(() -> dp.setEpsilon(Double.POSITIVE_INFINITY), "SETTING_INVALID",
+        Map.of("setting", "epsilon", "value", "Infinity"));
+    assertRefused(() -> dp.setW(0), "SETTING_INVALID", Map.of("setting", "w", "expected", "in (0, 1]"));
+    assertRefused(() -> dp.setP(1.5), "SETTING_INVALID", Map.of("setting", "p", "expected", "in [0, 1]"));
+    assertRefused(() -> dp.setLambda(2), "SETTING_INVALID", Map.of("setting", "lambda", "expected", "in [0, 1]"));
+    assertRefused(() -> dp.setT(-0.5), "SETTING_INVALID", Map.of("setting", "t", "value", "[-0.5]"));
+    assertRefused(() -> dp.setMechanism("laplace9"), "SETTING_INVALID", Map.of("setting", "mechanism",
+        "value", "'laplace9'"));
+    assertRefused(() -> dp.setIdMode("sometimes"), "SETTING_INVALID", Map.of("setting", "idMode",
+        "value", "'sometimes'"));
+    assertRefused(() -> dp.setOov("drop"), "SETTING_INVALID", Map.of("setting", "oov", "value", "'drop'"));
+    assertRefused(() -> dp.setCasePolicy("upper"), "SETTING_INVALID", Map.of("setting", "casePolicy",
+        "value", "'upper'"));
+    assertRefused(() -> dp.setNeighbours(0), "SETTING_INVALID", Map.of("setting", "neighbours", "value", "0"));
+    assertRefused(() -> dp.setVocabSize(-3), "SETTING_INVALID", Map.of("setting", "vocabSize", "value", "-3"));
+    assertRefused(() -> dp.setBits(0), "SETTING_INVALID", Map.of("setting", "bits", "value", "0"));
+    assertRefused(() -> dp.setBits(5000), "SETTING_INVALID", Map.of("setting", "bits", "value", "5000"));
+    assertRefused(() -> dp.setInputCol(" "), "SETTING_INVALID", Map.of("setting", "inputCol",
+        "expected", "a non-empty string", "value", "' '"));
     // The stage is unchanged by the rejected values.
     assertEquals(3.0, dp.getEpsilon());
     assertEquals("santext", dp.getMechanism());
@@ -301,6 +313,14 @@ class DpTextSanitizerTest {
     List<String> services = ServiceLoader.load(Transformer.class).stream()
         .map(provider -> provider.type().getName()).collect(Collectors.toList());
     assertTrue(services.contains(DpTextSanitizer.class.getName()), services.toString());
+  }
+
+  /** {@code call} fails with the catalogue's {@code name}, with (at least) these parameters. */
+  static void assertRefused(org.junit.jupiter.api.function.Executable call, String name, Map<String, ?> some) {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
+    ErrorAssertions.assertError(e, name);
+    Map<String, String> parameters = ((dev.dptext.errors.Catalogued) e).parameters();
+    some.forEach((k, v) -> assertEquals(String.valueOf(v), parameters.get(k), k + " of " + e.getMessage()));
   }
 
   static void assertMessage(org.junit.jupiter.api.function.Executable call, String... parts) {
