@@ -1,6 +1,5 @@
 package dev.dptext.job.inplace;
 
-import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.write.DeltaTables;
 import dev.dptext.job.write.OutputFormat;
@@ -122,7 +121,7 @@ final class InPlaceSwap {
       throw JobException.of(e, "PATH_NOT_ACCESSIBLE", "path", path, "reason", JobException.firstLine(e.getMessage()));
     }
     if (table.getParent() == null) {
-      throw new JobException(ExitCode.USAGE, "--in-place purge-history needs a table below a directory, not " + path);
+      throw JobException.of("IN_PLACE_PURGE_NEEDS_PARENT", "path", path);
     }
     this.staging = sibling("staging");
     this.raw = sibling("raw");
@@ -240,12 +239,8 @@ final class InPlaceSwap {
   private JobException busy(String holder) {
     String since = holder.lines().filter(l -> l.startsWith("started=")).map(l -> l.substring(8)).findFirst()
         .orElse("?");
-    return new JobException(ExitCode.CONFLICT, "Another --in-place purge-history of " + output + " is running "
-        + "(started " + since + "): this run changed nothing. Let that run finish: it replaces the table by its "
-        + "sanitized rows, and running this command again afterwards finds nothing to do. If no other purge is "
-        + "running (it was killed), run this command again once " + (LOCK_STALE_MS / 1000) + " s have passed "
-        + "since then: the killed run's lock then counts as abandoned, and this command completes or restarts "
-        + "its swap");
+    return JobException.of("IN_PLACE_PURGE_BUSY", "output", output, "since", since,
+        "staleSeconds", LOCK_STALE_MS / 1000);
   }
 
   private String readText(Path p) throws IOException {
@@ -312,16 +307,14 @@ final class InPlaceSwap {
     if (fs.exists(table)) {
       if (fs.exists(raw)) {
         delete(table); // a partial copy from an interrupted rename on an object store
-      } else if (!fs.rename(table, raw)) {
-        throw new IOException("could not rename " + table + " to " + raw);
+      } else {
+        rename(table, raw);
       }
     }
     if (fs.exists(new Path(raw, "_delta_log"))) {
       fence(staging, latestCommit(raw) + 1);
     }
-    if (!fs.rename(staging, table)) {
-      throw new IOException("could not rename " + staging + " to " + table);
-    }
+    rename(staging, table);
     fs.delete(new Path(table, READY), false);
     delete(raw);
   }
@@ -370,7 +363,7 @@ final class InPlaceSwap {
           + OutputFormat.sqlString(FENCE) + " = '" + (latest + 1) + "')");
       long now = latestCommit(dir);
       if (now <= latest) {
-        throw new IOException("the fence commit to " + dir + " did not land");
+        throw JobException.of("IN_PLACE_PURGE_FENCE_FAILED", "output", output, "table", dir);
       }
       latest = now;
     }
@@ -420,9 +413,7 @@ final class InPlaceSwap {
       fence(staging, marked + 1); // already so (complete), unless the staging table was made otherwise
       Set<String> ours = files(staging);
       long ourLatest = latestCommit(staging);
-      if (!fs.rename(table, raw)) {
-        throw new IOException("could not rename " + table + " to " + raw);
-      }
+      rename(table, raw);
       afterStep.accept("raw-renamed");
       long rawNow = latestCommit(raw);
       if (rawNow != marked) {
@@ -435,14 +426,12 @@ final class InPlaceSwap {
       boolean renamed = !fs.exists(table) && fs.rename(staging, table);
       Path nested = new Path(table, staging.getName());
       if (renamed && fs.exists(nested)) {
-        if (!fs.rename(nested, staging)) {
-          throw new IOException("could not move " + nested + " back to " + staging);
-        }
+        rename(nested, staging);
         renamed = false;
       }
       if (!renamed) {
         if (!fs.exists(table)) {
-          throw new IOException("could not rename " + staging + " to " + table);
+          throw renameFailed(staging, table);
         }
         // Another writer wrote to the path while it was free: a new table of its own, or the next
         // commit of the raw table it had read. Everything there is its (the staging table is still
@@ -520,23 +509,17 @@ final class InPlaceSwap {
    */
   private String withdraw(long ourLatest) throws IOException {
     Path withdrawn = sibling("withdrawn-" + System.currentTimeMillis());
-    if (!fs.rename(table, withdrawn)) {
-      throw new IOException("could not rename " + table + " to " + withdrawn);
-    }
+    rename(table, withdrawn);
     long newLatest = latestCommit(withdrawn);
     fence(raw, newLatest + 1);
     String where = "";
     if (fs.exists(table)) {
       // Written at the free path in the instant since: moved aside with the rest.
       Path aside = sibling("foreign-" + System.currentTimeMillis());
-      if (!fs.rename(table, aside)) {
-        throw new IOException("could not rename " + table + " to " + aside);
-      }
+      rename(table, aside);
       where += "; files written to the path meanwhile were moved to " + aside;
     }
-    if (!fs.rename(raw, table)) {
-      throw new IOException("could not rename the raw table " + raw + " back to " + table);
-    }
+    rename(raw, table);
     if (newLatest > ourLatest) {
       where += "; another writer's commits to the sanitized table (versions " + (ourLatest + 1) + "-" + newLatest
           + ") are kept with it in " + withdrawn;
@@ -614,9 +597,7 @@ final class InPlaceSwap {
     for (String f : files) {
       Path target = new Path(to, f);
       fs.mkdirs(target.getParent());
-      if (!fs.rename(new Path(table, f), target)) {
-        throw new IOException("could not move another writer's file " + f + " to " + to);
-      }
+      rename(new Path(table, f), target);
     }
     return continuesRaw ? "; its files (" + files.size() + ") continue the raw table and were returned to it"
         : "; its files were moved to " + to;
@@ -638,16 +619,27 @@ final class InPlaceSwap {
       }
       delete(table); // empty directories left by the moves
     }
-    if (!fs.rename(raw, table)) {
-      throw new IOException("could not rename the raw table " + raw + " back to " + table);
-    }
+    rename(raw, table);
     delete(staging);
     return where;
   }
 
   private JobException conflict(String what) {
-    return new JobException(ExitCode.CONFLICT, what + "; nothing was lost. Run the same command again when no other "
-        + "writer is active (pause the jobs that write to " + output + " during a purge)");
+    return JobException.of("IN_PLACE_PURGE_CONFLICT", "what", what, "output", output);
+  }
+
+  /**
+   * Renames {@code from} to {@code to}; a refused rename (Hadoop's {@code false}, no reason given) ends the run
+   * as {@code IN_PLACE_PURGE_RENAME_FAILED}, which a re-run completes or restarts like any failed step.
+   */
+  private void rename(Path from, Path to) throws IOException {
+    if (!fs.rename(from, to)) {
+      throw renameFailed(from, to);
+    }
+  }
+
+  private JobException renameFailed(Path from, Path to) {
+    return JobException.of("IN_PLACE_PURGE_RENAME_FAILED", "output", output, "from", from, "to", to);
   }
 
   /** Delta log entries of a committed version. */
@@ -679,13 +671,12 @@ final class InPlaceSwap {
 
   private void delete(Path p) throws IOException {
     if (fs.exists(p) && !fs.delete(p, true)) {
-      throw new IOException("could not delete " + p);
+      throw JobException.of("IN_PLACE_PURGE_DELETE_FAILED", "output", output, "path", p);
     }
   }
 
   private JobException failure(IOException e) {
-    return new JobException(ExitCode.FAILURE, "In-place purge of " + output + " failed: "
-        + JobException.firstLine(e.getMessage()) + ". Run the same command again: it completes or restarts the "
-        + "swap, and never loses the raw and the sanitized rows both");
+    return JobException.of(e, "IN_PLACE_PURGE_FAILED", "output", output, "reason",
+        JobException.firstLine(e.getMessage()));
   }
 }

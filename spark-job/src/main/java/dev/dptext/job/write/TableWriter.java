@@ -418,19 +418,14 @@ public final class TableWriter {
     }
     List<Long> after = DeltaTables.versionsAfter(spark, t.path(), version);
     if (!after.isEmpty()) {
-      throw new CommittedThenConflicted(version, new JobException(ExitCode.CONFLICT, "Other writers committed to "
-          + t.path() + " while this in-place run worked: versions " + (read + 1) + "-" + (version - 1) + " after the version it read (" + read
-          + ") and " + after + " after its own commit " + version + ". Their rows are not in version " + version
-          + "; nothing was undone automatically because that would drop the later commits. Inspect DESCRIBE "
-          + "HISTORY and restore with RESTORE TABLE ... TO VERSION AS OF " + (version - 1) + " if needed, then run "
-          + "again"));
+      throw new CommittedThenConflicted(version, JobException.of("IN_PLACE_LATER_COMMITS", "path", t.path(),
+          "between", (read + 1) + "-" + (version - 1), "read", read, "after", after, "version", version,
+          "previous", version - 1));
     }
     spark.sql("RESTORE TABLE " + DeltaTables.ident(spark, t.path()) + " TO VERSION AS OF " + (version - 1));
-    String others = version - read > 2 ? "s " + (read + 1) + "-" + (version - 1) : " " + (read + 1);
-    throw new CommittedThenConflicted(version, new JobException(ExitCode.CONFLICT, "Another writer committed to "
-        + t.path() + " (version" + others + ") while this in-place run sanitized version " + read + "; its rows would have been replaced unseen, so this run's commit ("
-        + version + ") was undone by RESTORE: the table holds what it held before, the other writer's rows "
-        + "included. Run again (version " + version + " stays readable by time travel until a VACUUM)"));
+    String others = version - read > 2 ? "versions " + (read + 1) + "-" + (version - 1) : "version " + (read + 1);
+    throw new CommittedThenConflicted(version, JobException.of("IN_PLACE_COMMIT_RESTORED", "path", t.path(),
+        "versions", others, "read", read, "version", version));
   }
 
   /** Rows the commit wrote: for MERGE inserted + updated; for replace-where the rows it replaced. */

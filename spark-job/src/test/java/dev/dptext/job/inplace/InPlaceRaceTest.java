@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dptext.job.testing.CanaryTickets;
 import dev.dptext.job.testing.JobFixtures.Run;
 import dev.dptext.job.testing.SharedSpark;
+import dev.dptext.testing.ErrorAssertions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -78,7 +79,7 @@ class InPlaceRaceTest {
     };
     Run r = purge(table);
     assertEquals(5, r.exitCode(), r.err());
-    assertTrue(r.err().contains("nothing was lost"), r.err());
+    ErrorAssertions.assertErrorText(r.err(), "IN_PLACE_PURGE_CONFLICT");
     assertEquals(1020, count(table), "the raw rows and the other writer's");
     assertEquals(20, canaryRows(table));
     assertFalse(Files.exists(tmp.resolve(".race-marked.dptext-staging")));

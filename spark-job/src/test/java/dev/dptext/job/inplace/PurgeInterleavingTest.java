@@ -8,9 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dptext.job.testing.CanaryTickets;
-import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.JobFixtures.Run;
+import dev.dptext.job.testing.JobFixtures;
 import dev.dptext.job.testing.SharedSpark;
+import dev.dptext.testing.ErrorAssertions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,11 +28,11 @@ import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code --in-place purge-history} against a concurrent writer whose transaction was prepared from
@@ -268,7 +269,8 @@ class PurgeInterleavingTest {
         // The purge holding the lock is still running: the second one ends at once, naming the
         // user's --output and what to do, not the staging path.
         assertEquals(5, s.exitCode(), outcome);
-        assertTrue(s.err().contains("Another --in-place purge-history of " + table + " is running"), s.err());
+        ErrorAssertions.assertErrorText(s.err(), "IN_PLACE_PURGE_BUSY");
+        assertTrue(s.err().contains(table), s.err());
         assertFalse(s.err().contains("dptext-staging"), s.err());
       }
     }
@@ -295,7 +297,8 @@ class PurgeInterleavingTest {
     Files.writeString(lock, "runId=another\noutput=" + table + "\nstarted=2026-11-28T00:00:00Z\n");
     Run busy = purge(table);
     assertEquals(5, busy.exitCode(), busy.err());
-    assertTrue(busy.err().contains("Another --in-place purge-history of " + table + " is running"), busy.err());
+    ErrorAssertions.assertErrorText(busy.err(), "IN_PLACE_PURGE_BUSY");
+    assertTrue(busy.err().contains(table), busy.err());
     assertFalse(busy.err().contains("dptext-staging"), busy.err());
     assertEquals(20, spark.read().format("delta").load(table).where("text LIKE '%" + CANARY + "%'").count());
     assertTrue(Files.exists(lock), "another run's lock is not this run's to delete");
