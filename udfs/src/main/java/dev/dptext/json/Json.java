@@ -31,12 +31,64 @@ public final class Json {
   /** Deeper than any header needs (the spec's is 4 levels), shallow enough for any thread's stack. */
   public static final int MAX_DEPTH = 64;
 
-  /** A header that is not JSON; the message names a position, never content. */
+  /**
+   * What is wrong where JSON text stops being JSON: a parser's diagnostic, never a message of its own. Its
+   * callers raise the catalogued error of what they read (a model header: {@code MODEL_CORRUPTED}, whose
+   * {@code what} quotes {@link JsonException#getMessage}); this package imports nothing of dptext, so it
+   * cannot raise from the catalogue itself.
+   */
+  public enum Problem {
+    TEXT_AFTER_VALUE("text after the JSON value"),
+    TOO_DEEP("nested deeper than " + MAX_DEPTH),
+    END_BEFORE_VALUE("end of text where a value should be"),
+    UNEXPECTED_CHARACTER("unexpected character"),
+    KEY_EXPECTED("expected a key"),
+    DUPLICATE_KEY("duplicate key"),
+    OBJECT_SEPARATOR_EXPECTED("expected ',' or '}'"),
+    ARRAY_SEPARATOR_EXPECTED("expected ',' or ']'"),
+    CONTROL_CHARACTER("a control character in a string"),
+    END_IN_UNICODE_ESCAPE("end of text in a \\u escape"),
+    BAD_UNICODE_ESCAPE("a \\u escape that is not 4 hex digits"),
+    UNKNOWN_ESCAPE("an unknown escape"),
+    NO_DIGITS("a number without digits"),
+    NO_FRACTION_DIGITS("a number without digits after its point"),
+    NO_EXPONENT_DIGITS("a number without exponent digits"),
+    NUMBER_OUT_OF_RANGE("a number out of range"),
+    COLON_EXPECTED("expected ':'"),
+    UNEXPECTED_END("unexpected end of text");
+
+    private final String description;
+
+    Problem(String description) {
+      this.description = description;
+    }
+
+    /** The problem in words, for the {@code what} of the caller's catalogued error. */
+    public String description() {
+      return description;
+    }
+  }
+
+  /** Text that is not JSON: the {@link Problem} and the character where it is; never the content. */
   public static final class JsonException extends Exception {
     private static final long serialVersionUID = 1L;
 
-    JsonException(String message, int at) {
-      super(message + " at character " + at);
+    private final Problem problem;
+    private final int at;
+
+    JsonException(Problem problem, int at) {
+      super(problem.description() + " at character " + at);
+      this.problem = problem;
+      this.at = at;
+    }
+
+    public Problem problem() {
+      return problem;
+    }
+
+    /** The (0-based) index of the character where the text stops being JSON. */
+    public int at() {
+      return at;
     }
   }
 
@@ -54,17 +106,17 @@ public final class Json {
     Object value = p.value(0);
     p.skipWhitespace();
     if (p.pos != text.length()) {
-      throw new JsonException("text after the JSON value", p.pos);
+      throw new JsonException(Problem.TEXT_AFTER_VALUE, p.pos);
     }
     return value;
   }
 
   private Object value(int depth) throws JsonException {
     if (depth > MAX_DEPTH) {
-      throw new JsonException("nested deeper than " + MAX_DEPTH, pos);
+      throw new JsonException(Problem.TOO_DEEP, pos);
     }
     if (pos >= text.length()) {
-      throw new JsonException("end of text where a value should be", pos);
+      throw new JsonException(Problem.END_BEFORE_VALUE, pos);
     }
     char c = text.charAt(pos);
     switch (c) {
@@ -87,7 +139,7 @@ public final class Json {
         if (c == '-' || (c >= '0' && c <= '9')) {
           return number();
         }
-        throw new JsonException("unexpected character", pos);
+        throw new JsonException(Problem.UNEXPECTED_CHARACTER, pos);
     }
   }
 
@@ -102,16 +154,16 @@ public final class Json {
     while (true) {
       skipWhitespace();
       if (peek() != '"') {
-        throw new JsonException("expected a key", pos);
+        throw new JsonException(Problem.KEY_EXPECTED, pos);
       }
       int keyAt = pos;
       String key = string();
       skipWhitespace();
-      expect(':');
+      colon();
       skipWhitespace();
       Object v = value(depth + 1);
       if (map.containsKey(key)) {
-        throw new JsonException("duplicate key", keyAt);
+        throw new JsonException(Problem.DUPLICATE_KEY, keyAt);
       }
       map.put(key, v);
       skipWhitespace();
@@ -120,7 +172,7 @@ public final class Json {
         return map;
       }
       if (c != ',') {
-        throw new JsonException("expected ',' or '}'", pos - 1);
+        throw new JsonException(Problem.OBJECT_SEPARATOR_EXPECTED, pos - 1);
       }
     }
   }
@@ -142,7 +194,7 @@ public final class Json {
         return list;
       }
       if (c != ',') {
-        throw new JsonException("expected ',' or ']'", pos - 1);
+        throw new JsonException(Problem.ARRAY_SEPARATOR_EXPECTED, pos - 1);
       }
     }
   }
@@ -156,7 +208,7 @@ public final class Json {
         return sb.toString();
       }
       if (c < 0x20) {
-        throw new JsonException("a control character in a string", pos - 1);
+        throw new JsonException(Problem.CONTROL_CHARACTER, pos - 1);
       }
       if (c != '\\') {
         sb.append(c);
@@ -172,20 +224,20 @@ public final class Json {
         case 't' -> sb.append('\t');
         case 'u' -> {
           if (pos + 4 > text.length()) {
-            throw new JsonException("end of text in a \\u escape", pos);
+            throw new JsonException(Problem.END_IN_UNICODE_ESCAPE, pos);
           }
           int code = 0;
           for (int i = 0; i < 4; i++) {
             int d = Character.digit(text.charAt(pos + i), 16);
             if (d < 0) {
-              throw new JsonException("a \\u escape that is not 4 hex digits", pos);
+              throw new JsonException(Problem.BAD_UNICODE_ESCAPE, pos);
             }
             code = code * 16 + d;
           }
           pos += 4;
           sb.append((char) code);
         }
-        default -> throw new JsonException("an unknown escape", pos - 1);
+        default -> throw new JsonException(Problem.UNKNOWN_ESCAPE, pos - 1);
       }
     }
   }
@@ -200,12 +252,12 @@ public final class Json {
     } else if (isDigit(peek())) {
       digits();
     } else {
-      throw new JsonException("a number without digits", pos);
+      throw new JsonException(Problem.NO_DIGITS, pos);
     }
     if (peek() == '.') {
       pos++;
       if (!isDigit(peek())) {
-        throw new JsonException("a number without digits after its point", pos);
+        throw new JsonException(Problem.NO_FRACTION_DIGITS, pos);
       }
       digits();
     }
@@ -215,14 +267,14 @@ public final class Json {
         pos++;
       }
       if (!isDigit(peek())) {
-        throw new JsonException("a number without exponent digits", pos);
+        throw new JsonException(Problem.NO_EXPONENT_DIGITS, pos);
       }
       digits();
     }
     try {
       return new BigDecimal(text.substring(start, pos));
     } catch (NumberFormatException | ArithmeticException e) {
-      throw new JsonException("a number out of range", start);
+      throw new JsonException(Problem.NUMBER_OUT_OF_RANGE, start);
     }
   }
 
@@ -238,16 +290,17 @@ public final class Json {
 
   private void literal(String word) throws JsonException {
     if (!text.startsWith(word, pos)) {
-      throw new JsonException("unexpected character", pos);
+      throw new JsonException(Problem.UNEXPECTED_CHARACTER, pos);
     }
     pos += word.length();
   }
 
-  private void expect(char c) throws JsonException {
-    if (next() != c) {
-      throw new JsonException("expected '" + c + "'", pos - 1);
+  private void colon() throws JsonException {
+    if (next() != ':') {
+      throw new JsonException(Problem.COLON_EXPECTED, pos - 1);
     }
   }
+
 
   /** The next character, or NUL at the end (never valid where it is looked for). */
   private char peek() {
@@ -256,7 +309,7 @@ public final class Json {
 
   private char next() throws JsonException {
     if (pos >= text.length()) {
-      throw new JsonException("unexpected end of text", pos);
+      throw new JsonException(Problem.UNEXPECTED_END, pos);
     }
     return text.charAt(pos++);
   }

@@ -39,6 +39,9 @@ class JsonTest {
         "{\"a\": 1, \"a\": 2}")) {
       assertThrows(Json.JsonException.class, () -> Json.parse(bad), bad);
     }
+    Json.JsonException duplicate = assertThrows(Json.JsonException.class, () -> Json.parse("{\"a\": 1, \"a\": 2}"));
+    assertEquals(Json.Problem.DUPLICATE_KEY, duplicate.problem());
+    assertEquals("duplicate key at character 9", duplicate.getMessage(), "the position, never the content");
   }
 
   @Test
@@ -47,7 +50,8 @@ class JsonTest {
     Json.parse(ok);
     String deep = "[".repeat(Json.MAX_DEPTH + 2) + "]".repeat(Json.MAX_DEPTH + 2);
     Json.JsonException e = assertThrows(Json.JsonException.class, () -> Json.parse(deep));
-    assertTrue(e.getMessage().contains("nested deeper"), e.getMessage());
+    assertEquals(Json.Problem.TOO_DEEP, e.problem(), e.getMessage());
+    assertEquals(Json.MAX_DEPTH + 1, e.at(), e.getMessage());
     String huge = "[".repeat(100_000);
     assertThrows(Json.JsonException.class, () -> Json.parse(huge), "no stack overflow");
   }
