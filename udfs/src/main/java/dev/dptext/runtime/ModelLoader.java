@@ -110,10 +110,9 @@ public final class ModelLoader {
       throw unreadable(source, e);
     }
     if (!actual.equals(expectedSha256)) {
-      throw new IllegalStateException("The model at " + source + " has SHA-256 " + actual + " on this executor, but "
-          + expectedSha256 + " on the driver: it changed while the job ran, or executors see another file at that "
-          + "path. Write each new model to a new path (e.g. with its date) and point " + Settings.MODEL.confKey()
-          + " at it");
+      // A user's doing (a model rebuilt in place, or executors mounting another file), not a bug of dptext's.
+      throw DpTextErrors.error("MODEL_CHANGED_ON_EXECUTOR", "model", source, "executor", actual,
+          "driver", expectedSha256, "modelKey", Settings.MODEL.confKey());
     }
     return model;
   }

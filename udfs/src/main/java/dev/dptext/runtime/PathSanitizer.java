@@ -1,5 +1,6 @@
 package dev.dptext.runtime;
 
+import dev.dptext.errors.DpTextErrors;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.random.SecretKey;
 import dev.dptext.sanitizer.Sanitizer;
@@ -93,9 +94,9 @@ public final class PathSanitizer implements SanitizerSource {
   private SecretKey executorKey(DpTextOptions o) {
     SecretKey k = o.resolveKey();
     if (keyFingerprint != null && !keyFingerprint.equals(k.fingerprint())) {
-      throw new IllegalStateException("The RNG key this executor read from " + k.source() + " is not the key the "
-          + "client read (fingerprint " + k.fingerprint() + ", client's " + keyFingerprint + "): every executor must "
-          + "read the same key file; after rotating a key, start a new run");
+      // A key file rotated (or mounted differently) under a running job: the Python engine's entry, same words.
+      throw DpTextErrors.error("KEY_DIFFERS_ON_EXECUTOR", "where", k.source(), "executor", k.fingerprint(),
+          "driver", keyFingerprint);
     }
     return k;
   }

@@ -2,8 +2,8 @@ package dev.dptext.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dptext.testing.ErrorAssertions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -27,9 +27,9 @@ class ModelLoaderTest {
     try (InputStream in = dev.dptext.model.EmbeddedDefault.open()) {
       Files.copy(in, model, java.nio.file.StandardCopyOption.REPLACE_EXISTING); // rebuilt in place
     }
-    IllegalStateException e = assertThrows(IllegalStateException.class,
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> ModelLoader.loadVerified(conf, model.toString(), 2000, 8, sha));
-    assertTrue(e.getMessage().contains("has SHA-256") && e.getMessage().contains(sha)
-        && e.getMessage().contains("Write each new model to a new path"), e.getMessage());
+    ErrorAssertions.assertError(e, "MODEL_CHANGED_ON_EXECUTOR");
+    assertEquals(sha, ((dev.dptext.errors.Catalogued) e).parameters().get("driver"), e.getMessage());
   }
 }
