@@ -90,8 +90,10 @@ def _require_columns(df: DataFrame, input_col: str, id_col: str | None) -> None:
     columns = df.columns
     for role, name in (("text", input_col), ("id", id_col)):
         if name is not None and name not in columns and "." not in name and "`" not in name:
-            # The JVM's words (DpText.field), so that every engine and session says the same.
-            raise DpTextError(f"The {role} column '{name}' is not in the input; its columns are [{', '.join(columns)}]")
+            # DpText.field's error, so that every engine and session says the same.
+            raise DpTextError.of(
+                "COLUMN_NOT_IN_INPUT", role=f"{role} column", column=name, columns=f"[{', '.join(columns)}]"
+            )
 
 
 def _sanitize_python(

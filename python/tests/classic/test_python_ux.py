@@ -101,8 +101,9 @@ def test_dptext_errors_are_one_line_python_exceptions(spark, settings, monkeypat
     assert isinstance(e.value, ValueError) and e.value.java_class == "dev.dptext.errors.DpTextException"
     assert "Py4JJavaError" in type(e.value.__cause__).__name__  # the Java error, kept
     assert support.CANARY not in message
-    with pytest.raises(dptext.DpTextError, match=r"^The text column 'nope' is not in the input"):
+    with pytest.raises(dptext.DpTextError, match=r"^\[COLUMN_NOT_IN_INPUT\] The text column 'nope' ") as e:
         dptext.sanitize(df, "nope", "o", id_col="ticket_id")
+    assert e.value.parameters == {"role": "text column", "column": "nope", "columns": "[ticket_id, body]"}
     # Errors that are not dptext's stay pyspark's.
     with pytest.raises(AnalysisException):
         df.select("nope").collect()

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -18,12 +17,13 @@ import org.junit.jupiter.api.Test;
 /**
  * A user-facing message is written in the error catalogue ({@code dev.dptext.errors.DpTextErrors}, docs/errors.md)
  * and nowhere else: raised with {@code DpTextErrors.error("NAME", ...)}, {@code JobException.of("NAME", ...)} or,
- * in Python, {@code DpTextError.of("NAME", ...)}. This test finds the messages still written inline, in the main
- * sources of udfs and spark-job and in python/src/dptext:
+ * in Python, {@code DpTextError.of("NAME", ...)}. This test fails on a message written inline in the main sources
+ * of udfs and spark-job or in python/src/dptext:
  *
  * <ul>
  *   <li>Java: {@code new SomethingException(...)} or {@code new SomethingError(...)} whose arguments hold a string
- *       literal, and every {@code new JobException(ExitCode..., ...)} (the inline form, literal or not).
+ *       literal. (The job's inline form, {@code new JobException(ExitCode, message)}, is gone: its constructors
+ *       are private to the catalogue's {@code of}, {@code from} and {@code wrap}.)
  *   <li>Python: {@code raise SomethingError(...)} or {@code SomethingError(...)} of dptext's {@code DpTextError} /
  *       {@code ModelError} whose arguments hold a string literal.
  * </ul>
@@ -31,21 +31,8 @@ import org.junit.jupiter.api.Test;
  * <p>The internal rule: an {@link IllegalStateException} (Java) or {@code AssertionError} (both) states an
  * invariant of dptext's own code that no user input can break — a bug check — and may keep its words inline. A
  * failure a user can cause (a setting, an argument, a file, a table) must not be one of those.
- *
- * <p><b>The list is the remaining work.</b> {@value #RATCHET} holds, per file, how many inline messages it still
- * has; it can only shrink: a file may not gain one (raise it from the catalogue instead), a file with fewer
- * must have its count lowered, and a clean file must leave the list.
  */
 class InlineMessagesTest {
-  static final String RATCHET = "src/test/resources/dev/dptext/arch/inline-messages.txt";
-  /** {@code -Ddptext.inlineMessages.write=true}: rewrites the list with the counts found (after converting sites). */
-  static final String WRITE = "dptext.inlineMessages.write";
-  private static final String HEADER = """
-      # Inline user-facing messages still to move into the error catalogue, per file: the remaining work.
-      # Checked by dev.dptext.arch.InlineMessagesTest; counts only shrink. Rewrite after converting sites:
-      #   ./mvnw -o -pl spark-job test -Dtest=InlineMessagesTest -Ddptext.inlineMessages.write=true
-      """;
-
   /** {@code new XException(} / {@code new XError(} in Java; internal types excluded below. */
   private static final Pattern JAVA_NEW = Pattern.compile(
       "\\bnew\\s+(?:[a-z]\\w*\\.)*([A-Z]\\w*(?:Exception|Error))\\s*\\(");
@@ -54,38 +41,17 @@ class InlineMessagesTest {
   private static final List<String> INTERNAL = List.of("IllegalStateException", "AssertionError");
 
   @Test
-  void inlineMessagesOnlyShrink() throws IOException {
-    Map<String, Integer> found = scan();
-    if (Boolean.getBoolean(WRITE)) {
-      StringBuilder out = new StringBuilder(HEADER);
-      found.forEach((file, n) -> out.append(n).append(' ').append(file).append('\n'));
-      Files.writeString(Path.of(RATCHET), out, StandardCharsets.UTF_8);
-    }
-    Map<String, Integer> allowed = ratchet();
-    List<String> problems = new ArrayList<>();
-    for (Map.Entry<String, Integer> f : found.entrySet()) {
-      int a = allowed.getOrDefault(f.getKey(), 0);
-      if (f.getValue() > a) {
-        problems.add(f.getKey() + ": " + f.getValue() + " inline messages, " + a + " allowed: raise the new one from "
-            + "the catalogue (udfs/src/main/resources/dev/dptext/errors/error-classes.json)");
-      } else if (f.getValue() < a) {
-        problems.add(f.getKey() + ": " + f.getValue() + " inline messages, the list says " + a + ": lower it in "
-            + RATCHET);
-      }
-    }
-    for (String file : allowed.keySet()) {
-      if (!found.containsKey(file)) {
-        problems.add(file + " has no inline message (or no longer exists): remove it from " + RATCHET);
-      }
-    }
-    assertEquals(List.of(), problems, "rewrite " + RATCHET + " with the counts found: " + found);
+  void noMessageIsWrittenInline() throws IOException {
+    assertEquals(Map.of(), scan(), "inline user-facing messages, per file: raise each from the catalogue "
+        + "(udfs/src/main/resources/dev/dptext/errors/error-classes.json), or make a bug check an "
+        + "IllegalStateException / AssertionError");
   }
 
   @Test
   void theScanSeesLiteralsAndSkipsTheCatalogueAndBugChecks() {
     assertEquals(3, countJava("""
         throw new IllegalArgumentException("x must be positive, got " + x);
-        throw new JobException(ExitCode.USAGE, message);
+        throw new dev.dptext.job.base.JobException(dev.dptext.job.base.ExitCode.USAGE, "x");
         return new java.io.IOException(
             name + " is truncated");
         throw new IllegalStateException("a bug: " + x);
@@ -155,7 +121,7 @@ class InlineMessagesTest {
         continue;
       }
       String args = arguments(text, m.end());
-      if (type.equals("JobException") ? args.startsWith("ExitCode.") : args.contains("\"")) {
+      if (args.contains("\"")) {
         n++;
       }
     }
@@ -209,18 +175,4 @@ class InlineMessagesTest {
     }
     return text.substring(from, end);
   }
-
-  private static Map<String, Integer> ratchet() throws IOException {
-    Map<String, Integer> allowed = new TreeMap<>();
-    for (String line : Files.readAllLines(Path.of(RATCHET), StandardCharsets.UTF_8)) {
-      String l = line.strip();
-      if (l.isEmpty() || l.startsWith("#")) {
-        continue;
-      }
-      String[] parts = l.split("\\s+", 2);
-      allowed.put(parts[1], Integer.parseInt(parts[0]));
-    }
-    return allowed;
-  }
-
 }

@@ -8,8 +8,8 @@ import java.util.Map;
 /**
  * A failure the job reports as one line and an {@link ExitCode}; never carries row content. Raised from the
  * error catalogue ({@link #of}, {@link #from}: {@code dev.dptext.errors.DpTextErrors}), it carries the entry's
- * name and parameters and its exit code is the entry's; {@link #JobException(ExitCode, String)} is the inline
- * form the catalogue replaces (its remaining uses are counted by {@code InlineMessagesTest}).
+ * name and parameters and its exit code is the entry's. There is no inline form: every message is the catalogue's
+ * ({@code InlineMessagesTest}).
  */
 public final class JobException extends RuntimeException implements Catalogued {
   private static final long serialVersionUID = 1L;
@@ -17,11 +17,6 @@ public final class JobException extends RuntimeException implements Catalogued {
   public final ExitCode exitCode;
   private final String errorClass;
   private final Map<String, String> parameters;
-
-  /** An error not (yet) in the catalogue: {@link #errorClass()} is null. */
-  public JobException(ExitCode exitCode, String message) {
-    this(exitCode, message, null, Map.of(), null);
-  }
 
   private JobException(ExitCode exitCode, String message, String errorClass, Map<String, String> parameters,
       Throwable cause) {
@@ -49,11 +44,21 @@ public final class JobException extends RuntimeException implements Catalogued {
 
   /**
    * A library's refusal {@code e} as the job's: a catalogued error ({@link DpTextException}) keeps its name and
-   * the exit code of its category; any other keeps its message with {@code fallback}, the code this call site
-   * gives an uncatalogued refusal.
+   * the exit code of its category; another library's (Spark's, Hadoop's: dptext's own are all catalogued) is
+   * {@code CONFIGURATION_REFUSED} or {@code INPUT_REFUSED} as this call site's {@code fallback} says, quoting the
+   * first line of its message (Spark's go on with the plan, which can hold the query's literals).
    */
   public static JobException wrap(ExitCode fallback, Throwable e) {
-    return e instanceof DpTextException d ? from(d) : new JobException(fallback, e.getMessage());
+    if (e instanceof DpTextException d) {
+      return from(d);
+    }
+    String name = switch (fallback) {
+      case USAGE -> "CONFIGURATION_REFUSED";
+      case INPUT -> "INPUT_REFUSED";
+      default -> throw new IllegalStateException("wrap takes USAGE or INPUT, not " + fallback);
+    };
+    return of(e, name, "reason", firstLine(e.getMessage()).replaceAll("\\.$", ""), "type",
+        e.getClass().getSimpleName());
   }
 
   /** The exit code of the catalogue's entry {@code name}. */
@@ -82,8 +87,12 @@ public final class JobException extends RuntimeException implements Catalogued {
    */
   public JobException onServer() {
     return SERVER_MARK.matcher(String.valueOf(getMessage())).find() ? this
-        : new JobException(exitCode, getMessage() + " [dptext exit " + exitCode.code + "]", errorClass, parameters,
-            getCause());
+        : new JobException(exitCode, getMessage() + serverMark(exitCode), errorClass, parameters, getCause());
+  }
+
+  /** The mark {@link #SERVER_MARK} reads back (a machine's words, not a message: the client strips it). */
+  private static String serverMark(ExitCode code) {
+    return " [dptext exit " + code.code + "]";
   }
 
   /**

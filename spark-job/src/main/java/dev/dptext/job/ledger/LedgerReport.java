@@ -36,8 +36,7 @@ public final class LedgerReport {
   public static String json(org.apache.spark.sql.SparkSession spark, String location, String filter) {
     LedgerTable table = new LedgerTable(spark, location);
     if (!table.exists()) {
-      throw new dev.dptext.job.base.JobException(dev.dptext.job.base.ExitCode.USAGE, "No ledger at " + location + ": it is "
-          + "created by the first run with --ledger " + location);
+      throw dev.dptext.job.base.JobException.of("LEDGER_NOT_FOUND", "ledger", location);
     }
     return dev.dptext.job.write.OutputFormat.toJson(of(table.read(), filter).toMap());
   }

@@ -1,7 +1,6 @@
 package dev.dptext.job.base;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.dptext.errors.DpTextErrors;
@@ -29,7 +28,6 @@ class JobExceptionCatalogueTest {
     assertEquals(ExitCode.USAGE, e.exitCode);
     ErrorAssertions.assertError(e, "OUTPUT_EXISTS", Map.of("path", "/out", "kind", "a Delta table"));
     assertEquals(DpTextErrors.render("OUTPUT_EXISTS", e.parameters()), e.getMessage());
-    assertNull(new JobException(ExitCode.USAGE, "inline").errorClass());
   }
 
   @Test
@@ -40,7 +38,13 @@ class JobExceptionCatalogueTest {
     assertEquals(ExitCode.USAGE, e.exitCode, "the catalogue's category, not the call site's fallback");
     assertEquals(library.getMessage(), e.getMessage());
     assertSame(library, e.getCause());
-    assertEquals(ExitCode.INPUT, JobException.wrap(ExitCode.INPUT, new IllegalArgumentException("x")).exitCode);
+    // Another library's refusal: named by the call site's fallback, quoting its first line only.
+    JobException foreign = JobException.wrap(ExitCode.INPUT, new IllegalArgumentException("Wrong FS: s3://b.\nplan"));
+    assertEquals(ExitCode.INPUT, foreign.exitCode);
+    ErrorAssertions.assertError(foreign, "INPUT_REFUSED", Map.of("reason", "Wrong FS: s3://b", "type",
+        "IllegalArgumentException"));
+    ErrorAssertions.assertError(JobException.wrap(ExitCode.USAGE, new IllegalArgumentException("x")),
+        "CONFIGURATION_REFUSED");
   }
 
   @Test
