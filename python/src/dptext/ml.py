@@ -160,7 +160,13 @@ class DpTextSanitizer(JavaTransformer, JavaMLReadable, JavaMLWritable):
         _require_columns(dataset, input_col, id_col)
         mode = conf.get("idMode", "column")
         if mode == "column" and id_col is None:
-            raise DpTextError.of("ML_ID_COL_MISSING")
+            raise DpTextError.of(  # the JVM stage's error (DpTextSanitizer.transformSchema)
+                "ID_COLUMN_NOT_GIVEN",
+                caller="DpTextSanitizer",
+                idColumn="setIdCol",
+                contentHash='setIdMode("content-hash")',
+                fresh='setIdMode("fresh")',
+            )
         if mode != "column" and id_col is not None:
             raise DpTextError.of("ML_ID_COL_WITH_ID_MODE", idCol=id_col, idMode=mode)
         engine.check_input(dataset, input_col, id_col, mode)

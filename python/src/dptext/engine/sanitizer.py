@@ -192,7 +192,13 @@ class PythonSanitizer:
             return out
         if mode == "column":
             if ids is None:
-                raise DpTextError.of("ID_COL_MISSING")
+                raise DpTextError.of(
+                    "ID_COLUMN_NOT_GIVEN",
+                    caller="The Python engine (id mode column)",
+                    idColumn="id_col",
+                    contentHash="id_mode='content-hash'",
+                    fresh="id_mode='fresh'",
+                )
             seeds = []
             for i in live:
                 if ids[i] is None:

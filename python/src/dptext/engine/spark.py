@@ -139,7 +139,13 @@ def column(text: Column, id_col: Column | None, conf: dict[str, str]) -> Column:
 
     settings, fingerprint = prepare(conf)
     if settings.id_mode == "column" and id_col is None:
-        raise DpTextError.of("ID_COL_MISSING")
+        raise DpTextError.of(
+            "ID_COLUMN_NOT_GIVEN",
+            caller="The Python engine (id mode column)",
+            idColumn="id_col",
+            contentHash="id_mode='content-hash'",
+            fresh="id_mode='fresh'",
+        )
     udf = _make_udf(settings, fingerprint, id_col is not None and settings.id_mode == "column")
     if id_col is None or settings.id_mode != "column":
         return udf(text)

@@ -424,7 +424,8 @@ public final class DpTextSanitizer extends Transformer implements DefaultParamsW
     IdMode mode = options.idMode();
     String id = getIdCol();
     if (mode == IdMode.COLUMN && id == null) {
-      throw DpTextErrors.error("ML_ID_COL_MISSING");
+      throw DpTextErrors.error("ID_COLUMN_NOT_GIVEN", "caller", "DpTextSanitizer", "idColumn", "setIdCol",
+          "contentHash", "setIdMode(\"content-hash\")", "fresh", "setIdMode(\"fresh\")");
     }
     if (mode != IdMode.COLUMN && id != null) {
       throw DpTextErrors.error("ML_ID_COL_WITH_ID_MODE", "idCol", id, "idMode", getIdMode());

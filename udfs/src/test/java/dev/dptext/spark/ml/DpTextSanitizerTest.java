@@ -265,7 +265,9 @@ class DpTextSanitizerTest {
         .transformSchema(tickets.schema()), "COLUMN_NOT_IN_INPUT",
         Map.of("role", "id column", "column", "nope", "columns", columns));
     assertRefused(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("o")
-        .transformSchema(tickets.schema()), "ML_ID_COL_MISSING", Map.of());
+        .transformSchema(tickets.schema()), "ID_COLUMN_NOT_GIVEN",
+        Map.of("caller", "DpTextSanitizer", "idColumn", "setIdCol", "contentHash", "setIdMode(\"content-hash\")",
+            "fresh", "setIdMode(\"fresh\")"));
     assertRefused(() -> new DpTextSanitizer().setInputCol("body").setOutputCol("o").setIdCol("ticket_id")
         .setIdMode("fresh").transformSchema(tickets.schema()), "ML_ID_COL_WITH_ID_MODE",
         Map.of("idCol", "ticket_id", "idMode", "fresh"));
