@@ -36,6 +36,9 @@ import picocli.CommandLine;
  * of this program ({@code --key-env}) is refused there, as it would have to travel to the server.
  */
 public final class DatabricksTask {
+  /** What the failure names as the command when the task was given none. */
+  private static final String NO_COMMAND = "(no command)";
+
   /** How much of the error output goes into the exception message. */
   private static final int MAX_MESSAGE = 4_000;
 
@@ -75,7 +78,7 @@ public final class DatabricksTask {
     JobOutcome outcome = JobSession.using(spark, () -> DpTextJob.run(cli, args));
     err.flush();
     if (!outcome.succeeded()) {
-      throw new Failure(outcome, args.length > 0 ? args[0] : "(no command)", errorMessage(errors.toString()));
+      throw new Failure(outcome, args.length > 0 ? args[0] : NO_COMMAND, errorMessage(errors.toString()));
     }
   }
 

@@ -52,13 +52,13 @@ public final class DpTextJob {
 
   /**
    * Runs the job on {@code cli} ({@link #execute(CommandLine, String...)}) and returns how it ended: a refusal
-   * (a catalogued error, the job's own, a path this deployment cannot reach) is one {@code dptext:} line on the
+   * (an error of the catalogue, the job's or the library's) is one {@code dptext:} line on the
    * error writer and its category's exit code; anything else is an unexpected failure, exit 1.
    */
   static JobOutcome run(CommandLine cli, String... args) {
     AtomicReference<JobOutcome> refused = new AtomicReference<>();
     cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-      if (e instanceof Catalogued || e instanceof dev.dptext.runtime.Storage.Unreachable) {
+      if (e instanceof Catalogued) {
         cmd.getErr().println("dptext: " + e.getMessage());
         refused.set(JobOutcome.of(e));
         return refused.get().exit().code;

@@ -33,9 +33,10 @@ import org.junit.jupiter.api.Test;
  * failure a user can cause (a setting, an argument, a file, a table) must not be one of those.
  */
 class InlineMessagesTest {
-  /** {@code new XException(} / {@code new XError(} in Java; internal types excluded below. */
-  private static final Pattern JAVA_NEW = Pattern.compile(
-      "\\bnew\\s+(?:[a-z]\\w*\\.)*([A-Z]\\w*(?:Exception|Error))\\s*\\(");
+  /** {@code new X(} in Java: a throwable when X ends in Exception or Error or extends one ({@link #throwables}). */
+  private static final Pattern JAVA_NEW = Pattern.compile("\\bnew\\s+(?:[a-z]\\w*\\.)*([A-Z]\\w*)\\s*\\(");
+  /** A Java class declaration and its superclass, e.g. {@code class Unreachable extends DpTextException}. */
+  private static final Pattern JAVA_EXTENDS = Pattern.compile("\\bclass\\s+(\\w+)\\s+extends\\s+(?:[\\w.]*\\.)?(\\w+)");
   /** Python: an exception class called (raised or returned), e.g. {@code raise ValueError(} or {@code DpTextError(}. */
   private static final Pattern PYTHON_CALL = Pattern.compile("\\b([A-Z]\\w*(?:Error|Exception))\\(");
   private static final List<String> INTERNAL = List.of("IllegalStateException", "AssertionError");
@@ -49,7 +50,11 @@ class InlineMessagesTest {
 
   @Test
   void theScanSeesLiteralsAndSkipsTheCatalogueAndBugChecks() {
-    assertEquals(3, countJava("""
+    assertEquals(4, countJava("""
+        final class Unreachable extends DpTextException {}
+        throw new Unreachable(path + " is not local");
+        throw new Unreachable(path);
+        throw new CommittedThenConflicted(v, JobException.of("IN_PLACE_LATER_COMMITS", "path", p));
         throw new IllegalArgumentException("x must be positive, got " + x);
         throw new dev.dptext.job.base.JobException(dev.dptext.job.base.ExitCode.USAGE, "x");
         return new java.io.IOException(
@@ -75,52 +80,85 @@ class InlineMessagesTest {
    */
   @Test
   void everyCatalogueEntryIsRaisedSomewhere() throws IOException {
-    StringBuilder sources = new StringBuilder();
-    for (String dir : List.of("udfs/src/main/java", "spark-job/src/main/java", "python/src/dptext")) {
-      try (Stream<Path> files = Files.walk(Path.of("..").resolve(dir))) {
-        for (Path p : (Iterable<Path>) files.sorted()::iterator) {
-          if (p.toString().endsWith(".java") || p.toString().endsWith(".py")) {
-            sources.append(Files.readString(p, StandardCharsets.UTF_8));
-          }
-        }
-      }
-    }
+    String sources = String.join("\n", sources().values());
     List<String> unused = dev.dptext.errors.DpTextErrors.all().keySet().stream()
-        .filter(name -> sources.indexOf("\"" + name + "\"") < 0).toList();
+        .filter(name -> !sources.contains("\"" + name + "\"")).toList();
     assertEquals(List.of(), unused, "entries of the error catalogue that nothing raises: remove them");
   }
 
   /** Inline messages per file, by path from the repository root. */
   static Map<String, Integer> scan() throws IOException {
+    Map<String, String> sources = sources();
+    java.util.Set<String> throwables = throwables(sources.entrySet().stream().filter(e -> e.getKey().endsWith(".java"))
+        .map(Map.Entry::getValue).collect(java.util.stream.Collectors.joining("\n")));
     Map<String, Integer> found = new TreeMap<>();
+    sources.forEach((file, text) -> {
+      int n = file.endsWith(".java") ? countJava(text, throwables) : countPython(text);
+      if (n > 0) {
+        found.put(file, n);
+      }
+    });
+    return found;
+  }
+
+  /** The main sources of udfs, spark-job and the Python package, by path from the repository root. */
+  static Map<String, String> sources() throws IOException {
+    Map<String, String> sources = new TreeMap<>();
     Path root = Path.of("..");
     for (String dir : List.of("udfs/src/main/java", "spark-job/src/main/java", "python/src/dptext")) {
       try (Stream<Path> files = Files.walk(root.resolve(dir))) {
         for (Path p : (Iterable<Path>) files.sorted()::iterator) {
           String name = p.toString();
-          if (!name.endsWith(".java") && !name.endsWith(".py")) {
-            continue;
+          if (name.endsWith(".java") || name.endsWith(".py")) {
+            sources.put(root.relativize(p).toString().replace('\\', '/'), Files.readString(p, StandardCharsets.UTF_8));
           }
-          String text = Files.readString(p, StandardCharsets.UTF_8);
-          int n = name.endsWith(".java") ? countJava(text) : countPython(text);
-          if (n > 0) {
-            found.put(root.relativize(p).toString().replace('\\', '/'), n);
-          }
+        }
+      }
+    }
+    return sources;
+  }
+
+
+  static int countJava(String text) {
+    return countJava(text, throwables(text));
+  }
+
+  /**
+   * The names of dptext's throwables declared in {@code sources}: whatever extends a class whose name ends in
+   * Exception or Error, or extends one of these (a refusal type need not say it is one: {@code Storage.Unreachable}).
+   */
+  static java.util.Set<String> throwables(String sources) {
+    Map<String, String> parents = new TreeMap<>();
+    Matcher m = JAVA_EXTENDS.matcher(sources);
+    while (m.find()) {
+      parents.put(m.group(1), m.group(2));
+    }
+    java.util.Set<String> found = new java.util.TreeSet<>();
+    for (boolean grew = true; grew; ) {
+      grew = false;
+      for (Map.Entry<String, String> e : parents.entrySet()) {
+        String parent = e.getValue();
+        if (!found.contains(e.getKey()) && (isThrowableName(parent) || found.contains(parent))) {
+          grew = found.add(e.getKey());
         }
       }
     }
     return found;
   }
 
-  static int countJava(String text) {
+  private static boolean isThrowableName(String type) {
+    return type.endsWith("Exception") || type.endsWith("Error");
+  }
+
+  static int countJava(String text, java.util.Set<String> throwables) {
     int n = 0;
     Matcher m = JAVA_NEW.matcher(text);
     while (m.find()) {
       String type = m.group(1);
-      if (INTERNAL.contains(type)) {
+      if (INTERNAL.contains(type) || !isThrowableName(type) && !throwables.contains(type)) {
         continue;
       }
-      String args = arguments(text, m.end());
+      String args = withoutCatalogueCalls(arguments(text, m.end()));
       if (args.contains("\"")) {
         n++;
       }
@@ -150,6 +188,20 @@ class InlineMessagesTest {
       s++;
     }
     return s;
+  }
+
+  /** A catalogue call ({@code JobException.of(...)}, {@code DpTextErrors.error(...)}): its literals are names. */
+  private static final Pattern CATALOGUE_CALL = Pattern.compile("\\b(?:JobException\\.of|DpTextErrors\\.error)\\s*\\(");
+
+  /** {@code args} without the catalogue calls it holds (a throwable that wraps a catalogued error). */
+  private static String withoutCatalogueCalls(String args) {
+    Matcher m = CATALOGUE_CALL.matcher(args);
+    if (!m.find()) {
+      return args;
+    }
+    String inner = arguments(args, m.end());
+    return args.substring(0, m.start()) + withoutCatalogueCalls(args.substring(Math.min(args.length(),
+        m.end() + inner.length() + 1)));
   }
 
   /** The text from {@code from} to the parenthesis that closes the call (strings skipped; at most 2,000 chars). */

@@ -15,8 +15,11 @@ public class DpTextException extends IllegalArgumentException implements Catalog
   private final Map<String, String> parameters;
   private final Exit exit;
 
-  /** Entry {@code name} with these parameters; use {@link DpTextErrors#error}. */
-  DpTextException(String name, Map<String, String> parameters, Throwable cause) {
+  /**
+   * Entry {@code name} with these parameters; use {@link DpTextErrors#error}, or subclass where callers must tell
+   * this refusal from others by type.
+   */
+  protected DpTextException(String name, Map<String, String> parameters, Throwable cause) {
     super(DpTextErrors.render(name, parameters), cause);
     this.errorClass = name;
     this.parameters = parameters;

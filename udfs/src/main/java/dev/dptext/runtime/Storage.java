@@ -90,22 +90,21 @@ public interface Storage {
     if (HADOOP_ON_CLASSPATH) {
       return HadoopStorage.of(spark);
     }
-    throw new Unreachable(path + " is not a local path, and this "
-        + "program is a Spark Connect client without Hadoop's file system client on its classpath (a Databricks "
-        + "serverless JAR task): it checks and reads only local paths (/Volumes/..., file:/...) itself. Use a Unity "
-        + "Catalog volume path or a table name, or add hadoop-client-api and hadoop-client-runtime (with the "
-        + "scheme's connector) to the task's libraries");
+    throw new Unreachable(path);
   }
 
   /** Whether Hadoop's file system client is on this program's classpath (a Spark Connect client may lack it). */
   boolean HADOOP_ON_CLASSPATH = Probe.hadoop();
 
-  /** A path this program cannot reach from where it runs: what to do instead is in the message. */
-  final class Unreachable extends IllegalArgumentException {
+  /**
+   * A path this program cannot reach from where it runs ({@code PATH_NOT_LOCAL_ON_CONNECT}: what to do instead is
+   * in the message); a type of its own for the callers that go on without the path.
+   */
+  final class Unreachable extends dev.dptext.errors.DpTextException {
     private static final long serialVersionUID = 1L;
 
-    Unreachable(String message) {
-      super(message);
+    Unreachable(String path) {
+      super("PATH_NOT_LOCAL_ON_CONNECT", dev.dptext.errors.DpTextErrors.pairs("path", path), null);
     }
   }
 

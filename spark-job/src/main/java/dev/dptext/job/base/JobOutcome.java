@@ -1,7 +1,6 @@
 package dev.dptext.job.base;
 
 import dev.dptext.errors.Catalogued;
-import dev.dptext.runtime.Storage;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -28,9 +27,6 @@ public record JobOutcome(ExitCode exit, String errorClass, Map<String, String> p
     }
     if (e instanceof Catalogued c) { // the library's refusal (DpTextException): its category's code
       return new JobOutcome(JobException.exitCode(c.errorClass()), c.errorClass(), c.parameters());
-    }
-    if (e instanceof Storage.Unreachable) {
-      return new JobOutcome(ExitCode.USAGE, null, Map.of()); // a path this deployment cannot reach
     }
     return new JobOutcome(ExitCode.FAILURE, null, Map.of());
   }

@@ -7,7 +7,6 @@ import dev.dptext.evaluation.MembershipInference;
 import dev.dptext.job.base.ExitCode;
 import dev.dptext.job.base.JobException;
 import dev.dptext.job.base.MissingClass;
-import dev.dptext.runtime.Storage;
 import dev.dptext.settings.DpTextOptions;
 import dev.dptext.settings.Settings;
 import org.apache.spark.sql.SparkSession;
@@ -27,8 +26,6 @@ public final class EvaluationModels {
     try {
       return EvaluationModel.load(spark, options.get(Settings.MODEL), options.get(Settings.VOCAB_SIZE),
           options.get(Settings.NEIGHBOURS));
-    } catch (Storage.Unreachable e) {
-      throw e; // a path this deployment cannot reach: the job's usage error
     } catch (IllegalArgumentException | EmbeddingFormatException e) {
       throw JobException.wrap(ExitCode.INPUT, e);
     } catch (LinkageError e) {

@@ -78,7 +78,7 @@ public final class LedgerGate {
     try {
       ledger.recordIntended(release);
     } catch (LedgerTable.LedgerUnavailable e) {
-      throw JobException.of(e, "LEDGER_UNAVAILABLE_BEFORE_WRITE", "reason", e.getMessage());
+      throw JobException.of(e, "LEDGER_UNAVAILABLE_BEFORE_WRITE", "ledger", e.ledger, "reason", e.reason);
     }
     if (plan.budget() != null) {
       List<Release> others = new ArrayList<>(ledger.releases());
@@ -98,7 +98,7 @@ public final class LedgerGate {
     try {
       new LedgerTable(spark, plan.ledger()).recordCommitted(release.releaseId(), plan.output(), version);
     } catch (LedgerTable.LedgerUnavailable e) {
-      warn.accept(e.getMessage() + "; release " + release.releaseId() + " stays counted as intended (the ledger "
+      warn.accept("Could not record in the ledger " + e.getMessage() + "; release " + release.releaseId() + " stays counted as intended (the ledger "
           + "never under-counts), and the output's commit names it (dptext.release)");
     }
   }
@@ -114,7 +114,7 @@ public final class LedgerGate {
     try {
       new LedgerTable(spark, plan.ledger()).recordSnapshotChanged(release.releaseId(), plan.output());
     } catch (LedgerTable.LedgerUnavailable e) {
-      throw JobException.of(e, "LEDGER_UNAVAILABLE_AFTER_WRITE", "reason", e.getMessage(), "release",
+      throw JobException.of(e, "LEDGER_UNAVAILABLE_AFTER_WRITE", "ledger", e.ledger, "reason", e.reason, "release",
           release.releaseId());
     }
   }

@@ -108,12 +108,19 @@ public final class LedgerTable {
    */
   public record Contents(List<Release> releases, Map<String, Long> committed) {}
 
-  /** The ledger could not be written: the caller says what that means for its run. */
+  /**
+   * The ledger {@link #ledger} could not be written ({@link #reason}: the first line of the cause's message): the
+   * caller says what that means for its run, in its catalogued error.
+   */
   public static final class LedgerUnavailable extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    public final String ledger;
+    public final String reason;
 
-    LedgerUnavailable(String message, Throwable cause) {
-      super(message, cause);
+    LedgerUnavailable(String ledger, Throwable cause) {
+      super(ledger + ": " + JobException.firstLine(cause.getMessage()), cause);
+      this.ledger = ledger;
+      this.reason = JobException.firstLine(cause.getMessage());
     }
   }
 
@@ -136,8 +143,7 @@ public final class LedgerTable {
         return;
       } catch (RuntimeException e) {
         if (existed || attempt >= 3) {
-          throw new LedgerUnavailable("Could not record in the ledger " + location + ": "
-              + JobException.firstLine(e.getMessage()), e);
+          throw new LedgerUnavailable(location, e);
         }
       }
     }

@@ -7,7 +7,6 @@ import dev.dptext.job.base.MissingClass;
 import dev.dptext.model.DpTextModel;
 import dev.dptext.settings.DpTextOptions;
 import dev.dptext.runtime.ModelLoader;
-import dev.dptext.runtime.Storage;
 import dev.dptext.settings.Settings;
 import org.apache.spark.sql.SparkSession;
 
@@ -23,8 +22,6 @@ public final class ModelOptions {
     try {
       return ModelLoader.load(spark, options.get(Settings.MODEL), options.get(Settings.VOCAB_SIZE),
           options.get(Settings.NEIGHBOURS));
-    } catch (Storage.Unreachable e) {
-      throw e; // a path this deployment cannot reach: the job's usage error
     } catch (IllegalArgumentException | EmbeddingFormatException e) {
       throw JobException.wrap(ExitCode.INPUT, e);
     } catch (LinkageError e) {

@@ -229,10 +229,7 @@ public final class BatchSanitize {
       awaitPrepared(prepared);
       settings.modelHash(spark);
     } catch (IllegalArgumentException | dev.dptext.embedding.EmbeddingFormatException e) {
-      if (e instanceof dev.dptext.runtime.Storage.Unreachable) {
-        throw e;
-      }
-      throw JobException.wrap(ExitCode.INPUT, e);
+      throw JobException.wrap(ExitCode.INPUT, e); // a catalogued refusal keeps its category (a path: usage)
     }
   }
 

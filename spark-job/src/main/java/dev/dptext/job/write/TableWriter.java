@@ -170,7 +170,10 @@ public final class TableWriter {
     }
   }
 
-  /** This run's transaction is already in the table (found while committing): nothing was written. */
+  /**
+   * This run's transaction is already in the table (found while committing): nothing was written. Not a refusal
+   * (the run ends with 0): its message is the run's "Nothing to do" note.
+   */
   public static final class AlreadyCommitted extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
@@ -240,6 +243,12 @@ public final class TableWriter {
   /** The latest committed version of the Delta table at {@code path}. */
   public static long currentVersion(SparkSession spark, String path) {
     return DeltaTables.latestVersion(spark, path);
+  }
+
+  /** The note of a write Delta skipped: the table holds this transaction at its version or a later one. */
+  private static String skipped(Target t) {
+    return "Nothing to do: " + t.path() + " already holds --txn-app-id " + t.txnAppId() + " at --txn-version "
+        + t.txnVersion() + " or later, and Delta skipped this write; nothing was written";
   }
 
   private static String nothingToDo(Target t, long v) {
@@ -315,8 +324,7 @@ public final class TableWriter {
     if (ours.isEmpty()) {
       // Delta skipped the write: the table holds this transaction (or a later version of its app id)
       // from a run whose commit the history no longer shows, or one that committed meanwhile.
-      throw new AlreadyCommitted("Nothing to do: " + t.path() + " already holds --txn-app-id " + t.txnAppId()
-          + " at --txn-version " + t.txnVersion() + " or later, and Delta skipped this write; nothing was written");
+      throw new AlreadyCommitted(skipped(t));
     }
     long version = ours.get().<Long>getAs("version");
     if (commit.readVersion() != null) {
