@@ -22,6 +22,7 @@ import time
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dptext.engine import text
@@ -402,8 +403,29 @@ def _compare(texts: list[str], vocabulary: text.Vocabulary, answers: list[str]) 
                     k += 1
         if problems:
             mismatches.append(f"text {n} {t[:200]!r}: " + "; ".join(problems))
+    mismatches += _compare_batch(texts, vocabulary, answers)
     assert not mismatches, f"{len(mismatches)} of {len(texts)} texts differ:\n" + "\n".join(mismatches[:20])
     return tokens
+
+
+def _compare_batch(texts: list[str], vocabulary: text.Vocabulary, answers: list[str]) -> list[str]:
+    """The batch path (``tokenize_batch``, ``assemble_batch``: case policy vocabulary) on every text at once."""
+    batch = text.tokenize_batch(texts, vocabulary)
+    fields = [a.split("\t") for a in answers]
+    ranks = [[int(x) for x in f[0].split(",")] if f[0] else [] for f in fields]
+    oov_ranks = [int(x) for f in fields if f[2] for x in f[2].split(",")]
+    if batch.ranks.tolist() != [r for rs in ranks for r in rs]:
+        return ["batch: ranks differ"]
+    if batch.counts.tolist() != [len(r) for r in ranks] or batch.oov_counts.tolist() != [int(f[1]) for f in fields]:
+        return ["batch: counts differ"]
+    outputs = np.array([o for rs in ranks for o in _outputs(rs, vocabulary.size)], dtype=np.int64)
+    mismatches = []
+    for k, oov in enumerate(OOV):
+        got = text.assemble_batch(batch, outputs, np.array(oov_ranks, dtype=np.int64), vocabulary, oov, "<unk>")
+        for n, (t, f, g) in enumerate(zip(texts, fields, got, strict=True)):
+            if g != _dec(f[4 + 2 * k]):  # (answers: random, placeholder, keep, each vocabulary then restore)
+                mismatches.append(f"batch {oov}: text {n} {t[:200]!r}: {g!r} != {_dec(f[4 + 2 * k])!r}")
+    return mismatches
 
 
 def _custom_texts(words: list[str]) -> list[str]:

@@ -212,18 +212,24 @@ class PythonSanitizer:
             raise DpTextError.of("ID_MODE_UNKNOWN", value=mode)
 
         vocabulary = self.vocabulary
-        tokenized = [text.tokenize(texts[i], vocabulary) for i in live]
+        policy, placeholder, case = self.settings.oov, self.settings.placeholder, self.settings.case
         n_rows = len(live)
-        counts = np.fromiter((len(t.ranks) for t in tokenized), dtype=np.int64, count=n_rows)
+        batch = None
+        if text.batch_assembles(vocabulary, case):
+            batch = text.tokenize_batch([texts[i] for i in live], vocabulary)
+            counts, ranks, oov_counts = batch.counts, batch.ranks, batch.oov_counts
+        else:
+            tokenized = [text.tokenize(texts[i], vocabulary) for i in live]
+            counts = np.fromiter((len(t.ranks) for t in tokenized), dtype=np.int64, count=n_rows)
+            ranks = np.fromiter((r for t in tokenized for r in t.ranks), dtype=np.int64, count=int(counts.sum()))
+            oov_counts = np.fromiter((t.oov_count for t in tokenized), dtype=np.int64, count=n_rows)
         streams = self.seeder.streams(seeds)
         # Every vocabulary token of the batch, row after row; row r's tokens start at first[r].
         first = np.concatenate([[0], np.cumsum(counts)])
-        ranks = np.fromiter((r for t in tokenized for r in t.ranks), dtype=np.int64, count=int(first[-1]))
         mechanism = self.mechanism
         outputs = mechanism.sanitize_rows(streams, ranks, first)
         if outputs is None:
             outputs = self._by_rounds(streams, ranks, first, counts)
-        oov_counts = np.fromiter((t.oov_count for t in tokenized), dtype=np.int64, count=n_rows)
         oov = np.zeros((n_rows, int(oov_counts.max())), dtype=np.int64)
         if self.settings.oov == "random" and oov.shape[1]:
             # After a row's mechanism draws, one replacement per out-of-vocabulary token, in text order.
@@ -231,7 +237,12 @@ class PythonSanitizer:
             for t in range(oov.shape[1]):
                 rows = np.flatnonzero(oov_counts > t)
                 oov[rows, t] = start + streams.next_int(rows, self.model.size - start)
-        policy, placeholder, case = self.settings.oov, self.settings.placeholder, self.settings.case
+        if batch is not None:
+            # Row after row, each row's OOV replacements in text order.
+            oov_ranks = oov[np.arange(oov.shape[1]) < oov_counts[:, None]]
+            for j, t in enumerate(text.assemble_batch(batch, outputs, oov_ranks, vocabulary, policy, placeholder)):
+                out[live[j]] = t
+            return out
         for j, tk in enumerate(tokenized):
             out[live[j]] = text.assemble(
                 tk,

@@ -27,12 +27,25 @@ Exactness against the JVM (Java 17, Unicode 13):
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Sequence
 
+import numpy as np
+
 from dptext.errors import DpTextError
 
-__all__ = ["Tokenized", "Vocabulary", "assemble", "java_lower", "java_upper", "tokenize"]
+__all__ = [
+    "Batch",
+    "Tokenized",
+    "Vocabulary",
+    "assemble",
+    "assemble_batch",
+    "java_lower",
+    "java_upper",
+    "tokenize",
+    "tokenize_batch",
+]
 
 
 def _decode_ranges(encoded: str) -> tuple[tuple[int, int], ...]:
@@ -512,10 +525,12 @@ class Vocabulary:
     lookup. Like the JVM, it refuses a duplicate word (there is no rank for it to win): the model ``model`` (its
     name, for the message) is corrupted, MODEL_CORRUPTED in the JVM's words (which do not quote the word)."""
 
-    __slots__ = ("_runs", "index", "size", "words")
+    __slots__ = ("_flags", "_pieces", "_runs", "index", "size", "words")
 
     def __init__(self, words: Sequence[str], model: str = "(a word list)") -> None:
         self._runs: dict[str, tuple] = {}  # run of non-whitespace -> its tokens, as _run_entry gives them
+        self._pieces: _PieceTypes | None = None  # the batch path's table of pieces (tokenize_batch)
+        self._flags: tuple | None = None  # the words as an object array, and their ends' classes (assemble_batch)
         self.words: list[str] = list(words)
         self.index: dict[str, int] = dict(zip(self.words, range(len(self.words)), strict=True))
         self.size = len(self.words)
@@ -526,6 +541,20 @@ class Vocabulary:
 
     def __len__(self) -> int:
         return self.size
+
+    def _word_flags(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The words as an object array, whether each starts and ends with a word character; ``None`` when a word is
+        empty (``batch_assembles``)."""
+        if self._flags is None:
+            if any(not w for w in self.words):
+                self._flags = ()
+            else:
+                self._flags = (
+                    np.array(self.words, dtype=object),
+                    np.fromiter((is_word_char(w[0]) for w in self.words), dtype=bool, count=self.size),
+                    np.fromiter((is_word_char(w[-1]) for w in self.words), dtype=bool, count=self.size),
+                )
+        return self._flags or None
 
     def word(self, rank: int) -> str:
         return self.words[rank]
@@ -790,3 +819,211 @@ def assemble(
                 last = word
             previous = surface
     return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Batches: ``tokenize`` and ``assemble`` (case policy ``vocabulary``) over many texts at once, with the same results
+# text for text. Each text is cut into pieces (runs of non-whitespace and the whitespace between them); a table gives
+# each distinct piece an id and keeps its tokens in arrays, so that the batch's ranks, counts and output words are
+# gathered by NumPy rather than walked token by token in Python (English text repeats its pieces: most are found).
+
+# Layout whitespace other than the space: a text without any is its runs joined by single spaces (``split(" ")``,
+# whose empty pieces stand for the runs of several spaces), which str.split cuts faster than the regex.
+_OTHER_SPACE = re.compile(f"[{_SPACE_CLASS.replace(' ', '')}]")
+_PIECE_TYPES = _RUN_CACHE  # distinct pieces a table keeps before a batch starts a new one
+
+
+class _Column:
+    """A growing NumPy array (capacity doubled as needed)."""
+
+    __slots__ = ("data", "size")
+
+    def __init__(self, dtype) -> None:
+        self.data = np.empty(1024, dtype=dtype)
+        self.size = 0
+
+    def extend(self, values: list) -> None:
+        end = self.size + len(values)
+        if end > len(self.data):
+            grown = np.empty(max(end, 2 * len(self.data)), dtype=self.data.dtype)
+            grown[: self.size] = self.data[: self.size]
+            self.data = grown
+        self.data[self.size : end] = values
+        self.size = end
+
+
+class _PieceTypes(dict):
+    """Piece -> id, an id given on first sight (``__missing__``), with the piece's tokens in columns: per id its
+    token count, vocabulary-token count and first token; per token its rank (-1 out of vocabulary), surface and
+    whether the surface starts and ends with a word character. Whitespace (and the empty piece) has no tokens."""
+
+    def __init__(self, index: dict[str, int]) -> None:
+        super().__init__()
+        self.index = index
+        self.lock = threading.Lock()
+        self.tokens = _Column(np.int64)
+        self.vocabulary_tokens = _Column(np.int64)
+        self.first = _Column(np.int64)
+        self.rank = _Column(np.int64)
+        self.starts_word = _Column(bool)
+        self.ends_word = _Column(bool)
+        self.surfaces: list[str] = []
+
+    def __missing__(self, piece: str) -> int:
+        with self.lock:
+            found = self.get(piece)
+            if found is not None:
+                return found
+            tokens = () if not piece or _SPLIT.match(piece) else _run_entry(piece, self.index)[0]
+            found = len(self)
+            self.tokens.extend([len(tokens)])
+            self.vocabulary_tokens.extend([sum(1 for _, r in tokens if r >= 0)])
+            self.first.extend([self.rank.size])
+            self.rank.extend([r for _, r in tokens])
+            self.starts_word.extend([is_word_char(t[0]) for t, _ in tokens])
+            self.ends_word.extend([is_word_char(t[-1]) for t, _ in tokens])
+            self.surfaces.extend(t for t, _ in tokens)
+            self[piece] = found
+            return found
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        """The columns as they are now (ids given later do not move these entries)."""
+        with self.lock:
+            return tuple(
+                c.data[: c.size]
+                for c in (self.tokens, self.vocabulary_tokens, self.first, self.rank, self.starts_word, self.ends_word)
+            )
+
+
+class Batch:
+    """Texts cut into pieces (``tokenize_batch``): ``counts``, ``oov_counts`` and ``ranks`` as ``tokenize`` gives
+    them text by text (``ranks``: every text's vocabulary tokens' ranks, text after text)."""
+
+    __slots__ = (
+        "counts",
+        "joiners",
+        "oov_counts",
+        "piece_starts",
+        "pieces",
+        "ranks",
+        "table",
+        "token_of",
+        "token_rank",
+        "tokens",
+    )
+
+
+def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch:
+    """``tokenize`` of every text, at once."""
+    table = vocabulary._pieces
+    if table is None or len(table) > _PIECE_TYPES:
+        table = vocabulary._pieces = _PieceTypes(vocabulary.index)
+    pieces: list[str] = []
+    joiners: list[str] = []
+    sizes: list[int] = []
+    other_space = _OTHER_SPACE.search
+    split = _SPLIT.split
+    for t in texts:
+        if other_space(t) is None:
+            cut = t.split(" ")
+            joiners.append(" ")
+        else:
+            cut = split(t)  # runs at even positions, whitespace between: joined by ""
+            joiners.append("")
+        sizes.append(len(cut))
+        pieces += cut
+    types = np.fromiter(map(table.__getitem__, pieces), dtype=np.int64, count=len(pieces))
+    tokens_of, vocabulary_of, first_of, rank, _, _ = table.columns()
+    b = Batch()
+    b.table, b.pieces, b.joiners = table, pieces, joiners
+    b.piece_starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=b.piece_starts[1:])
+    b.tokens = tokens = tokens_of[types]
+    vocabulary_tokens = vocabulary_of[types]
+    starts = b.piece_starts[:-1]
+    if len(texts):  # (every text has at least one piece, so no start is at the end)
+        b.counts = np.add.reduceat(vocabulary_tokens, starts)
+        b.oov_counts = np.add.reduceat(tokens, starts) - b.counts
+    else:
+        b.counts = b.oov_counts = np.zeros(0, dtype=np.int64)
+    # Each token of the batch, in text order: its entry in the table's token columns.
+    before = np.cumsum(tokens) - tokens
+    total = int(tokens.sum())
+    b.token_of = np.repeat(first_of[types] - before, tokens) + np.arange(total, dtype=np.int64)
+    b.token_rank = rank[b.token_of]
+    b.ranks = b.token_rank[b.token_rank >= 0]
+    return b
+
+
+def batch_assembles(vocabulary: Vocabulary, case_policy: str) -> bool:
+    """Whether ``assemble_batch`` serves these settings: case policy ``vocabulary`` and no empty word (where
+    ``assemble`` looks back past an empty output for the last non-empty one)."""
+    return case_policy == "vocabulary" and vocabulary._word_flags() is not None
+
+
+def assemble_batch(
+    batch: Batch,
+    outputs: np.ndarray,
+    oov_ranks: np.ndarray,
+    vocabulary: Vocabulary,
+    oov_policy: str,
+    placeholder: str,
+) -> list[str]:
+    """``assemble`` (case policy ``vocabulary``) of every text of ``batch``: ``outputs`` are the ranks for the
+    batch's vocabulary tokens in order (``batch.ranks``), ``oov_ranks`` those for its OOV tokens in order (policy
+    ``random``). Requires ``batch_assembles``."""
+    if oov_policy not in _OOV_POLICIES:
+        raise DpTextError.of("OOV_POLICY_UNKNOWN", value=oov_policy)
+    _check_placeholder(placeholder)
+    words, word_starts, word_ends = vocabulary._word_flags()
+    _, _, _, _, starts_word, ends_word = batch.table.columns()
+    vocab = batch.token_rank >= 0
+    oov = ~vocab
+    if oov_policy == "random":
+        chosen = np.empty(len(vocab), dtype=np.int64)
+        chosen[vocab] = outputs
+        chosen[oov] = oov_ranks
+        out_words = words[chosen]
+        out_starts = word_starts[chosen]
+        out_ends = word_ends[chosen]
+    else:
+        out_words = np.empty(len(vocab), dtype=object)
+        out_words[vocab] = words[outputs]
+        out_starts = np.empty(len(vocab), dtype=bool)
+        out_starts[vocab] = word_starts[outputs]
+        out_ends = np.empty(len(vocab), dtype=bool)
+        out_ends[vocab] = word_ends[outputs]
+        if oov_policy == "placeholder":
+            out_words[oov] = placeholder
+            out_starts[oov] = is_word_char(placeholder[0])
+            out_ends[oov] = is_word_char(placeholder[-1])
+        else:  # keep
+            kept = batch.token_of[oov]
+            out_words[oov] = np.array(batch.table.surfaces, dtype=object)[kept]
+            out_starts[oov] = starts_word[kept]
+            out_ends[oov] = ends_word[kept]
+    tokens = batch.tokens
+    first = np.cumsum(tokens) - tokens  # each piece's first token
+    out = np.empty(len(tokens), dtype=object)
+    out[:] = batch.pieces  # whitespace and empty pieces stay as they are
+    single = np.flatnonzero(tokens == 1)
+    out[single] = out_words[first[single]]
+    several = np.flatnonzero(tokens > 1)
+    if several.size:
+        # As ``assemble``: a space between two outputs that would fuse into one word where their input tokens did
+        # not (no output is empty here, so the last non-empty output of the run is the previous token's).
+        at = np.flatnonzero(np.repeat(tokens > 1, tokens))
+        run_first = np.cumsum(tokens[several]) - tokens[several]
+        later = np.ones(len(at), dtype=bool)
+        later[run_first] = False
+        previous = at - 1
+        entry, previous_entry = batch.token_of[at], batch.token_of[previous]
+        space = later & out_starts[at] & out_ends[previous] & ~(ends_word[previous_entry] & starts_word[entry])
+        parts = out_words[at]
+        spaced = np.flatnonzero(space)
+        if spaced.size:
+            parts[spaced] = np.add(" ", parts[spaced])
+        out[several] = np.add.reduceat(parts, run_first)
+    texts = out.tolist()
+    bounds = batch.piece_starts.tolist()
+    return [j.join(texts[a:b]) for j, a, b in zip(batch.joiners, bounds, bounds[1:], strict=False)]
