@@ -75,6 +75,19 @@ def test_santext(model, eps, x):
     assert_fits(draw(mechanisms.SanText(model, eps), x), exponential(model, x, eps))
 
 
+@pytest.mark.parametrize("cap", [None, "median"])
+def test_the_screened_thresholds_decide_as_the_exact_ones(model, cap, monkeypatch):
+    # The samplers compare a threshold from NumPy's log, and float32 distances, and compute fdlibm's log and the
+    # ordered double sums only near the limits: forced to compute them everywhere, the draws must not change.
+    x = 117
+    gamma = float(np.median(all_distances(model, x)))
+    make = (lambda: mechanisms.SanText(model, 2.0)) if cap is None else (lambda: mechanisms.Tem(model, 2.0, gamma, 0.1))
+    screened = draw(make(), x)
+    monkeypatch.setattr(mechanisms, "_THRESHOLD_MARGIN", math.inf)
+    monkeypatch.setattr(mechanisms, "_SCREEN_SMALLEST", math.inf)
+    assert np.array_equal(draw(make(), x), screened)
+
+
 @pytest.mark.parametrize("x", [3, 200])
 def test_tem_caps_the_distance(model, x):
     gamma = float(np.median(all_distances(model, x)))  # half the words lie beyond gamma: the cap decides

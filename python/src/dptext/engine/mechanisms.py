@@ -62,7 +62,7 @@ def squared_distances(vectors64: np.ndarray, a: np.ndarray, b: np.ndarray) -> np
     return out
 
 
-def squared_distance_below(model: Model, a: np.ndarray, b: np.ndarray, limit: np.ndarray) -> np.ndarray:
+def squared_distance_below(model: Model, a: np.ndarray, b: np.ndarray, limit: np.ndarray, exact=None) -> np.ndarray:
     """Whether d²(a_i, b_i) < limit_i, d² exactly as ``squared_distances`` computes it: decided by a float32
     screen where it cannot differ, exactly for the rest.
 
@@ -70,7 +70,11 @@ def squared_distance_below(model: Model, a: np.ndarray, b: np.ndarray, limit: np
     (m + 3)·2^-24 of the real Σ (a_k - b_k)² of the float32 vectors (less than 1e-5 for m = 100); outside four
     times that margin of the limit both compare alike. Near the limit, or where the screen's squares could
     underflow or overflow (or a value is NaN), the exact double sum decides. Gathering float32 rows moves half
-    the bytes of the double ones, and a dot product replaces the ordered sums: ~10x less per proposal."""
+    the bytes of the double ones, and a dot product replaces the ordered sums: ~10x less per proposal.
+
+    ``exact``, when given, maps positions to their exact limits: ``limit`` itself may then be off by a relative
+    1e-9 (far inside the screen's margin), and only the pairs the screen leaves to the exact sum need the exact
+    limit."""
     v = model.vectors
     d = v[a]
     d -= v[b]
@@ -81,10 +85,12 @@ def squared_distance_below(model: Model, a: np.ndarray, b: np.ndarray, limit: np
         sure = below | (approx > limit * (1.0 + margin))
     unsure = np.flatnonzero(~sure | ~(approx >= _SCREEN_SMALLEST) | ~np.isfinite(approx))
     if unsure.size:
-        below[unsure] = squared_distances(model.vectors64, a[unsure], b[unsure]) < limit[unsure]
+        exact_limit = limit[unsure] if exact is None else exact(unsure)
+        below[unsure] = squared_distances(model.vectors64, a[unsure], b[unsure]) < exact_limit
     return below
 
 
+_THRESHOLD_MARGIN = 2.0**-30  # a threshold from NumPy's log decides where it is this far (relative) from the cap
 _SCREEN_SMALLEST = 1e-30  # far above float32's subnormals (2^-126 ~ 1.2e-38): the relative bound holds
 
 
@@ -274,12 +280,29 @@ class ExponentialNeighbourSampler(Mechanism):
         if picked.size:
             ru, xu = rows[picked], words[picked]
             y = self.target_start + streams.next_int(ru, self.target_size).astype(np.int64)
-            threshold = self.bounds[xu] - 2.0 * streams.next_log_uniform(ru) / self.epsilon
+            mantissa, scale = streams.next_log_uniform_parts(ru)
+            bounds = self.bounds[xu]
+
+            def exact(i):  # the JVM's threshold: bound - 2·log(u)/ε with fdlibm's log
+                return bounds[i] - 2.0 * (fdlibm.log(mantissa[i]) - scale[i]) / self.epsilon
+
+            # The threshold from NumPy's log, within a relative 1e-15 of the exact one (a sum of two non-negative
+            # terms, each a few ulps off): it decides wherever it is not within 2^-30 of what it is compared with;
+            # fdlibm's log (~50 NumPy calls) is computed for the rest only.
+            threshold = bounds - 2.0 * (np.log(mantissa) - scale) / self.epsilon
             accept = threshold > self.cap
+            if self.cap != math.inf:
+                near = np.flatnonzero(~(np.abs(threshold - self.cap) > threshold * _THRESHOLD_MARGIN))
+                if near.size:
+                    threshold[near] = exact(near)
+                    accept[near] = threshold[near] > self.cap
             test = np.flatnonzero(~accept)
             if test.size:
                 # squaredDistanceBelow(x, y, t²) < t² ⇔ the full d² < t²: its partial sums never exceed it.
-                accept[test] = squared_distance_below(self.model, xu[test], y[test], threshold[test] * threshold[test])
+                t = threshold[test]
+                accept[test] = squared_distance_below(
+                    self.model, xu[test], y[test], t * t, lambda i: _square(exact(test[i]))
+                )
             done[picked] = accept
             out[picked] = y
         excess = np.flatnonzero(~uniform)
@@ -293,6 +316,12 @@ class ExponentialNeighbourSampler(Mechanism):
 
 
 _UNSET = object()
+
+
+def _square(t: np.ndarray) -> np.ndarray:
+    return t * t
+
+
 # Per process, the distances of each table (by identity; the table is kept so its id is never reused).
 _TABLE_DISTANCES: dict[int, tuple[NeighbourTable, np.ndarray | None]] = {}
 _TABLE_DISTANCES_LOCK = threading.Lock()

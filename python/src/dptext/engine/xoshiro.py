@@ -222,6 +222,13 @@ class RowStreams:
             return mantissa * ((1023 - n) << 52).view(np.float64)  # 2**-n, built from its exponent bits
         return _scalb_down(mantissa, n)
 
+    def next_log_uniform_parts(self, rows=None) -> tuple[np.ndarray, np.ndarray]:
+        """The draws of ``next_log_uniform``, not yet combined: its value is ``fdlibm.log(mantissa) - scale``, bit
+        for bit, for callers that decide most rows from a cheaper logarithm and compute that one for the rest."""
+        bits = self.next_long(rows)
+        exponent = self._leading_exponent(rows, bits)
+        return self._mantissa(bits), (exponent + 1).astype(np.float64) * _LN_2
+
     def next_log_uniform(self, rows=None) -> np.ndarray:
         """RandomStream.nextLogUniform: StrictMath.log(1.f) - (e+1)*LN_2, log of a uniform on (0, 1)."""
         bits = self.next_long(rows)
