@@ -76,8 +76,8 @@ def squared_distance_below(model: Model, a: np.ndarray, b: np.ndarray, limit: np
     1e-9 (far inside the screen's margin), and only the pairs the screen leaves to the exact sum need the exact
     limit."""
     v = model.vectors
-    d = v[a]
-    d -= v[b]
+    d = v.take(a, axis=0)  # (take: rows gathered in ~half the time of v[a])
+    d -= v.take(b, axis=0)
     approx = np.einsum("ij,ij->i", d, d).astype(np.float64)
     margin = 4.0 * (v.shape[1] + 3) * 2.0**-24
     with np.errstate(invalid="ignore", over="ignore"):
