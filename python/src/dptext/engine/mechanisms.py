@@ -25,9 +25,10 @@ from decimal import ROUND_FLOOR, Decimal
 
 import numpy as np
 
+from dptext.engine import ahead, fdlibm
 from dptext.engine import distances as distance_cache
-from dptext.engine import fdlibm
 from dptext.engine.model import Model, NeighbourTable
+from dptext.engine.xoshiro import _LN_2, _TOP_ZEROS
 from dptext.errors import DpTextError
 
 SUPPORTED = (
@@ -299,7 +300,7 @@ class ExponentialNeighbourSampler(Mechanism):
                 # squaredDistanceBelow(x, y, t²) < t² ⇔ the full d² < t²: its partial sums never exceed it.
                 t = threshold[test]
                 accept[test] = squared_distance_below(
-                    self.model, xu[test], y[test], t * t, lambda i: _square(exact(test[i]))
+                    self.model, xu[test], y[test], t * t, lambda i, test=test: _square(exact(test[i]))
                 )
             done[picked] = accept
             out[picked] = y
@@ -312,7 +313,118 @@ class ExponentialNeighbourSampler(Mechanism):
             done[excess] = True
         return done, out
 
+    def finish(self, streams, rows, ranks, position, end, fresh, outputs, step, keep_below=0, keep_p=0.0) -> None:
+        """Every token left of ``rows`` (row r's are ``ranks[position[r]:end[r]]``, the first fresh or not), outputs
+        written, the rows' streams left past their draws: as rounds of ``step`` would, for a few rows at a time.
 
+        The rows' streams are read ahead (``ahead``), and each iteration looks at ``_AHEAD_ROUNDS`` rounds of every
+        row's token at once: a round starts 3 outputs after a rejected one (the branch, the target, the log-uniform;
+        2 where the uniform branch is certain), so the rounds' outputs are known before their outcomes; the first
+        round that ends the token (an accepted target, or the pick among the neighbours) settles it. A round whose
+        draws take the rare longer path (a leading exponent past the first word, nextInt's rejection) and everything
+        after it in the row goes to ``step`` itself, reading the same outputs. SanText+'s kept-or-not draw
+        (``keep_below``, ``keep_p``) comes first for a fresh non-sensitive word."""
+        a = ahead.Ahead(streams, rows, 8 * (end[rows] - position[rows]) + 64)
+        reader = ahead.AheadStreams(a)
+        pos, stop, new = position[rows].copy(), end[rows], fresh[rows].copy()
+        k = np.arange(_AHEAD_ROUNDS)[None, :]
+        bound = np.uint64(self.target_size)
+        reject_below = (np.uint64(1 << 32) - bound) % bound
+        live = np.arange(len(rows))
+        while live.size:
+            a.reserve(live, 3 * _AHEAD_ROUNDS + 2)
+            n = len(live)
+            x = ranks[pos[live]]
+            at = a.at[live]
+            flat = a.flat
+            done = np.zeros(n, dtype=bool)
+            out = np.empty(n, dtype=np.int64)
+            used = np.zeros(n, dtype=np.int64)
+            base = at.copy()
+            decide = np.flatnonzero(new[live] & (x < keep_below))
+            if decide.size:
+                kept = decide[(flat[at[decide]] >> np.uint64(11)).astype(np.float64) * 2.0**-53 >= keep_p]
+                done[kept], out[kept], used[kept] = True, x[kept], 1
+                base[decide] += 1
+            pu = self.p_uniform[x]
+            s = np.where(pu == 1.0, 2, 3)[:, None]
+            q = base[:, None] + s * k
+            three = s == 3
+            branch = flat[q]
+            top = (branch >> np.uint64(52)).astype(np.intp)
+            rare = three & (top == 0)
+            u = _mantissa(branch) * ((1023 - (_TOP_ZEROS[top] + 1)) << 52).view(np.float64)
+            uniform = ~three | (u < pu[:, None])
+            m = (flat[q + (s - 2)] >> np.uint64(32)) * bound
+            y = self.target_start + (m >> np.uint64(32)).astype(np.int64)
+            logs = flat[q + (s - 1)]
+            top_log = (logs >> np.uint64(52)).astype(np.intp)
+            rare |= uniform & (((m & np.uint64(0xFFFFFFFF)) < reject_below) | (top_log == 0))
+            mantissa = _mantissa(logs)
+            scale = (_TOP_ZEROS[top_log] + 1).astype(np.float64) * _LN_2
+            bounds = np.broadcast_to(self.bounds[x][:, None], q.shape)
+            threshold = bounds - 2.0 * (np.log(mantissa) - scale) / self.epsilon  # as in ``step``
+
+            def exact(i, bounds=bounds, mantissa=mantissa, scale=scale):  # (flat positions of the n x rounds)
+                return bounds.ravel()[i] - 2.0 * (fdlibm.log(mantissa.ravel()[i]) - scale.ravel()[i]) / self.epsilon
+
+            accept = threshold > self.cap
+            if self.cap != math.inf:
+                near = np.flatnonzero(~(np.abs(threshold - self.cap) > threshold * _THRESHOLD_MARGIN).ravel())
+                if near.size:
+                    accept.ravel()[near] = exact(near) > self.cap
+            # Distances only for the rounds before the row's first excess or rare round (which ends the look).
+            stops = ~uniform | rare
+            stop_at = np.where(stops.any(axis=1), stops.argmax(axis=1), _AHEAD_ROUNDS)
+            test = np.flatnonzero((uniform & ~accept & ~rare & (k < stop_at[:, None])).ravel())
+            if test.size:
+                t = threshold.ravel()[test]
+                xs = np.broadcast_to(x[:, None], q.shape).ravel()[test]
+                accept.ravel()[test] = squared_distance_below(
+                    self.model, xs, y.ravel()[test], t * t, lambda i, test=test: _square(exact(test[i]))
+                )
+            event = ~uniform | accept | rare
+            first = event.argmax(axis=1)
+            open_ = np.flatnonzero(~done)
+            ends = open_[event[open_, first[open_]]]
+            row_first = first[ends]
+            # No event in the rounds looked at: all rejected.
+            used[open_] = (base - at)[open_] + s[open_, 0] * _AHEAD_ROUNDS
+            used[ends] = (base - at)[ends] + s[ends, 0] * row_first
+            slow = ends[rare[ends, row_first]]
+            settled = ends[~rare[ends, row_first]]
+            accepted = settled[uniform[settled, first[settled]]]
+            done[accepted], out[accepted] = True, y[accepted, first[accepted]]
+            used[accepted] += s[accepted, 0]
+            picks = settled[~uniform[settled, first[settled]]]
+            if picks.size:
+                d = flat[q[picks, first[picks]] + 1]
+                xp = x[picks]
+                start = self.offsets[xp]
+                j = pick_row(
+                    self.cumulative, start, self.lengths[xp], (d >> np.uint64(11)).astype(np.float64) * 2.0**-53
+                )
+                done[picks], out[picks] = True, self.neighbours[start + j]
+                used[picks] += 2
+            a.at[live] = at + used
+            if slow.size:
+                d2, y2 = step(reader, live[slow], x[slow], np.zeros(slow.size, dtype=bool))
+                done[slow], out[slow] = d2, y2
+            finished = live[done]
+            outputs[pos[finished]] = out[done]
+            pos[finished] += 1
+            new[live] = done
+            live = live[pos[live] < stop[live]]
+        a.sync()
+        position[rows] = pos
+
+
+def _mantissa(bits: np.ndarray) -> np.ndarray:
+    return 1.0 + (bits & np.uint64((1 << 52) - 1)).astype(np.float64) * 2.0**-52
+
+
+_AHEAD_ROWS = 256  # rows left in a batch when the SanText family reads their streams ahead (``finish``)
+_AHEAD_ROUNDS = 6  # rounds of a row's token looked at per iteration there
 _UNSET = object()
 
 
@@ -448,6 +560,9 @@ class SanText(Mechanism):
     def step(self, streams, rows, words, fresh):
         return self.sampler.step(streams, rows, words, fresh)
 
+    def finish(self, streams, rows, ranks, position, end, fresh, outputs):
+        self.sampler.finish(streams, rows, ranks, position, end, fresh, outputs, self.step)
+
 
 class Tem(Mechanism):
     name = "tem"
@@ -461,6 +576,9 @@ class Tem(Mechanism):
 
     def step(self, streams, rows, words, fresh):
         return self.sampler.step(streams, rows, words, fresh)
+
+    def finish(self, streams, rows, ranks, position, end, fresh, outputs):
+        self.sampler.finish(streams, rows, ranks, position, end, fresh, outputs, self.step)
 
 
 def gamma_for(epsilon: float, beta: float, size: int) -> float:
@@ -490,6 +608,9 @@ class SanTextPlus(Mechanism):
 
     def prepare(self, words):
         self.sampler.prepare(words)
+
+    def finish(self, streams, rows, ranks, position, end, fresh, outputs):
+        self.sampler.finish(streams, rows, ranks, position, end, fresh, outputs, self.step, self.output_start, self.p)
 
     def step(self, streams, rows, words, fresh):
         """A non-sensitive word's first round starts with the kept-or-not draw (one nextDouble: kept with

@@ -269,7 +269,11 @@ class PythonSanitizer:
         position = first[:-1].copy()
         end = first[1:]
         fresh = np.ones(n_rows, dtype=bool)
+        finish = getattr(mechanism, "finish", None)
         while active.size:
+            if finish is not None and active.size <= mechanisms._AHEAD_ROWS:
+                finish(streams, active, ranks, position, end, fresh, outputs)  # the last few rows, reading ahead
+                break
             at = position[active]
             done, y = mechanism.step(streams, active, ranks[at], fresh[active])
             finished = active[done]
