@@ -14,6 +14,7 @@ from dptext.engine import ahead, mechanisms
 from dptext.engine.keys import SecretKey
 from dptext.engine.sanitizer import EngineSettings, PythonSanitizer
 from dptext.engine.xoshiro import RowStreams
+from tests.engine import model_files
 
 GOLDEN = Path(__file__).resolve().parents[3] / "udfs" / "src" / "test" / "resources" / "golden"
 
@@ -39,15 +40,27 @@ def test_streams_read_ahead_give_the_streams_draws_and_positions():
 
 
 @pytest.mark.parametrize(
-    "spec", [{"mechanism": "santext"}, {"mechanism": "santext+"}, {"mechanism": "tem", "gamma": "1"}]
+    "spec",
+    [
+        {"mechanism": "santext"},
+        {"mechanism": "santext+"},
+        {"mechanism": "santext+", "p": "0.5"},
+        {"mechanism": "tem", "gamma": "2"},
+    ],
 )
-def test_reading_ahead_gives_the_rows_of_round_by_round(spec, monkeypatch):
-    words = [json.loads(line)["text"] for line in (GOLDEN / "rows.jsonl").read_text(encoding="ascii").splitlines()]
-    words = [w for t in words for w in t.split()]
+@pytest.mark.parametrize("model", ["golden", "synthetic"])
+def test_reading_ahead_gives_the_rows_of_round_by_round(spec, model, monkeypatch, tmp_path):
+    if model == "golden":
+        path = GOLDEN / "model.dptext-model"
+        lines = (GOLDEN / "rows.jsonl").read_text(encoding="ascii").splitlines()
+        words = [w for line in lines for w in json.loads(line)["text"].split()]
+    else:  # small neighbour tables: most targets lie outside, so rounds are rejected and a look can end open
+        words, vectors = model_files.synthetic()
+        path = model_files.write(tmp_path / "synthetic.dptext-model", words, vectors, {0: 12, 24: 12})
     rng = random.Random(54)
     texts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 400))) for _ in range(300)]
     key = SecretKey.parse((GOLDEN / "key.hex").read_text(encoding="ascii").strip(), "the golden files' test key")
-    conf = spec | {"model": str(GOLDEN / "model.dptext-model"), "idMode": "column"}
+    conf = spec | {"model": str(path), "idMode": "column"}
     ids = [str(i).encode() for i in range(len(texts))]
 
     def rows(ahead_rows: int, rounds: int) -> list:

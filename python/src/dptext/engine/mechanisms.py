@@ -332,6 +332,26 @@ class ExponentialNeighbourSampler(Mechanism):
         reject_below = (np.uint64(1 << 32) - bound) % bound
         live = np.arange(len(rows))
         while live.size:
+            if keep_below:
+                # A fresh row's next words while each is non-sensitive and its draw keeps it (one output each), ahead
+                # of the token this iteration samples: SanText+'s kept words cost no iteration of their own.
+                a.reserve(live, _KEPT_RUN)
+                token = pos[live][:, None] + np.arange(_KEPT_RUN)[None, :]
+                word = ranks[np.minimum(token, len(ranks) - 1)]
+                draw = (a.flat[a.at[live][:, None] + np.arange(_KEPT_RUN)[None, :]] >> np.uint64(11)).astype(np.float64)
+                kept = (token < stop[live][:, None]) & (word < keep_below) & (draw * 2.0**-53 >= keep_p)
+                kept &= new[live][:, None]
+                run = np.where(kept.all(axis=1), _KEPT_RUN, kept.argmin(axis=1))
+                moved = np.flatnonzero(run)
+                if moved.size:
+                    r, count = live[moved], run[moved]
+                    at = np.repeat(pos[r] - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
+                    outputs[at] = ranks[at]
+                    pos[r] += count
+                    a.at[r] += count
+                    live = live[pos[live] < stop[live]]
+                    if not live.size:
+                        break
             a.reserve(live, 3 * _AHEAD_ROUNDS + 2)
             n = len(live)
             x = ranks[pos[live]]
@@ -425,6 +445,7 @@ def _mantissa(bits: np.ndarray) -> np.ndarray:
 
 _AHEAD_ROWS = 256  # rows left in a batch when the SanText family reads their streams ahead (``finish``)
 _AHEAD_ROUNDS = 6  # rounds of a row's token looked at per iteration there
+_KEPT_RUN = 8  # SanText+'s kept words looked at before them
 _UNSET = object()
 
 
