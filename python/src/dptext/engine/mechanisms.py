@@ -151,6 +151,18 @@ def pick_row(cumulative: np.ndarray, row_start: np.ndarray, row_length: np.ndarr
 _SCALAR_ROWS = 96
 
 
+def exceeds_vocabulary(mechanism: str, parameter: str, value: object, size: int) -> DpTextError:
+    """A parameter the model's vocabulary cannot serve: the refusal the JVM's ``validate(spec, model)`` raises."""
+    return DpTextError.of(
+        "MECHANISM_PARAMETER_EXCEEDS_MODEL",
+        mechanism=mechanism,
+        parameter=parameter,
+        value=value,
+        what="vocabulary size",
+        limit=size,
+    )
+
+
 class Mechanism:
     """A sampler: ``output_start`` (outputs lie in [output_start, |V|), and so do OOV replacements) and
     ``step``, one round of the JVM's draws for one token of each row given.
@@ -661,15 +673,8 @@ class CusText(Mechanism):
         n = model.size
         if k < 2:
             raise AssertionError(f"groupSize={k}: the settings check K >= 2 first")
-        if k > n:  # the JVM's CusText validate(spec, model): the same named error
-            raise DpTextError.of(
-                "MECHANISM_PARAMETER_EXCEEDS_MODEL",
-                mechanism=self.name,
-                parameter="groupSize",
-                value=k,
-                what="vocabulary size",
-                limit=n,
-            )
+        if k > n:  # the JVM's CusText validate(spec, model)
+            raise exceeds_vocabulary(self.name, "groupSize", k, n)
         self.verbatim = np.zeros(n, dtype=bool)
         if plus:
             index = {}
@@ -776,15 +781,8 @@ class Diffractor(Mechanism):
 
     def __init__(self, model: Model, epsilon: float, noise: str, radius: int, lists: int) -> None:
         n = model.size
-        if lists > n:  # the JVM's Diffractor validate(spec, model): the same named error
-            raise DpTextError.of(
-                "MECHANISM_PARAMETER_EXCEEDS_MODEL",
-                mechanism=self.name,
-                parameter="lists",
-                value=lists,
-                what="vocabulary size",
-                limit=n,
-            )
+        if lists > n:  # the JVM's Diffractor validate(spec, model)
+            raise exceeds_vocabulary(self.name, "lists", lists, n)
         self.epsilon = float(epsilon)
         self.noise = noise
         self.radius = int(radius)

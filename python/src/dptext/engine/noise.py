@@ -23,7 +23,7 @@ import threading
 import numpy as np
 
 from dptext.engine import fdlibm, jump, xoshiro
-from dptext.engine.mechanisms import Mechanism, _summed_squares
+from dptext.engine.mechanisms import Mechanism, _summed_squares, exceeds_vocabulary
 from dptext.engine.model import Model
 from dptext.errors import DpTextError
 
@@ -545,15 +545,8 @@ class Vickrey(NoisyEmbedding):
         self.t = np.array([float(x) for x in t])
         self.k = 2 if len(self.t) == 1 else len(self.t)
         self.name = "vickrey" if len(self.t) == 1 else "vickrey-topk"
-        if len(self.t) > model.size:  # VickreyMechanism's validate(spec, model): the same check, before any row
-            raise DpTextError.of(
-                "MECHANISM_PARAMETER_EXCEEDS_MODEL",
-                mechanism=self.name,
-                parameter="k (the number of thresholds in t)",
-                value=len(self.t),
-                what="vocabulary size",
-                limit=model.size,
-            )
+        if len(self.t) > model.size:  # VickreyMechanism's validate(spec, model), before any row
+            raise exceeds_vocabulary(self.name, "k (the number of thresholds in t)", len(self.t), model.size)
         super().__init__(model, epsilon, lam)
 
     def choose(self, streams, first, words, dists):

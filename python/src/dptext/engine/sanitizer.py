@@ -23,6 +23,17 @@ from dptext.engine.keys import RowSeeder, SecretKey
 from dptext.errors import DpTextError
 
 
+def no_id_column() -> DpTextError:
+    """Id mode column without an id column: the JVM's ID_COLUMN_NOT_GIVEN, with the Python surfaces' ways out."""
+    return DpTextError.of(
+        "ID_COLUMN_NOT_GIVEN",
+        caller="The Python engine (id mode column)",
+        idColumn="id_col",
+        contentHash="id_mode='content-hash'",
+        fresh="id_mode='fresh'",
+    )
+
+
 @dataclass(frozen=True)
 class EngineSettings:
     """The settings a Python-engine run uses, resolved once from the session's and the call's settings
@@ -192,13 +203,7 @@ class PythonSanitizer:
             return out
         if mode == "column":
             if ids is None:
-                raise DpTextError.of(
-                    "ID_COLUMN_NOT_GIVEN",
-                    caller="The Python engine (id mode column)",
-                    idColumn="id_col",
-                    contentHash="id_mode='content-hash'",
-                    fresh="id_mode='fresh'",
-                )
+                raise no_id_column()
             seeds = []
             for i in live:
                 if ids[i] is None:

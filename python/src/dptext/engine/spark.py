@@ -20,7 +20,7 @@ import pandas as pd  # at module level: pandas_udf reads the functions' type hin
 
 from dptext.engine import ids
 from dptext.engine import model as model_files
-from dptext.engine.sanitizer import EngineSettings, cached, driver_key
+from dptext.engine.sanitizer import EngineSettings, cached, driver_key, no_id_column
 from dptext.errors import DpTextError
 
 if TYPE_CHECKING:
@@ -139,13 +139,7 @@ def column(text: Column, id_col: Column | None, conf: dict[str, str]) -> Column:
 
     settings, fingerprint = prepare(conf)
     if settings.id_mode == "column" and id_col is None:
-        raise DpTextError.of(
-            "ID_COLUMN_NOT_GIVEN",
-            caller="The Python engine (id mode column)",
-            idColumn="id_col",
-            contentHash="id_mode='content-hash'",
-            fresh="id_mode='fresh'",
-        )
+        raise no_id_column()
     udf = _make_udf(settings, fingerprint, id_col is not None and settings.id_mode == "column")
     if id_col is None or settings.id_mode != "column":
         return udf(text)
