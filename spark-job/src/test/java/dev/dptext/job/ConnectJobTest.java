@@ -296,7 +296,8 @@ class ConnectJobTest {
     try {
       dev.dptext.spark.DpText.Builder b = dev.dptext.spark.DpText.sanitizer(connect);
       assertEquals("vickrey", b.options().get(dev.dptext.settings.Settings.MECHANISM));
-      UnsupportedOperationException udf = assertThrows(UnsupportedOperationException.class, () -> b.udf(connect));
+      IllegalArgumentException udf = assertThrows(IllegalArgumentException.class, () -> b.udf(connect));
+      dev.dptext.testing.ErrorAssertions.assertError(udf, "CLASSIC_SESSION_REQUIRED");
       assertTrue(udf.getMessage().contains("dp_sanitize") && udf.getMessage().contains("Spark Connect"),
           udf.getMessage());
     } finally {
