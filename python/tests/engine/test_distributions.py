@@ -157,6 +157,16 @@ def test_diffractor(model, noise, lists, x):
     assert_fits(draw(mechanism, x), diffractor_conditional(mechanism, x))
 
 
+@pytest.mark.parametrize("eps", [0.8, 0.05])
+def test_diffractor_geometric_floors_do_not_depend_on_the_log(model, monkeypatch, eps):
+    # The geometric step takes floor(log u / -ε) from NumPy's log except within a margin of an integer, where it
+    # takes fdlibm's: forced to take fdlibm's everywhere, the draws must not change.
+    make = lambda: mechanisms.Diffractor(model, eps, "geometric", 5, 3)  # noqa: E731
+    screened = draw(make(), 200)
+    monkeypatch.setattr(mechanisms, "_THRESHOLD_MARGIN", math.inf)
+    assert np.array_equal(draw(make(), 200), screened)
+
+
 def test_the_test_rejects_a_wrong_distribution(model):
     """The same check fails a sampler off by a little: ε 3.0 drawn, ε 3.3 claimed."""
     with pytest.raises(AssertionError):

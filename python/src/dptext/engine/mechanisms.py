@@ -816,12 +816,27 @@ class Diffractor(Mechanism):
             return j
         r, pm = rows[moves], p[moves]
         up = streams.next_long(r) >= np.uint64(1 << 63)  # Java's nextLong() < 0
-        k = 1 + np.floor(streams.next_log_uniform(r) / -self.epsilon)
+        k = 1 + np.floor(self._log_uniform_over_epsilon(streams, r))
         with np.errstate(invalid="ignore"):
             upper = np.where(k >= n - 1 - pm, n - 1, pm + np.minimum(k, n).astype(np.int64))
             lower = np.where(k >= pm, 0, pm - np.minimum(k, n).astype(np.int64))
         j[moves] = np.where(up, upper, lower)
         return j
+
+    def _log_uniform_over_epsilon(self, streams, rows) -> np.ndarray:
+        """``nextLogUniform() / -ε`` where its floor is what is used: from NumPy's log wherever no integer lies
+        within the margin of it, else from fdlibm's (the JVM's), so every floor is the JVM's.
+
+        NumPy's log is within a few ulps of fdlibm's on [1, 2), so the two quotients differ by less than
+        |q|·2^-50 + 2^-50/ε (the log's error, and the subtraction's and the division's roundings); the margin
+        |q|·2^-30 + 2^-40/ε is a thousand times that. fdlibm's log is ~50 NumPy calls: ~17 % of this mechanism's
+        time before."""
+        mantissa, scale = streams.next_log_uniform_parts(rows)
+        q = (np.log(mantissa) - scale) / -self.epsilon
+        near = np.flatnonzero(~(np.abs(q - np.rint(q)) > np.abs(q) * _THRESHOLD_MARGIN + 2.0**-40 / self.epsilon))
+        if near.size:
+            q[near] = (fdlibm.log(mantissa[near]) - scale[near]) / -self.epsilon
+        return q
 
     def _side_weight(self, m: np.ndarray) -> np.ndarray:
         lb = np.float64(self.log_b)
