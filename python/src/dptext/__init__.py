@@ -15,16 +15,58 @@ extension) the jar does the work; where it has not (Databricks serverless), the 
 Each mechanism's guarantee: ``dptext.mechanisms()`` or ``help(dptext.functions.dp_sanitize)``.
 """
 
+from typing import TYPE_CHECKING
+
 from dptext import errors as _errors
-from dptext._registry import Mechanism, default_mechanism, mechanisms
 from dptext._version import JAR_VERSION, __version__
-from dptext.accounting import ledger
-from dptext.dataframe import sanitize
 from dptext.errors import DpTextError
-from dptext.functions import dp_sanitize
-from dptext.ml import DpTextSanitizer
-from dptext.session import configure, is_connect, jar_path, register, set_options
-from dptext.streaming import stream
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time each name is imported on first use (below)
+    from dptext._registry import Mechanism, default_mechanism, mechanisms
+    from dptext.accounting import ledger
+    from dptext.dataframe import sanitize
+    from dptext.functions import dp_sanitize
+    from dptext.ml import DpTextSanitizer
+    from dptext.session import configure, is_connect, jar_path, register, set_options
+    from dptext.streaming import stream
+
+# The public names and the module each comes from, imported when first used (PEP 562): a Python worker running
+# the engine imports ``dptext.engine``, hence this package, and should not pay for the DataFrame API, the ML
+# stage and sessions it never uses (~0.35 s before a worker's first batch).
+_LAZY = {
+    "Mechanism": "dptext._registry",
+    "default_mechanism": "dptext._registry",
+    "mechanisms": "dptext._registry",
+    "ledger": "dptext.accounting",
+    "sanitize": "dptext.dataframe",
+    "dp_sanitize": "dptext.functions",
+    "DpTextSanitizer": "dptext.ml",
+    "configure": "dptext.session",
+    "is_connect": "dptext.session",
+    "jar_path": "dptext.session",
+    "register": "dptext.session",
+    "set_options": "dptext.session",
+    "stream": "dptext.streaming",
+}
+
+
+def __getattr__(name: str):
+    import importlib
+    import importlib.util
+
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+    elif not name.startswith("__") and importlib.util.find_spec(f"dptext.{name}") is not None:
+        value = importlib.import_module(f"dptext.{name}")  # ``dptext.functions.dp_sanitize`` after ``import dptext``
+    else:
+        raise AttributeError(f"module 'dptext' has no attribute {name!r}")
+    globals()[name] = value  # later uses read it directly
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def register_function(spark, name: str = "dp_sanitize", **settings) -> str:
@@ -45,6 +87,8 @@ _errors.install()  # dptext's JVM errors become DpTextError (docs/python-and-con
 
 def guarantee(mechanism: str) -> str:
     """The guarantee of ``mechanism`` as the JVM registry states it."""
+    from dptext._registry import mechanisms
+
     for m in mechanisms():
         if m.name == mechanism:
             return m.guarantee

@@ -18,9 +18,12 @@ JVM does, and an error that crossed from the JVM or a worker keeps its ``name`` 
 from __future__ import annotations
 
 import contextlib
+import importlib.abc
+import importlib.util
 import json
 import os
 import re
+import sys
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -255,9 +258,50 @@ def install() -> None:
                 captured.install_exception_handler()  # a SparkContext exists already: re-patch py4j now
         except ImportError:
             pass
-    try:
-        from pyspark.sql.connect.client.core import SparkConnectClient
-    except ImportError:  # pyspark without the Connect extras
-        return
-    if not getattr(SparkConnectClient._handle_error, "_dptext", False):
-        SparkConnectClient._handle_error = _converting(SparkConnectClient._handle_error)
+    # Spark Connect's client: patched now if it is loaded, else when it is (importing it costs ~0.4 s, paid by
+    # every Python worker that runs the engine, where no Connect client is ever used).
+    client = sys.modules.get(_CONNECT_CLIENT)
+    if client is not None:
+        _patch_connect_client(client)
+    elif not any(isinstance(f, _ConnectClientHook) for f in sys.meta_path):
+        sys.meta_path.insert(0, _ConnectClientHook())
+
+
+_CONNECT_CLIENT = "pyspark.sql.connect.client.core"
+
+
+def _patch_connect_client(module: Any) -> None:
+    client = module.SparkConnectClient
+    if not getattr(client._handle_error, "_dptext", False):
+        client._handle_error = _converting(client._handle_error)
+
+
+class _ConnectClientHook(importlib.abc.MetaPathFinder):
+    """Patches Spark Connect's client module right after it is first imported (once, then leaves the path)."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != _CONNECT_CLIENT:
+            return None
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self)  # the finders after it find the module; this runs once
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _PatchingLoader(spec.loader)
+        return spec
+
+
+class _PatchingLoader(importlib.abc.Loader):
+    """The module's own loader, then ``_patch_connect_client`` on what it loaded."""
+
+    def __init__(self, loader: Any) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: Any) -> Any:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self._loader.exec_module(module)
+        _patch_connect_client(module)
+
+    def __getattr__(self, name: str) -> Any:  # get_source, get_filename, is_package…: the real loader's
+        return getattr(self._loader, name)
