@@ -59,8 +59,9 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(module), name)
     elif not name.startswith("__") and importlib.util.find_spec(f"dptext.{name}") is not None:
         value = importlib.import_module(f"dptext.{name}")  # ``dptext.functions.dp_sanitize`` after ``import dptext``
-    else:
-        raise AttributeError(f"module 'dptext' has no attribute {name!r}")
+    else:  # an AttributeError, as Python's protocol wants (hasattr, getattr with a default)
+        message = _errors.render("PYTHON_NAME_UNKNOWN", {"attribute": repr(name), "names": __all__})
+        raise AttributeError(message, name=name)
     globals()[name] = value  # later uses read it directly
     return value
 
