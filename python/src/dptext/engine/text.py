@@ -26,6 +26,7 @@ Exactness against the JVM (Java 17, Unicode 13):
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 import unicodedata
@@ -949,9 +950,14 @@ def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch:
             joiners.append("")
         sizes.append(len(cut))
         pieces += cut
-    known = table.__contains__
-    table.add(dict.fromkeys(p for p in pieces if not known(p)))  # the new pieces, once each, in order of sight
-    types = np.fromiter(map(table.__getitem__, pieces), dtype=np.int64, count=len(pieces))
+    # One dict lookup per piece (-1 for a piece not seen yet), in C: a test and then a lookup for each piece cost
+    # twice that, ~0.05 s per 450,000 pieces (the batches after the first have few new pieces, if any).
+    types = np.fromiter(map(table.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=len(pieces))
+    new = np.flatnonzero(types < 0)
+    if new.size:
+        unseen = [pieces[i] for i in new.tolist()]
+        table.add(dict.fromkeys(unseen))  # the new pieces, once each, in order of sight
+        types[new] = np.fromiter(map(table.__getitem__, unseen), dtype=np.int64, count=len(unseen))
     tokens_of, vocabulary_of, first_of, rank, _, _ = table.columns()
     b = Batch()
     b.table, b.pieces, b.joiners = table, pieces, joiners
