@@ -171,3 +171,37 @@ def test_the_test_rejects_a_wrong_distribution(model):
     """The same check fails a sampler off by a little: ε 3.0 drawn, ε 3.3 claimed."""
     with pytest.raises(AssertionError):
         assert_fits(draw(mechanisms.SanText(model, 3.0), 117), exponential(model, 117, 3.3))
+
+
+def _pick_excess(cumulative: np.ndarray, row: int, length: int, u: float) -> int:
+    """``ExponentialNeighbourSampler.pickExcess`` as the JVM writes it."""
+    lo, hi = row, row + length - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cumulative[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo - row
+
+
+@pytest.mark.parametrize("rows", [1, 40, 300])
+def test_pick_row_is_the_jvms_binary_search(rows):
+    """Both of ``pick_row``'s ways (one search per row for a few rows, all rows at once for more) give the JVM's
+    index: rows of 1 to 700 entries with runs of equal values (zero excess), u at, between, below and above them."""
+    rng = np.random.default_rng(rows)
+    lengths = rng.integers(1, 700, size=rows)
+    lengths[0] = 1
+    pieces = []
+    for n in lengths:
+        w = np.where(rng.random(n) < 0.3, 0.0, rng.random(n))
+        c = np.cumsum(w)
+        pieces.append(c / c[-1] if c[-1] > 0 else c)
+    cumulative = np.concatenate(pieces)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    for trial in range(20):
+        at = starts + (rng.random(rows) * lengths).astype(np.int64)
+        u = np.where(trial % 2 == 0, cumulative[at], rng.random(rows))  # exactly an entry, or anywhere
+        u[: rows // 4] = rng.choice([0.0, 1.0 - 2.0**-53, 0.5], size=rows // 4)
+        want = [_pick_excess(cumulative, int(s), int(n), float(x)) for s, n, x in zip(starts, lengths, u, strict=True)]
+        assert mechanisms.pick_row(cumulative, starts, lengths, u).tolist() == want

@@ -126,7 +126,7 @@ def pick_row(cumulative: np.ndarray, row_start: np.ndarray, row_length: np.ndarr
     when none is): ``ExponentialNeighbourSampler.pickExcess``'s binary search, all rows at once."""
     if len(u) <= _SCALAR_ROWS:
         # A few rows (the end of a batch, where the longest texts are still drawing): one np.searchsorted per row
-        # costs less than the ~100 NumPy calls of the vectorised search. (Each row is non-decreasing, so every
+        # costs less than the ~75 NumPy calls of the vectorised search. (Each row is non-decreasing, so every
         # binary search finds the same first entry > u; the last entry is taken when no other is.)
         return np.fromiter(
             (
@@ -136,19 +136,22 @@ def pick_row(cumulative: np.ndarray, row_start: np.ndarray, row_length: np.ndarr
             dtype=np.int64,
             count=len(u),
         )
-    lo = row_start.astype(np.int64, copy=True)
-    hi = lo + row_length - 1
-    # A fixed number of halvings (enough for the longest row) instead of a test per round: a row already
-    # settled (lo == hi) has mid == hi, and neither update below moves it.
-    for _ in range(int(row_length.max(initial=1) - 1).bit_length()):
-        mid = (lo + hi) >> 1
-        left = cumulative[mid] > u
-        hi = np.where(left, mid, hi)
-        lo = np.where(left, lo, np.minimum(mid + 1, hi))
-    return lo - row_start
+    # The count of entries <= u among the first length - 1 of the row (it is non-decreasing: they are a prefix), which
+    # is the first index whose value is > u, or the last index. Counted from the highest power of two down: a step
+    # is taken where the entry it ends on is <= u. 6 NumPy calls per halving instead of the bounds' 8.
+    end = row_start + (row_length - 1)
+    pos = row_start.astype(np.int64, copy=True)
+    step = 1 << max(0, int(row_length.max(initial=1) - 1).bit_length() - 1)
+    while step:
+        at = pos + (step - 1)
+        ok = cumulative.take(at, mode="clip") <= u  # (clip: a position past the row's prefix is not taken anyway)
+        ok &= at < end
+        np.add(pos, step, out=pos, where=ok)
+        step >>= 1
+    return pos - row_start
 
 
-_SCALAR_ROWS = 96
+_SCALAR_ROWS = 64
 
 
 def exceeds_vocabulary(mechanism: str, parameter: str, value: object, size: int) -> DpTextError:
