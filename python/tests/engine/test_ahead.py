@@ -46,6 +46,8 @@ def test_streams_read_ahead_give_the_streams_draws_and_positions():
         {"mechanism": "santext+"},
         {"mechanism": "santext+", "p": "0.5"},
         {"mechanism": "tem", "gamma": "2"},
+        {"mechanism": "tem", "gamma": "4.5"},
+        {"mechanism": "tem"},
     ],
 )
 @pytest.mark.parametrize("model", ["golden", "synthetic"])
@@ -63,12 +65,15 @@ def test_reading_ahead_gives_the_rows_of_round_by_round(spec, model, monkeypatch
     conf = spec | {"model": str(path), "idMode": "column"}
     ids = [str(i).encode() for i in range(len(texts))]
 
-    def rows(ahead_rows: int, rounds: int) -> list:
+    def rows(ahead_rows: int, rounds: int, run: int = 8) -> list:
         monkeypatch.setattr(mechanisms, "_AHEAD_ROWS", ahead_rows)
         monkeypatch.setattr(mechanisms, "_AHEAD_ROUNDS", rounds)
+        monkeypatch.setattr(mechanisms, "_EASY_RUN", run)
         return PythonSanitizer(EngineSettings.resolve(conf), key).sanitize(texts, ids)
 
     by_rounds = rows(0, 6)
     assert rows(10**9, 6) == by_rounds
     assert rows(10**9, 1) == by_rounds
     assert rows(40, 3) == by_rounds
+    assert rows(10**9, 6, run=1) == by_rounds  # (TEM's run of tokens settled ahead of the look: one, or many)
+    assert rows(10**9, 2, run=30) == by_rounds

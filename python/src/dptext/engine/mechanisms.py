@@ -346,7 +346,14 @@ class ExponentialNeighbourSampler(Mechanism):
         bound = np.uint64(self.target_size)
         reject_below = (np.uint64(1 << 32) - bound) % bound
         live = np.arange(len(rows))
+        # TEM: most rounds end their token without a distance (a threshold decisively above gamma, or the excess pick),
+        # so each iteration first settles a row's next tokens while their first rounds do (``_easy_run``).
+        easy = not keep_below and self.cap != math.inf
         while live.size:
+            if easy:
+                live = self._easy_run(a, live, ranks, pos, stop, new, outputs)
+                if not live.size:
+                    break
             if keep_below:
                 # A fresh row's next words while each is non-sensitive and its draw keeps it (one output each), ahead
                 # of the token this iteration samples: SanText+'s kept words cost no iteration of their own.
@@ -453,6 +460,58 @@ class ExponentialNeighbourSampler(Mechanism):
         a.sync()
         position[rows] = pos
 
+    def _easy_run(self, a, live, ranks, pos, stop, new, outputs) -> np.ndarray:
+        """``finish``'s first part for TEM: per row of ``live``, its next tokens while each one's first round ends it
+        without a distance (or a rare path), settled at once; returns the rows with tokens left.
+
+        A round is 3 outputs in the uniform branch and 2 in the excess one, so where each round ends its token the
+        rounds' offsets follow from the branch draws alone: a walk over the ``_EASY_RUN`` tokens, each output read as
+        a branch draw once. The first token whose round would not end it this way (a threshold not decisively above
+        gamma, a rare path, the certain uniform branch) ends the run; the regular look takes it from there."""
+        count = _EASY_RUN
+        a.reserve(live, 3 * count)
+        n = len(live)
+        token = pos[live][:, None] + np.arange(count)[None, :]
+        x = ranks[np.minimum(token, len(ranks) - 1)]
+        pu = self.p_uniform[x]
+        window = a.flat[a.at[live][:, None] + np.arange(3 * count)[None, :]]
+        top = (window >> np.uint64(52)).astype(np.intp)
+        u = _mantissa(window) * ((1023 - (_TOP_ZEROS[top] + 1)) << 52).view(np.float64)  # nextUniform's, top != 0
+        r = np.arange(n)
+        offset = np.zeros((n, count + 1), dtype=np.int64)  # each token's round's first output, if all end there
+        for j in range(count):
+            offset[:, j + 1] = offset[:, j] + 2 + (u[r, offset[:, j]] < pu[:, j])
+        at = offset[:, :count]
+        rc = r[:, None]
+        uniform = u[rc, at] < pu
+        target = window[rc, at + 1]  # the uniform target (nextInt), or the excess pick's nextDouble
+        bound = np.uint64(self.target_size)
+        m = (target >> np.uint64(32)) * bound
+        top_log = top[rc, at + 2]
+        threshold = self.bounds[x] - 2.0 * (
+            np.log(_mantissa(window[rc, at + 2])) - (_TOP_ZEROS[top_log] + 1) * _LN_2
+        ) / (self.epsilon)  # as in ``step``: it decides where not within 2^-30 of the cap
+        accepted = (threshold > self.cap) & (np.abs(threshold - self.cap) > threshold * _THRESHOLD_MARGIN)
+        accepted &= ((m & np.uint64(0xFFFFFFFF)) >= (np.uint64(1 << 32) - bound) % bound) & (top_log != 0)
+        ends = (token < stop[live][:, None]) & (pu != 1.0) & (top[rc, at] != 0) & (~uniform | accepted)
+        run = np.where(ends.all(axis=1), count, ends.argmin(axis=1))
+        moved = np.flatnonzero(run)
+        if moved.size:
+            taken = np.arange(count)[None, :] < run[moved][:, None]
+            xs, tokens = x[moved][taken], token[moved][taken]
+            ys = self.target_start + (m[moved][taken] >> np.uint64(32)).astype(np.int64)
+            picks = np.flatnonzero(~uniform[moved][taken])
+            if picks.size:
+                d = (target[moved][taken][picks] >> np.uint64(11)).astype(np.float64) * 2.0**-53
+                start = self.offsets[xs[picks]]
+                ys[picks] = self.neighbours[start + pick_row(self.cumulative, start, self.lengths[xs[picks]], d)]
+            outputs[tokens] = ys
+            rows = live[moved]
+            pos[rows] += run[moved]
+            a.at[rows] += offset[moved, run[moved]]
+            new[rows] = True
+        return live[pos[live] < stop[live]]
+
 
 def _mantissa(bits: np.ndarray) -> np.ndarray:
     return 1.0 + (bits & np.uint64((1 << 52) - 1)).astype(np.float64) * 2.0**-52
@@ -461,6 +520,7 @@ def _mantissa(bits: np.ndarray) -> np.ndarray:
 _AHEAD_ROWS = 256  # rows left in a batch when the SanText family reads their streams ahead (``finish``)
 _AHEAD_ROUNDS = 6  # rounds of a row's token looked at per iteration there
 _KEPT_RUN = 8  # SanText+'s kept words looked at before them
+_EASY_RUN = 8  # TEM's tokens looked at before them
 _UNSET = object()
 
 
