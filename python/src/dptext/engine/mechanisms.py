@@ -383,8 +383,8 @@ class ExponentialNeighbourSampler(Mechanism):
             out = np.empty(n, dtype=np.int64)
             used = np.zeros(n, dtype=np.int64)
             base = at.copy()
-            decide = np.flatnonzero(new[live] & (x < keep_below))
-            if decide.size:
+            decide = np.flatnonzero(new[live] & (x < keep_below)) if keep_below else ()
+            if len(decide):
                 kept = decide[(flat[at[decide]] >> np.uint64(11)).astype(np.float64) * 2.0**-53 >= keep_p]
                 done[kept], out[kept], used[kept] = True, x[kept], 1
                 base[decide] += 1
@@ -404,35 +404,46 @@ class ExponentialNeighbourSampler(Mechanism):
             rare |= uniform & (((m & np.uint64(0xFFFFFFFF)) < reject_below) | (top_log == 0))
             mantissa = _mantissa(logs)
             scale = (_TOP_ZEROS[top_log] + 1).astype(np.float64) * _LN_2
-            bounds = np.broadcast_to(self.bounds[x][:, None], q.shape)
-            threshold = bounds - 2.0 * (np.log(mantissa) - scale) / self.epsilon  # as in ``step``
+            bounds = self.bounds[x]
+            threshold = bounds[:, None] - 2.0 * (np.log(mantissa) - scale) / self.epsilon  # as in ``step``
 
             def exact(i, bounds=bounds, mantissa=mantissa, scale=scale):  # (flat positions of the n x rounds)
-                return bounds.ravel()[i] - 2.0 * (fdlibm.log(mantissa.ravel()[i]) - scale.ravel()[i]) / self.epsilon
+                r = i // _AHEAD_ROUNDS
+                return bounds[r] - 2.0 * (fdlibm.log(mantissa.ravel()[i]) - scale.ravel()[i]) / self.epsilon
 
             accept = threshold > self.cap
             if self.cap != math.inf:
                 near = np.flatnonzero(~(np.abs(threshold - self.cap) > threshold * _THRESHOLD_MARGIN).ravel())
                 if near.size:
                     accept.ravel()[near] = exact(near) > self.cap
-            # Distances only for the rounds before the row's first excess or rare round (which ends the look).
+            # Distances only for the rounds before the row's first excess or rare round (which ends the look): those
+            # are all uniform and not rare. (SanText: no threshold is above an infinite cap.)
             stops = ~uniform | rare
             stop_at = np.where(stops.any(axis=1), stops.argmax(axis=1), _AHEAD_ROUNDS)
-            test = np.flatnonzero((uniform & ~accept & ~rare & (k < stop_at[:, None])).ravel())
+            tested = k < stop_at[:, None]
+            if self.cap != math.inf:
+                tested &= ~accept
+            test = np.flatnonzero(tested.ravel())
             if test.size:
                 t = threshold.ravel()[test]
-                xs = np.broadcast_to(x[:, None], q.shape).ravel()[test]
+                xs = x[test // _AHEAD_ROUNDS]
                 accept.ravel()[test] = squared_distance_below(
                     self.model, xs, y.ravel()[test], t * t, lambda i, test=test: _square(exact(test[i]))
                 )
             event = ~uniform | accept | rare
             first = event.argmax(axis=1)
-            open_ = np.flatnonzero(~done)
-            ends = open_[event[open_, first[open_]]]
-            row_first = first[ends]
-            # No event in the rounds looked at: all rejected.
-            used[open_] = (base - at)[open_] + s[open_, 0] * _AHEAD_ROUNDS
-            used[ends] = (base - at)[ends] + s[ends, 0] * row_first
+            if len(decide):
+                open_ = np.flatnonzero(~done)
+                ends = open_[event[open_, first[open_]]]
+                row_first = first[ends]
+                # No event in the rounds looked at: all rejected.
+                used[open_] = (base - at)[open_] + s[open_, 0] * _AHEAD_ROUNDS
+                used[ends] = (base - at)[ends] + s[ends, 0] * row_first
+            else:  # (no kept-or-not draw: every row open, its rounds from at)
+                ends = np.flatnonzero(event.any(axis=1))
+                row_first = first[ends]
+                used = s[:, 0] * _AHEAD_ROUNDS
+                used[ends] = s[ends, 0] * row_first
             slow = ends[rare[ends, row_first]]
             settled = ends[~rare[ends, row_first]]
             accepted = settled[uniform[settled, first[settled]]]
