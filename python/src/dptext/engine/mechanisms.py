@@ -288,7 +288,9 @@ class ExponentialNeighbourSampler(Mechanism):
         pu = self.p_uniform[words]
         uniform = pu == 1.0
         drawn = np.flatnonzero(~uniform)
-        if drawn.size:
+        if drawn.size == n:  # (as a rule: every row draws its branch, and the rows need no gathering)
+            uniform = streams.next_uniform(rows) < pu
+        elif drawn.size:
             uniform[drawn] = streams.next_uniform(rows[drawn]) < pu[drawn]
         picked = np.flatnonzero(uniform)
         if picked.size:
@@ -304,19 +306,21 @@ class ExponentialNeighbourSampler(Mechanism):
             # terms, each a few ulps off): it decides wherever it is not within 2^-30 of what it is compared with;
             # fdlibm's log (~50 NumPy calls) is computed for the rest only.
             threshold = bounds - 2.0 * (np.log(mantissa) - scale) / self.epsilon
-            accept = threshold > self.cap
-            if self.cap != math.inf:
+            # squaredDistanceBelow(x, y, t²) < t² ⇔ the full d² < t²: its partial sums never exceed it.
+            if self.cap == math.inf:  # SanText: no threshold is above the cap, the distance decides every proposal
+                accept = squared_distance_below(self.model, xu, y, threshold * threshold, lambda i: _square(exact(i)))
+            else:
+                accept = threshold > self.cap
                 near = np.flatnonzero(~(np.abs(threshold - self.cap) > threshold * _THRESHOLD_MARGIN))
                 if near.size:
                     threshold[near] = exact(near)
                     accept[near] = threshold[near] > self.cap
-            test = np.flatnonzero(~accept)
-            if test.size:
-                # squaredDistanceBelow(x, y, t²) < t² ⇔ the full d² < t²: its partial sums never exceed it.
-                t = threshold[test]
-                accept[test] = squared_distance_below(
-                    self.model, xu[test], y[test], t * t, lambda i, test=test: _square(exact(test[i]))
-                )
+                test = np.flatnonzero(~accept)
+                if test.size:
+                    t = threshold[test]
+                    accept[test] = squared_distance_below(
+                        self.model, xu[test], y[test], t * t, lambda i, test=test: _square(exact(test[i]))
+                    )
             done[picked] = accept
             out[picked] = y
         excess = np.flatnonzero(~uniform)
