@@ -130,18 +130,23 @@ class RowStreams:
         two's-complement view: ``.view(np.int64)``; ``nextLong() < 0`` is ``>= 2**63`` here)."""
         if rows is None:
             s0, s1, s2, s3 = self.s0, self.s1, self.s2, self.s3
-        else:
-            s0, s1, s2, s3 = self.s0[rows], self.s1[rows], self.s2[rows], self.s3[rows]
-        # result = rotl(s0 + s3, 23) + s0
-        a = s0 + s3
-        result = ((a << _U(23)) | (a >> _U(41))) + s0
+        else:  # (take: ~20 % less than fancy indexing)
+            s0, s1, s2, s3 = self.s0.take(rows), self.s1.take(rows), self.s2.take(rows), self.s3.take(rows)
+        # result = rotl(s0 + s3, 23) + s0; the new words in place where an array is this call's own (fewer temporaries)
+        result = s0 + s3
+        t = result >> _U(41)
+        result <<= _U(23)
+        result |= t
+        result += s0
         t = s1 << _U(17)
         s2 = s2 ^ s0
         s3 = s3 ^ s1
         s1 = s1 ^ s2
         s0 = s0 ^ s3
-        s2 = s2 ^ t
-        s3 = (s3 << _U(45)) | (s3 >> _U(19))
+        s2 ^= t
+        t = s3 >> _U(19)
+        s3 <<= _U(45)
+        s3 |= t
         if rows is None:
             self.s0, self.s1, self.s2, self.s3 = s0, s1, s2, s3
         else:
