@@ -45,7 +45,7 @@ def main(reviews: str, n: str, mechanism: str) -> None:
         f"{mechanism} {n} reviews: "
         + ", ".join(
             f"{p} {b[0] - a[0]:.2f} s wall / {b[1] - a[1]:.2f} s CPU"
-            for p, a, b in zip(parts, marks, marks[1:], strict=True)
+            for p, a, b in zip(parts, marks[:-1], marks[1:], strict=True)
         )
     )
 
