@@ -13,7 +13,9 @@ MECHANISM="${2:-santext}"
 PYTHON="${DPTEXT_BENCH_PYTHON:-$ROOT/python/target/venv/bin/python}"
 DATA="${DPTEXT_DATA:-$HOME/.cache/dptext}/imdb-reviews.jsonl"
 [[ -x $PYTHON ]] || { echo "build the Python module first (./mvnw -B -ntp -DskipTests -Ppython-wheel package)" >&2; exit 2; }
-[[ -f $DATA ]] || scripts/data/fetch-data.sh >&2
+# shellcheck source-path=SCRIPTDIR source=lib/bench-build.sh
+source scripts/bench/lib/bench-build.sh
+bench_data
 CACHE=$(mktemp -d)
 trap 'rm -rf "$CACHE"' EXIT
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +'%F %H:%M UTC'), commit $(git rev-parse --short HEAD), load $(cut -d' ' -f1-3 /proc/loadavg)"
