@@ -102,7 +102,7 @@ def test_a_damaged_or_foreign_file_is_recomputed_and_replaced(small_model, tmp_p
         digest = cache.key(small_model.vectors, table.offsets, table.neighbours, 0)
         wrong = good.copy()
         wrong[:] = np.nextafter(wrong, np.inf)
-        tmp = cache.writable(tmp_path)
+        tmp = cache.writable(tmp_path, "distances")
         assert cache.write(tmp, f, digest, wrong)
         raw = bytearray(f.read_bytes())
     f.write_bytes(bytes(raw))
@@ -134,7 +134,7 @@ def test_a_directory_that_is_a_file_falls_back_to_memory(small_model, tmp_path, 
 
 
 def test_a_failed_write_leaves_no_file(tmp_path):
-    tmp = cache.writable(tmp_path)
+    tmp = cache.writable(tmp_path, "distances")
     os.unlink(tmp.name)  # the rename then fails
     assert not cache.write(tmp, tmp_path / "x" / "distances-0.f64", b"\x00" * 32, np.zeros(3))
     assert list(tmp_path.iterdir()) == []
@@ -212,3 +212,69 @@ def test_a_worker_that_waited_for_the_lock_reads_what_the_first_one_wrote(small_
     waiter.join(10)
     assert isinstance(got[0], np.memmap) and not computed
     assert np.array_equal(np.asarray(got[0]).view(np.int64), good.view(np.int64))
+
+
+def _envelope_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.iterdir() if p.name.startswith("envelopes-"))
+
+
+def test_envelope_rows_are_written_once_per_epsilon_then_mapped_with_the_same_bits(small_model, tmp_path, monkeypatch):
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", "off")
+    computed = mechanisms.SanText(small_model, 2.0).sampler
+    computed.prepare(np.arange(small_model.size))
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(tmp_path))
+    first = mechanisms.SanText(small_model, 2.0).sampler
+    first.prepare(np.array([3]))  # the first process computes every row and writes them
+    assert first.ready.all() and not isinstance(first.cumulative, np.memmap)
+    (f,) = _envelope_files(tmp_path)
+    mechanisms._TABLE_DISTANCES.clear()  # another process: maps them, computes no row
+    monkeypatch.setattr(mechanisms.ExponentialNeighbourSampler, "_envelopes", lambda *a: pytest.fail("computed"))
+    later = mechanisms.SanText(small_model, 2.0).sampler
+    later.prepare(np.array([5]))
+    assert isinstance(later.cumulative, np.memmap) and not later.cumulative.flags.writeable
+    for got in (first, later):
+        assert np.array_equal(np.asarray(got.cumulative).view(np.int64), computed.cumulative.view(np.int64))
+        assert np.array_equal(np.asarray(got.p_uniform).view(np.int64), computed.p_uniform.view(np.int64))
+    assert _envelope_files(tmp_path) == [f]
+
+
+def test_envelope_files_are_kept_per_epsilon_and_cap_and_pruned_to_the_newest(small_model, tmp_path, monkeypatch):
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(mechanisms, "_ENVELOPE_FILES_KEPT", 2)
+    for epsilon in (1.0, 2.0):
+        mechanisms.SanText(small_model, epsilon).sampler.prepare(np.array([0]))
+    assert len(_envelope_files(tmp_path)) == 2
+    kept = set(_envelope_files(tmp_path))
+    os.utime(sorted(kept)[0], ns=(1, 1))  # the older of the two, by its use
+    older = sorted(kept)[0]
+    mechanisms.ExponentialNeighbourSampler(small_model, small_model.table(0, "test"), 2.0, 0.5).prepare(np.array([0]))
+    files = set(_envelope_files(tmp_path))
+    assert len(files) == 2 and older not in files and (kept - {older}) <= files
+
+
+@pytest.mark.parametrize("damage", ["flipped", "other-values", "truncated"])
+def test_a_damaged_or_foreign_envelope_file_is_recomputed(small_model, tmp_path, monkeypatch, damage):
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", "off")
+    without = _outputs(small_model)
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(tmp_path))
+    _outputs(small_model)
+    (f,) = _envelope_files(tmp_path)
+    raw = bytearray(f.read_bytes())
+    if damage == "flipped":
+        raw[-100] ^= 0x10
+    elif damage == "truncated":
+        raw = raw[:-8]
+    else:  # a valid checksum over rows that are not this epsilon's (another version's code)
+        table = small_model.table(0, "test")
+        digest = mechanisms._envelope_key(small_model, table, 2.0, np.inf)
+        values = np.frombuffer(bytes(raw[cache._HEADER :]), dtype="<f8").copy()
+        values[: len(table.neighbours)] = np.nextafter(values[: len(table.neighbours)], -np.inf)
+        assert cache.write(cache.writable(tmp_path, "envelopes"), f, digest, values)
+        raw = bytearray(f.read_bytes())
+    f.write_bytes(bytes(raw))
+    mechanisms._TABLE_DISTANCES.clear()
+    sampler = mechanisms.SanText(small_model, 2.0).sampler
+    sampler.prepare(np.array([0]))
+    assert not isinstance(sampler.cumulative, np.memmap)  # recomputed, not read
+    mechanisms._TABLE_DISTANCES.clear()
+    assert np.array_equal(_outputs(small_model), without)  # from the rewritten file

@@ -1,17 +1,19 @@
-"""The exact distance of every entry of a neighbour table, computed once per machine.
+"""Arrays of doubles computed once per machine: the exact distance of every entry of a neighbour table, and a
+sampler's envelope rows for one epsilon and cap (``ExponentialNeighbourSampler``).
 
 SanText's and TEM's envelope rows need d(x, y) for each of a table's entries (8.9 M on the default model),
-in the JVM's summation order: the bulk of a Python worker's first batch. These distances depend on the
-model's vectors and the table only (not on epsilon or TEM's gamma), so the first process that needs them
-computes them all and writes them to the machine's cache; every later worker and run maps that file and pays
-only the exponentials of its epsilon.
+in the JVM's summation order, then the exponentials of epsilon: the bulk of a Python worker's first batch.
+The distances depend on the model's vectors and the table only, the rows also on epsilon and the cap; so the
+first process that needs them computes them all and writes them to the machine's cache, and every later worker
+and run maps the file.
 
-The file is keyed by the content it was computed from (a SHA-256 over the vectors, the table's arrays and this
-format's version), written atomically (a temporary file, then ``os.replace``), and checked before use: its size,
-its header, a SHA-256 of its distances, and a sample of entries recomputed here bit for bit. A file that fails
-any check is ignored and rewritten. Where no cache directory can be written the distances stay in memory and
-are computed for the words met only, as without a cache; so do they where the directory or the file could be
-written by another user (as the JVM's model cache, docs/models.md).
+A file is keyed by the content it was computed from (a SHA-256 over the vectors, the table's arrays and this
+format's version; for envelope rows also epsilon and the cap), written atomically (a temporary file, then
+``os.replace``), and checked before use: its size, its header, a SHA-256 of its values, and a sample of entries
+recomputed here bit for bit. A file that fails any check is ignored and rewritten. Where no cache directory can
+be written everything stays in memory and is computed for the words met only, as without a cache; so it is
+where the directory or the file could be written by another user (as the JVM's model cache, docs/models.md).
+Envelope files, one per epsilon and cap, are pruned to the ones used last (``prune``).
 
 Where: ``DPTEXT_MODEL_CACHE`` (the directory the JVM's launcher caches the default model in; ``off``, ``0``,
 ``false`` or ``none`` turn it off), else ``$XDG_CACHE_HOME/dptext/models``, else ``~/.cache/dptext/models``,
@@ -64,8 +66,9 @@ def key(vectors: np.ndarray, offsets: np.ndarray, neighbours: np.ndarray, target
     return h.digest()
 
 
-def path_for(directory: Path, digest: bytes) -> Path:
-    return directory / f"distances-{digest.hex()[:40]}.f64"
+def path_for(directory: Path, digest: bytes, kind: str) -> Path:
+    """The file of one ``kind`` of array (``distances``, ``envelopes``) with key ``digest``."""
+    return directory / f"{kind}-{digest.hex()[:40]}.f64"
 
 
 def read(path: Path, digest: bytes, entries: int, check) -> np.ndarray | None:
@@ -88,6 +91,8 @@ def read(path: Path, digest: bytes, entries: int, check) -> np.ndarray | None:
         return None
     if hashlib.sha256(d.data).digest() != payload_sha or not check(d):
         return None
+    with contextlib.suppress(OSError):
+        os.utime(path)  # (read recently: ``prune`` keeps it)
     return d
 
 
@@ -134,13 +139,13 @@ def exclusive(path: Path):
         yield
 
 
-def writable(directory: Path):
+def writable(directory: Path, kind: str):
     """An open temporary file in ``directory`` (created 0700), or ``None`` when it cannot be written."""
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(directory):
             return None
-        return tempfile.NamedTemporaryFile(dir=directory, prefix=".distances-", suffix=".tmp", delete=False)
+        return tempfile.NamedTemporaryFile(dir=directory, prefix=f".{kind}-", suffix=".tmp", delete=False)
     except OSError:
         return None
 
@@ -162,3 +167,16 @@ def write(tmp, path: Path, digest: bytes, d: np.ndarray) -> bool:
         with contextlib.suppress(OSError):
             os.unlink(tmp.name)
         return False
+
+
+def prune(directory: Path, kind: str, keep: int) -> None:
+    """Removes the files of ``kind`` but the ``keep`` most recently written or read. A process that has mapped a
+    removed file keeps its pages; one about to open it finds none and computes the rows again."""
+    with contextlib.suppress(OSError):
+        files = []
+        for p in directory.glob(f"{kind}-*.f64"):
+            with contextlib.suppress(OSError):
+                files.append((p.stat().st_mtime_ns, p))
+        for _, p in sorted(files, reverse=True)[keep:]:
+            with contextlib.suppress(OSError):
+                p.unlink()

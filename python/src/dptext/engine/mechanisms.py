@@ -17,6 +17,7 @@ in ``brr``; each is written down draw by draw in docs/ (engine-spec.md).
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import threading
@@ -212,7 +213,8 @@ class Mechanism:
 class ExponentialNeighbourSampler(Mechanism):
     """SanText's and TEM's exact exponential mechanism by rejection from a neighbour envelope
     (``ExponentialNeighbourSampler.java``): P(y | x) ∝ exp(-ε·min(d(x, y), gamma)/2) over the targets
-    [target_start, |V|), gamma = +∞ for SanText. A word's envelope row is computed the first time a text uses it."""
+    [target_start, |V|), gamma = +∞ for SanText. A word's envelope row is computed the first time a text uses it,
+    or every row is mapped from the machine's cache (``_map_envelopes``)."""
 
     def __init__(self, model: Model, table: NeighbourTable, epsilon: float, cap: float = math.inf) -> None:
         self.model = model
@@ -232,7 +234,8 @@ class ExponentialNeighbourSampler(Mechanism):
         self._distances = _UNSET  # the table's distances, shared (``table_distances``), once a text needs them
 
     def prepare(self, words: np.ndarray) -> None:
-        """Computes the envelope rows of the words not computed yet (``envelope`` in Java), exactly."""
+        """Computes the envelope rows of the words not computed yet (``envelope`` in Java), exactly; the first
+        time, every row of this epsilon is mapped from the machine's cache instead where it holds them."""
         missing = np.unique(words[~self.ready[words]])
         if missing.size == 0:
             return
@@ -240,22 +243,73 @@ class ExponentialNeighbourSampler(Mechanism):
             missing = missing[~self.ready[missing]]
             if missing.size:
                 if self._distances is _UNSET:
+                    if self._map_envelopes():
+                        return
                     self._distances = table_distances(self.model, self.table)
                 self._envelopes(missing)
                 self.ready[missing] = True
 
+    def _map_envelopes(self) -> bool:
+        """Every envelope row from the machine's cache (``engine.distances``): the first process on a machine to
+        need this model, table, epsilon and cap computes them all and writes the file; every later one maps it
+        (a later Python worker's first batch then computes no row). Whether the rows are mapped."""
+        directory = distance_cache.cache_dir()
+        if directory is None:
+            return False
+        digest = _envelope_key(self.model, self.table, self.epsilon, self.cap)
+        path = distance_cache.path_for(directory, digest, "envelopes")
+        entries = len(self.neighbours) + self.model.size
+        found = distance_cache.read(path, digest, entries, self._rows_as_computed)
+        if found is None:
+            with distance_cache.exclusive(path):
+                found = distance_cache.read(path, digest, entries, self._rows_as_computed)
+                if found is None:
+                    tmp = distance_cache.writable(directory, "envelopes")
+                    if tmp is None:
+                        return False
+                    self._distances = table_distances(self.model, self.table)
+                    self._envelopes(np.arange(self.model.size))
+                    self.ready[:] = True
+                    if distance_cache.write(tmp, path, digest, np.concatenate([self.cumulative, self.p_uniform])):
+                        distance_cache.prune(directory, "envelopes", _ENVELOPE_FILES_KEPT)
+                    return True
+        self.cumulative = found[: len(self.neighbours)]
+        self.p_uniform = found[len(self.neighbours) :]
+        self.ready[:] = True
+        return True
+
+    def _rows_as_computed(self, found: np.ndarray) -> bool:
+        """Whether the rows of words spread over the vocabulary (and their uniform-branch probabilities) are, bit
+        for bit, the ones computed here from the vectors: a file from other vectors or other code is not used."""
+        xs = np.unique(np.linspace(0, self.model.size - 1, _CHECKED_ROWS).astype(np.int64))
+        xs = xs[self.lengths[xs] > 0]
+        cumulative = np.empty_like(self.cumulative)  # (pages are allocated only where the sample's rows are)
+        p_uniform = np.empty_like(self.p_uniform)
+        for b in _blocks(xs, self.lengths[xs]):
+            self._envelope_block(b[0], b[1], self.epsilon, None, cumulative, p_uniform)
+        positions = np.concatenate([np.arange(self.offsets[x], self.offsets[x + 1]) for x in xs] or [xs])
+        entries = len(self.neighbours)
+        return bool(
+            np.array_equal(np.asarray(found[positions]).view(np.int64), cumulative[positions].view(np.int64))
+            and np.array_equal(np.asarray(found[entries + xs]).view(np.int64), p_uniform[xs].view(np.int64))
+        )
+
     def _envelopes(self, xs: np.ndarray) -> None:
         eps = self.epsilon
-        _in_threads(_blocks(xs, self.lengths[xs]), lambda b: self._envelope_block(b[0], b[1], eps))
+        _in_threads(
+            _blocks(xs, self.lengths[xs]),
+            lambda b: self._envelope_block(b[0], b[1], eps, self._distances, self.cumulative, self.p_uniform),
+        )
 
-    def _envelope_block(self, xs: np.ndarray, lengths: np.ndarray, eps: float) -> None:
+    def _envelope_block(self, xs, lengths, eps: float, distances, cumulative, p_uniform) -> None:
         # One row per word, padded after its entries (whose excess is then 0: the running sums of the real
-        # entries, np.cumsum along a row, sequential as the JVM's loop, are unchanged).
+        # entries, np.cumsum along a row, sequential as the JVM's loop, are unchanged). ``distances``: the
+        # table's (``table_distances``), or None to compute the rows' from the vectors.
         positions, valid = _padded(self.offsets[xs], lengths)
-        if self._distances is None:
+        if distances is None:
             d = _row_distances(self.model.vectors64, self.neighbours, xs, positions)
         else:
-            d = self._distances[positions]
+            d = distances[positions]
         if self.cap != math.inf:
             d = np.minimum(d, self.cap)
         bound = self.bounds[xs]
@@ -267,7 +321,7 @@ class ExponentialNeighbourSampler(Mechanism):
             excess = np.where(valid, np.maximum(0.0, w - flat[:, None]), 0.0)
             running = np.cumsum(excess, axis=1)
             total = running[:, -1]
-            self.cumulative[positions[valid]] = (running / np.where(total > 0, total, 1.0)[:, None])[valid]
+            cumulative[positions[valid]] = (running / np.where(total > 0, total, 1.0)[:, None])[valid]
             log_uniform = fdlibm.log(np.float64(self.target_size)) + log_flat
             log_excess = fdlibm.log(np.where(total > 0, total, 1.0))
             upper = log_uniform >= log_excess
@@ -276,7 +330,7 @@ class ExponentialNeighbourSampler(Mechanism):
             p = fdlibm.exp(np.where(upper, a, b))
         p = np.where(log_uniform == -np.inf, 0.0, p)
         p = np.where(total == 0, 1.0, p)
-        self.p_uniform[xs] = p
+        p_uniform[xs] = p
 
     def step(self, streams, rows, words, fresh):
         """One round of ``ExponentialNeighbourSampler.sample``'s loop: a full-precision uniform for the branch
@@ -562,8 +616,8 @@ def table_distances(model: Model, table: NeighbourTable) -> np.ndarray | None:
         result = None
         directory = distance_cache.cache_dir()
         if directory is not None:
-            digest = distance_cache.key(model.vectors, table.offsets, table.neighbours, table.target_start)
-            path = distance_cache.path_for(directory, digest)
+            digest = _table_key(model, table)
+            path = distance_cache.path_for(directory, digest, "distances")
             entries = len(table.neighbours)
             result = distance_cache.read(path, digest, entries, lambda d: _same_as_computed(model, table, d))
             if result is None:
@@ -571,12 +625,39 @@ def table_distances(model: Model, table: NeighbourTable) -> np.ndarray | None:
                     # Another worker may have written it while this one waited for the lock.
                     result = distance_cache.read(path, digest, entries, lambda d: _same_as_computed(model, table, d))
                     if result is None:
-                        tmp = distance_cache.writable(directory)
+                        tmp = distance_cache.writable(directory, "distances")
                         if tmp is not None:
                             result = _all_distances(model, table)
                             distance_cache.write(tmp, path, digest, result)
         _TABLE_DISTANCES[id(table)] = (table, result)
         return result
+
+
+_TABLE_KEYS: dict[int, tuple[NeighbourTable, bytes]] = {}
+_TABLE_KEYS_LOCK = threading.Lock()
+
+
+def _table_key(model: Model, table: NeighbourTable) -> bytes:
+    """``distances.key`` of the model's vectors and ``table`` (hashing them costs ~0.03 s: once per process)."""
+    with _TABLE_KEYS_LOCK:
+        found = _TABLE_KEYS.get(id(table))
+        if found is None or found[0] is not table:
+            digest = distance_cache.key(model.vectors, table.offsets, table.neighbours, table.target_start)
+            found = _TABLE_KEYS[id(table)] = (table, digest)
+        return found[1]
+
+
+def _envelope_key(model: Model, table: NeighbourTable, epsilon: float, cap: float) -> bytes:
+    """What a sampler's envelope rows depend on: the table's distances (``_table_key``), epsilon and the cap,
+    bit for bit, and how the rows are computed (this version)."""
+    h = hashlib.sha256(b"dptext-envelopes/1/")
+    h.update(_table_key(model, table))
+    h.update(np.array([epsilon, cap], dtype="<f8").tobytes())
+    return h.digest()
+
+
+_ENVELOPE_FILES_KEPT = 8  # per machine (72 MB each on the default model): a sweep over epsilon does not fill the disk
+_CHECKED_ROWS = 16
 
 
 def _all_distances(model: Model, table: NeighbourTable) -> np.ndarray:
