@@ -47,6 +47,8 @@ def main(reviews: str, n: str, mechanism: str) -> None:
             f"{p} {b[0] - a[0]:.2f} s wall / {b[1] - a[1]:.2f} s CPU"
             for p, a, b in zip(parts, marks[:-1], marks[1:], strict=True)
         )
+        # What the first batch costs beyond the steady state (the "first batch" cost).
+        + f"; first over second {(marks[2][0] - marks[1][0]) - (marks[3][0] - marks[2][0]):.2f} s wall"
     )
 
 
