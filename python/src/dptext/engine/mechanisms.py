@@ -656,7 +656,9 @@ def _envelope_key(model: Model, table: NeighbourTable, epsilon: float, cap: floa
     return h.digest()
 
 
-_ENVELOPE_FILES_KEPT = 8  # per machine (72 MB each on the default model): a sweep over epsilon does not fill the disk
+# Per machine (72 MB each on the default model), so that a sweep over epsilon does not fill the disk; a miss costs
+# ~0.5 s. Stated in docs/settings.md (the model cache).
+_ENVELOPE_FILES_KEPT = 4
 _CHECKED_ROWS = 16
 
 
