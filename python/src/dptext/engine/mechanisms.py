@@ -851,23 +851,27 @@ class CusText(Mechanism):
         self.row_offset = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self.outputs = np.empty(self.row_offset[-1], dtype=np.int64)
         self.cumulative = np.empty(self.row_offset[-1], dtype=np.float64)
-        v = model.vectors64
-        for g in range(len(start) - 1):
-            group = members[start[g] : start[g + 1]]
-            s = len(group)
-            xs = np.repeat(group, s)
-            ys = np.tile(group, s)
-            d = distances(v, xs, ys).reshape(s, s)
+        # The rows of every group of one size at once (all groups have K words but the last): a few NumPy calls
+        # for the 25,000 rows of the default model instead of a few per word.
+        counts = np.diff(start)
+        for s in np.unique(counts).tolist():
+            g = np.flatnonzero(counts == s)
+            groups = members[start[g][:, None] + np.arange(s)]  # (groups, s), a group's words in its order
+            xs = np.repeat(groups, s, axis=1).ravel()  # row i of a group: its word i against each word j
+            ys = np.tile(groups, (1, s)).ravel()
+            d = distances(model.vectors64, xs, ys).reshape(-1, s)  # one row per word x
+            group = np.repeat(groups, s, axis=0)  # row x's group, in the group's order
             biggest = np.max(d, axis=1, initial=0.0)
-            for i, x in enumerate(group):
-                # Decreasing distance (increasing probability); ties: higher rank first.
-                order = np.lexsort((-group, -d[i]))
-                dx = d[i][order]
-                w = fdlibm.exp(-0.5 * epsilon * (dx / biggest[i])) if biggest[i] > 0 else np.ones(s)
-                running = np.cumsum(w)
-                o = self.row_offset[x]
-                self.outputs[o : o + s] = group[order]
-                self.cumulative[o : o + s] = running / running[-1]
+            # Decreasing distance (increasing probability); ties: higher rank first.
+            order = np.lexsort((-group, -d), axis=-1)
+            dx = np.take_along_axis(d, order, axis=-1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                w = fdlibm.exp(-0.5 * epsilon * (dx / biggest[:, None]))
+            w[~(biggest > 0)] = 1.0
+            running = np.cumsum(w, axis=1)  # (along a row: term by term, as the JVM's loop)
+            at = self.row_offset[groups.ravel()][:, None] + np.arange(s)
+            self.outputs[at] = np.take_along_axis(group, order, axis=-1)
+            self.cumulative[at] = running / running[:, -1:]
 
     def step(self, streams, rows, words, fresh):
         return np.ones(len(rows), dtype=bool), self._draw(streams, rows, words)
