@@ -217,6 +217,35 @@ def test_floors_are_the_distance_to_the_nearest_other_word_capped(bits):
     assert codes.floors(ranks).tolist() == expected[ranks].tolist()
 
 
+@pytest.mark.parametrize("bits", [7, 64, 256])
+def test_floors_decide_what_they_are_asked_at_the_lower_cap_first(bits):
+    """``Codes.floors(ranks, need)``: computed at the 2c cap where that decides floor > need, at 3c where it
+    does not; floors(ranks, need) > need is min(floor, 3c) > need for every need, whatever was computed
+    before."""
+    rng = np.random.default_rng(bits + 5)
+    longs = (bits + 63) // 64
+    raw = rng.integers(0, 2**63, (150, longs), dtype=np.int64).astype(np.uint64)
+    near = raw[:50] ^ brr.pack(rng.random((50, bits)) < 0.03)
+    raw = np.concatenate([raw, near, raw[:5]])
+    if bits % 64:
+        raw[:, -1] &= np.uint64((1 << (bits % 64)) - 1)
+    d = np.array([[sum(bin(int(a) ^ int(b)).count("1") for a, b in zip(p, q, strict=True)) for q in raw] for p in raw])
+    np.fill_diagonal(d, 1 << 20)
+    codes = brr.Codes(raw, bits)
+    exact = np.minimum(d.min(axis=1), codes.floor_cap)
+    for _ in range(4):  # calls in sequence: the values computed by earlier calls serve later ones
+        ranks = rng.permutation(len(raw))[:120]
+        need = rng.integers(0, codes.floor_cap + 2, len(ranks))
+        got = codes.floors(ranks, need)
+        assert ((got > need) == (exact[ranks] > need)).all()
+        low = exact[ranks] < 2 * codes.chunks
+        assert (got[low] == exact[ranks][low]).all()  # below the lower cap: exact
+    fresh = brr.Codes(raw, bits)
+    fresh.floors(np.arange(len(raw)), np.zeros(len(raw), dtype=np.int64))  # every word at the lower cap only
+    assert (fresh._floor_caps[exact >= 2 * fresh.chunks] == 2 * fresh.chunks).all()
+    assert fresh.floors(np.arange(len(raw))).tolist() == exact.tolist()  # then asked in full: 3c
+
+
 def test_nearest_certifies_the_input_word_only_beyond_twice_the_distance():
     """The input word x wins outright only when its floor exceeds 2b; at exactly 2b a lower word y can tie
     (d(q, y) = b) and must win."""

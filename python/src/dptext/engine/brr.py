@@ -151,6 +151,7 @@ class Codes:
         self.chunks = (bits + CHUNK_BITS - 1) // CHUNK_BITS
         self._index = None
         self._floors = None
+        self._floor_caps = None  # per word, the cap its floor was computed at (0: not yet)
         self._lock = threading.RLock()  # floors() builds the index under it
 
     @classmethod
@@ -197,7 +198,7 @@ class Codes:
         pending = np.ones(len(queries), dtype=bool)
         maybe = np.flatnonzero(2 * bound < self.floor_cap)
         if maybe.size:
-            sure = maybe[self.floors(hints[maybe]) > 2 * bound[maybe]]
+            sure = maybe[self.floors(hints[maybe], 2 * bound[maybe]) > 2 * bound[maybe]]
             out[sure] = hints[sure]
             pending[sure] = False
         probed = pending & (bound <= self.chunks * (_MAX_CHUNK_RADIUS + 1) - 1)
@@ -224,28 +225,48 @@ class Codes:
         """The largest floor ``floors`` reports: 3c, c the number of 16-bit chunks."""
         return self.chunks * (_MAX_CHUNK_RADIUS + 1)
 
-    def floors(self, ranks: np.ndarray) -> np.ndarray:
-        """For each word, min(distance to its nearest other word, 3c): exact below 3c, since the multi-index at
-        bound 3c - 1 (every chunk probed at radius 2) lists every word within 3c - 1 of the word. Computed once
-        per word, when first asked for."""
+    def floors(self, ranks: np.ndarray, need: np.ndarray | None = None) -> np.ndarray:
+        """For each word, min(distance to its nearest other word, cap), exact below the cap. The cap is 3c (c the
+        number of 16-bit chunks) where ``need`` is None or the word's ``need`` is at least 2c, else 2c or 3c: so
+        ``floors(ranks, need) > need`` exactly when min(floor, 3c) > need. Exact below a cap C since the
+        multi-index at bound C - 1 lists every word within C - 1 of the word (each chunk probed at radius 1 for
+        2c, 2 for 3c: ~8x fewer probes at 2c, and most words' floors are above 2c). Computed once per word and
+        cap, when first asked for."""
         ranks = np.asarray(ranks, dtype=np.int64)
         with self._lock:
             if self._floors is None:
                 self._floors = np.full(self.size, -1, dtype=np.int64)
-            floors = self._floors
-            todo = np.unique(ranks[floors[ranks] < 0])
-            cap = self.floor_cap
-            step = self._block(_PROBE_BLOCK)
-            for start in range(0, len(todo), step):
-                y = todo[start : start + step]
-                best = np.full(len(y), cap, dtype=np.int64)
-                q, other = self._candidates(self.codes[y], np.full(len(y), cap - 1, dtype=np.int64))
-                keep = other != y[q]
-                q, other = q[keep], other[keep]
-                if q.size:
-                    np.minimum.at(best, q, np.minimum(self.distances(self.codes[y[q]], other), cap))
-                floors[y] = best
-            return floors[ranks]
+                self._floor_caps = np.zeros(self.size, dtype=np.int64)
+            values, caps = self._floors, self._floor_caps
+            low, high = 2 * self.chunks, self.floor_cap
+            self._compute_floors(ranks[caps[ranks] == 0], low)
+            wants_high = True if need is None else np.asarray(need) >= low
+            # A value below its cap is exact; one at the 2c cap only says the floor is at least 2c.
+            self._compute_floors(ranks[wants_high & (values[ranks] == caps[ranks]) & (caps[ranks] < high)], high)
+            return values[ranks]
+
+    def _compute_floors(self, ranks: np.ndarray, cap: int) -> None:
+        todo = np.unique(ranks)
+        if cap > 2 * self.chunks:
+            # Radius 2 in every chunk probes ~2,200 values a word and lists thousands of candidates: a scan of
+            # every word costs about half as much.
+            for start, acc in self._scanned(self.codes[todo]):
+                y = todo[start : start + len(acc)]
+                acc[np.arange(len(y)), y] = np.iinfo(acc.dtype).max  # (not the word itself)
+                self._floors[y] = np.minimum(acc.min(axis=1), cap)
+                self._floor_caps[y] = cap
+            return
+        step = self._block(_PROBE_BLOCK)
+        for start in range(0, len(todo), step):
+            y = todo[start : start + step]
+            best = np.full(len(y), cap, dtype=np.int64)
+            q, other = self._candidates(self.codes[y], np.full(len(y), cap - 1, dtype=np.int64))
+            keep = other != y[q]
+            q, other = q[keep], other[keep]
+            if q.size:
+                np.minimum.at(best, q, np.minimum(self.distances(self.codes[y[q]], other), cap))
+            self._floors[y] = best
+            self._floor_caps[y] = cap
 
     def _candidates(self, queries: np.ndarray, bound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(query, word) pairs that include every word within ``bound`` of each query (and others).
@@ -298,10 +319,18 @@ class Codes:
         return best % n
 
     def _scan(self, queries: np.ndarray) -> np.ndarray:
-        """Every word's distance, the first least (lowest rank): a plain scan, a few queries at a time (their
-        buffers stay in cache; argmin returns the first least)."""
-        n = self.size
+        """Every word's distance, the first least (lowest rank): a plain scan (argmin returns the first least)."""
         out = np.empty(len(queries), dtype=np.int64)
+        for start, acc in self._scanned(queries):
+            out[start : start + len(acc)] = np.argmin(acc, axis=1)
+        return out
+
+    def _scanned(self, queries: np.ndarray):
+        """Every word's distance to each query, a few queries at a time (their buffers stay in cache): yields
+        (the block's first query, its (queries, words) distances), valid until the next block."""
+        n = self.size
+        if len(queries) == 0:
+            return
         block = min(len(queries), max(1, (1 << 18) // max(1, n)))
         xor = np.empty((block, n), dtype=np.uint64)
         count = np.empty((block, n), dtype=np.uint8)
@@ -319,8 +348,7 @@ class Codes:
                 else:
                     _popcount_into(xor[:t], count[:t])
                     acc[:t] += count[:t]
-            out[start : start + t] = np.argmin(acc[:t], axis=1)
-        return out
+            yield start, acc[:t]
 
 
 _MASK_CACHE: dict[tuple[int, int], np.ndarray] = {}
