@@ -139,7 +139,7 @@ def pick_row(cumulative: np.ndarray, row_start: np.ndarray, row_length: np.ndarr
         )
     # The count of entries <= u among the first length - 1 of the row (it is non-decreasing: they are a prefix), which
     # is the first index whose value is > u, or the last index. Counted from the highest power of two down: a step
-    # is taken where the entry it ends on is <= u. 6 NumPy calls per halving instead of the bounds' 8.
+    # is taken where the entry it ends on is <= u. 7 NumPy calls per halving instead of the bounds' 8.
     end = row_start + (row_length - 1)
     pos = row_start.astype(np.int64, copy=True)
     step = 1 << max(0, int(row_length.max(initial=1) - 1).bit_length() - 1)
@@ -147,7 +147,7 @@ def pick_row(cumulative: np.ndarray, row_start: np.ndarray, row_length: np.ndarr
         at = pos + (step - 1)
         ok = cumulative.take(at, mode="clip") <= u  # (clip: a position past the row's prefix is not taken anyway)
         ok &= at < end
-        np.add(pos, step, out=pos, where=ok)
+        pos += ok * step  # (a third less than np.add(..., where=ok))
         step >>= 1
     return pos - row_start
 
