@@ -29,7 +29,7 @@ import numpy as np
 from dptext.engine import ahead, fdlibm
 from dptext.engine import distances as distance_cache
 from dptext.engine.model import Model, NeighbourTable
-from dptext.engine.xoshiro import _LN_2, _TOP_ZEROS
+from dptext.engine.xoshiro import _LN_2, _LOG_SCALES, _POWERS_OF_TWO, _TOP_ZEROS, RowStreams
 from dptext.errors import DpTextError
 
 SUPPORTED = (
@@ -453,7 +453,7 @@ class ExponentialNeighbourSampler(Mechanism):
             branch = flat[q]
             top = (branch >> np.uint64(52)).astype(np.intp)
             rare = three & (top == 0)
-            u = _mantissa(branch) * ((1023 - (_TOP_ZEROS[top] + 1)) << 52).view(np.float64)
+            u = _mantissa(branch) * _POWERS_OF_TWO[top]
             uniform = ~three | (u < pu[:, None])
             m = (flat[q + (s - 2)] >> np.uint64(32)) * bound
             y = self.target_start + (m >> np.uint64(32)).astype(np.int64)
@@ -461,7 +461,7 @@ class ExponentialNeighbourSampler(Mechanism):
             top_log = (logs >> np.uint64(52)).astype(np.intp)
             rare |= uniform & (((m & np.uint64(0xFFFFFFFF)) < reject_below) | (top_log == 0))
             mantissa = _mantissa(logs)
-            scale = (_TOP_ZEROS[top_log] + 1).astype(np.float64) * _LN_2
+            scale = _LOG_SCALES[top_log]
             bounds = self.bounds[x]
             threshold = bounds[:, None] - 2.0 * (np.log(mantissa) - scale) / self.epsilon  # as in ``step``
 
@@ -582,8 +582,7 @@ class ExponentialNeighbourSampler(Mechanism):
         return live[pos[live] < stop[live]]
 
 
-def _mantissa(bits: np.ndarray) -> np.ndarray:
-    return 1.0 + (bits & np.uint64((1 << 52) - 1)).astype(np.float64) * 2.0**-52
+_mantissa = RowStreams._mantissa
 
 
 _AHEAD_ROWS = 256  # rows left in a batch when the SanText family reads their streams ahead (``finish``)

@@ -31,13 +31,17 @@ _U = np.uint64
 _MASK32 = np.uint64(0xFFFFFFFF)
 _MANTISSA = np.uint64((1 << 52) - 1)
 _TWO_POW_MINUS_53 = 2.0**-53
-_TWO_POW_MINUS_52 = 2.0**-52
 _TWO_POW_MINUS_512 = 2.0**-512
 _LN_2 = float(fdlibm.log(2.0))  # RandomStream.LN_2 = StrictMath.log(2.0)
 
 # Leading zeros of a 12-bit value, minus the 52 of its zero-extension: RandomStream.leadingExponent's
 # Long.numberOfLeadingZeros(bits >>> 52) - 52 for every possible top; index 0 is unused (more words are drawn).
 _TOP_ZEROS = np.array([12] + [11 - int(v).bit_length() + 1 for v in range(1, 4096)], dtype=np.int64)
+# For each top of 12 bits (not 0): 2^-(e + 1), nextUniform's scale, and (e + 1)·LN_2, nextLogUniform's, with e its
+# leading zeros; a table look-up in place of computing them from the exponent.
+_POWERS_OF_TWO = ((1023 - (_TOP_ZEROS + 1)) << 52).view(np.float64)
+_LOG_SCALES = (_TOP_ZEROS + 1).astype(np.float64) * _LN_2
+_ONE = np.uint64(0x3FF0000000000000)  # the bits of 1.0
 
 
 def _splitmix(z: np.ndarray) -> np.ndarray:
@@ -213,12 +217,15 @@ class RowStreams:
 
     @staticmethod
     def _mantissa(bits: np.ndarray) -> np.ndarray:
-        """1.f in [1, 2) from the low 52 bits (exact)."""
-        return 1.0 + (bits & _MANTISSA).astype(np.float64) * _TWO_POW_MINUS_52
+        """1.f in [1, 2) from the low 52 bits: 1.0's exponent bits over them (the value of 1.0 + f·2^-52, exactly)."""
+        return ((bits & _MANTISSA) | _ONE).view(np.float64)
 
     def next_uniform(self, rows=None) -> np.ndarray:
         """RandomStream.nextUniform: uniform on (0, 1) with full precision, Math.scalb(1.f, -(e+1))."""
         bits = self.next_long(rows)
+        top = (bits >> _U(52)).astype(np.intp)
+        if top.all():  # (as a rule: no row draws more words, and 2^-(e+1) is the table's)
+            return self._mantissa(bits) * _POWERS_OF_TWO.take(top)
         exponent = self._leading_exponent(rows, bits)
         mantissa = self._mantissa(bits)
         # The common case needs no scalb emulation: 2**-(e+1) with e < 1022 is a normal power of two.
@@ -231,6 +238,9 @@ class RowStreams:
         """The draws of ``next_log_uniform``, not yet combined: its value is ``fdlibm.log(mantissa) - scale``, bit
         for bit, for callers that decide most rows from a cheaper logarithm and compute that one for the rest."""
         bits = self.next_long(rows)
+        top = (bits >> _U(52)).astype(np.intp)
+        if top.all():
+            return self._mantissa(bits), _LOG_SCALES.take(top)
         exponent = self._leading_exponent(rows, bits)
         return self._mantissa(bits), (exponent + 1).astype(np.float64) * _LN_2
 
