@@ -650,10 +650,11 @@ def _table_key(model: Model, table: NeighbourTable) -> bytes:
 
 
 def _envelope_key(model: Model, table: NeighbourTable, epsilon: float, cap: float) -> bytes:
-    """What a sampler's envelope rows depend on: the table's distances (``_table_key``), epsilon and the cap,
-    bit for bit, and how the rows are computed (this version)."""
+    """What a sampler's envelope rows depend on: the table's distances (``_table_key``), its bounds on the words
+    outside each row, epsilon and the cap, bit for bit, and how the rows are computed (this version)."""
     h = hashlib.sha256(b"dptext-envelopes/1/")
     h.update(_table_key(model, table))
+    h.update(np.ascontiguousarray(table.outside_bounds, dtype="<f8").tobytes())
     h.update(np.array([epsilon, cap], dtype="<f8").tobytes())
     return h.digest()
 
