@@ -218,10 +218,11 @@ def test_floors_are_the_distance_to_the_nearest_other_word_capped(bits):
 
 
 @pytest.mark.parametrize("bits", [7, 64, 256])
-def test_floors_decide_what_they_are_asked_at_the_lower_cap_first(bits):
+def test_floors_decide_what_they_are_asked_at_the_lower_cap_first(bits, monkeypatch):
     """``Codes.floors(ranks, need)``: computed at the 2c cap where that decides floor > need, at 3c where it
     does not; floors(ranks, need) > need is min(floor, 3c) > need for every need, whatever was computed
     before."""
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", "off")  # (with a machine cache every word's floor is at 3c)
     rng = np.random.default_rng(bits + 5)
     longs = (bits + 63) // 64
     raw = rng.integers(0, 2**63, (150, longs), dtype=np.int64).astype(np.uint64)
@@ -312,3 +313,33 @@ def test_flip_masks_equal_the_call_by_call_draws_and_final_streams(p):
         got = masks[first[row] : first[row + 1]].reshape(-1).tolist()
         assert got == expected[row], f"row {row}"
     assert (streams.state() == reference.state()).all()
+
+
+def test_floors_come_from_the_machine_cache_written_once_and_checked(tmp_path, monkeypatch):
+    """Every word's floor at 3c is computed by the first process on a machine and read by the later ones; a file
+    whose values are not the codes' (with a valid checksum) is recomputed and replaced."""
+    from dptext.engine import distances as machine_cache
+
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(tmp_path))
+    rng = np.random.default_rng(11)
+    raw = rng.integers(0, 2**63, (300, 1), dtype=np.int64).astype(np.uint64)
+    raw[150:200] = raw[:50] ^ brr.pack(rng.random((50, 64)) < 0.05)
+    d = np.array([[bin(int(a) ^ int(b)).count("1") for b in raw[:, 0]] for a in raw[:, 0]])
+    np.fill_diagonal(d, 1 << 20)
+    codes = brr.Codes(raw, 64)
+    expected = np.minimum(d.min(axis=1), codes.floor_cap)
+    assert codes.floors(np.arange(300), np.zeros(300, dtype=np.int64)).tolist() == expected.tolist()
+    (f,) = tmp_path.glob("floors-*.f64")
+    assert (codes._floor_caps == codes.floor_cap).all()  # every word from the file's computation
+    scanned = []
+    scan = brr.Codes._scanned_floors
+    monkeypatch.setattr(brr.Codes, "_scanned_floors", lambda self, ys: scanned.append(len(ys)) or scan(self, ys))
+    assert brr.Codes(raw, 64).floors(np.arange(300)).tolist() == expected.tolist()
+    assert scanned and max(scanned) <= 16  # a later process: read, only a sample recomputed to check the file
+    # A file with a valid checksum over other values is not used: recomputed, and rewritten.
+    header = f.read_bytes()[: machine_cache._HEADER]
+    digest = header[24:56]
+    tmp = machine_cache.writable(tmp_path, "floors")
+    assert machine_cache.write(tmp, f, digest, (expected + 1).astype(np.float64))
+    assert brr.Codes(raw, 64).floors(np.arange(300)).tolist() == expected.tolist()
+    assert np.frombuffer(f.read_bytes()[machine_cache._HEADER :], dtype="<f8").tolist() == expected.tolist()

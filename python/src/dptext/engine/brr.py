@@ -19,6 +19,7 @@ docs/engine-spec.md specifies every step; in short:
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 import weakref
@@ -26,6 +27,7 @@ import weakref
 import numpy as np
 
 from dptext import options
+from dptext.engine import distances as machine_cache
 from dptext.engine import fdlibm, jump, xoshiro
 from dptext.engine.mechanisms import Mechanism
 from dptext.engine.model import Model
@@ -234,27 +236,69 @@ class Codes:
         cap, when first asked for."""
         ranks = np.asarray(ranks, dtype=np.int64)
         with self._lock:
+            low, high = 2 * self.chunks, self.floor_cap
             if self._floors is None:
                 self._floors = np.full(self.size, -1, dtype=np.int64)
                 self._floor_caps = np.zeros(self.size, dtype=np.int64)
+                mapped = self._machine_floors()
+                if mapped is not None:
+                    self._floors[:] = mapped
+                    self._floor_caps[:] = high
             values, caps = self._floors, self._floor_caps
-            low, high = 2 * self.chunks, self.floor_cap
             self._compute_floors(ranks[caps[ranks] == 0], low)
             wants_high = True if need is None else np.asarray(need) >= low
             # A value below its cap is exact; one at the 2c cap only says the floor is at least 2c.
             self._compute_floors(ranks[wants_high & (values[ranks] == caps[ranks]) & (caps[ranks] < high)], high)
             return values[ranks]
 
+    def _machine_floors(self) -> np.ndarray | None:
+        """Every word's floor at the 3c cap from the machine's cache (``engine.distances``: keyed by the codes,
+        written atomically, checked), computed whole and written by the first process on a machine to need them
+        (~2 s on the default model at 256 bits) so that later workers' first batches compute none; None where no
+        cache directory can be written or used."""
+        directory = machine_cache.cache_dir()
+        if directory is None:
+            return None
+        h = hashlib.sha256(f"dptext-floors/1/{self.bits}/{self.floor_cap}/".encode())
+        h.update(np.ascontiguousarray(self.codes, dtype="<u8").tobytes())
+        digest = h.digest()
+        path = machine_cache.path_for(directory, digest, "floors")
+        found = machine_cache.read(path, digest, self.size, self._floors_as_computed)
+        if found is None:
+            with machine_cache.exclusive(path):
+                found = machine_cache.read(path, digest, self.size, self._floors_as_computed)
+                if found is None:
+                    tmp = machine_cache.writable(directory, "floors")
+                    if tmp is None:
+                        return None
+                    values = self._scanned_floors(np.arange(self.size))
+                    machine_cache.write(tmp, path, digest, values.astype(np.float64))
+                    return values
+        return np.asarray(found).astype(np.int64)
+
+    def _floors_as_computed(self, found: np.ndarray) -> bool:
+        """Whether the floors of words spread over the vocabulary are the ones a scan gives here."""
+        ys = np.unique(np.linspace(0, self.size - 1, 16).astype(np.int64))
+        return bool(np.array_equal(np.asarray(found[ys]), self._scanned_floors(ys).astype(np.float64)))
+
+    def _scanned_floors(self, ys: np.ndarray) -> np.ndarray:
+        """min(distance to the nearest other word, 3c) of each of ``ys`` (distinct), by a scan of every code."""
+        out = np.empty(len(ys), dtype=np.int64)
+        for start, acc in self._scanned(self.codes[ys]):
+            y = ys[start : start + len(acc)]
+            acc[np.arange(len(y)), y] = np.iinfo(acc.dtype).max  # (not the word itself)
+            out[start : start + len(y)] = np.minimum(acc.min(axis=1), self.floor_cap)
+        return out
+
     def _compute_floors(self, ranks: np.ndarray, cap: int) -> None:
         todo = np.unique(ranks)
         if cap > 2 * self.chunks:
             # Radius 2 in every chunk probes ~2,200 values a word and lists thousands of candidates: a scan of
             # every word costs about half as much.
-            for start, acc in self._scanned(self.codes[todo]):
-                y = todo[start : start + len(acc)]
-                acc[np.arange(len(y)), y] = np.iinfo(acc.dtype).max  # (not the word itself)
-                self._floors[y] = np.minimum(acc.min(axis=1), cap)
-                self._floor_caps[y] = cap
+            if cap != self.floor_cap:
+                raise AssertionError(f"floors are computed at 2c or 3c, not {cap}")
+            self._floors[todo] = self._scanned_floors(todo)
+            self._floor_caps[todo] = cap
             return
         step = self._block(_PROBE_BLOCK)
         for start in range(0, len(todo), step):
