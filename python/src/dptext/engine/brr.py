@@ -256,25 +256,16 @@ class Codes:
         written atomically, checked), computed whole and written by the first process on a machine to need them
         (~2 s on the default model at 256 bits) so that later workers' first batches compute none; None where no
         cache directory can be written or used."""
-        directory = machine_cache.cache_dir()
-        if directory is None:
-            return None
         h = hashlib.sha256(f"dptext-floors/1/{self.bits}/{self.floor_cap}/".encode())
         h.update(np.ascontiguousarray(self.codes, dtype="<u8").tobytes())
-        digest = h.digest()
-        path = machine_cache.path_for(directory, digest, "floors")
-        found = machine_cache.read(path, digest, self.size, self._floors_as_computed)
-        if found is None:
-            with machine_cache.exclusive(path):
-                found = machine_cache.read(path, digest, self.size, self._floors_as_computed)
-                if found is None:
-                    tmp = machine_cache.writable(directory, "floors")
-                    if tmp is None:
-                        return None
-                    values = self._scanned_floors(np.arange(self.size))
-                    machine_cache.write(tmp, path, digest, values.astype(np.float64))
-                    return values
-        return np.asarray(found).astype(np.int64)
+        found = machine_cache.once_per_machine(
+            "floors",
+            h.digest(),
+            self.size,
+            self._floors_as_computed,
+            lambda: self._scanned_floors(np.arange(self.size)).astype(np.float64),
+        )
+        return None if found is None else np.asarray(found).astype(np.int64)
 
     def _floors_as_computed(self, found: np.ndarray) -> bool:
         """Whether the floors of words spread over the vocabulary are the ones a scan gives here."""

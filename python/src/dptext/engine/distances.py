@@ -180,3 +180,28 @@ def prune(directory: Path, kind: str, keep: int) -> None:
         for _, p in sorted(files, reverse=True)[keep:]:
             with contextlib.suppress(OSError):
                 p.unlink()
+
+
+def once_per_machine(kind: str, digest: bytes, entries: int, check, compute, keep: int | None = None):
+    """The ``entries`` values of ``kind`` with key ``digest``: mapped read-only from the machine's cache (``read``,
+    ``check`` as there), or ``compute()``d and written there by the one process holding the machine's lock
+    (the others then read its file); ``None`` where no cache directory can be used (the caller computes what it
+    needs in memory). After a write, the files of ``kind`` are pruned to the ``keep`` used last, if given."""
+    directory = cache_dir()
+    if directory is None:
+        return None
+    path = path_for(directory, digest, kind)
+    found = read(path, digest, entries, check)
+    if found is not None:
+        return found
+    with exclusive(path):
+        found = read(path, digest, entries, check)  # another worker may have written it while this one waited
+        if found is not None:
+            return found
+        tmp = writable(directory, kind)
+        if tmp is None:
+            return None
+        values = compute()
+        if write(tmp, path, digest, values) and keep is not None:
+            prune(directory, kind, keep)
+        return values

@@ -253,26 +253,16 @@ class ExponentialNeighbourSampler(Mechanism):
         """Every envelope row from the machine's cache (``engine.distances``): the first process on a machine to
         need this model, table, epsilon and cap computes them all and writes the file; every later one maps it
         (a later Python worker's first batch then computes no row). Whether the rows are mapped."""
-        directory = distance_cache.cache_dir()
-        if directory is None:
-            return False
-        digest = _envelope_key(self.model, self.table, self.epsilon, self.cap)
-        path = distance_cache.path_for(directory, digest, "envelopes")
-        entries = len(self.neighbours) + self.model.size
-        found = distance_cache.read(path, digest, entries, self._rows_as_computed)
+        found = distance_cache.once_per_machine(
+            "envelopes",
+            _envelope_key(self.model, self.table, self.epsilon, self.cap),
+            len(self.neighbours) + self.model.size,
+            self._rows_as_computed,
+            self._all_envelopes,
+            keep=_ENVELOPE_FILES_KEPT,
+        )
         if found is None:
-            with distance_cache.exclusive(path):
-                found = distance_cache.read(path, digest, entries, self._rows_as_computed)
-                if found is None:
-                    tmp = distance_cache.writable(directory, "envelopes")
-                    if tmp is None:
-                        return False
-                    self._distances = table_distances(self.model, self.table)
-                    self._envelopes(np.arange(self.model.size))
-                    self.ready[:] = True
-                    if distance_cache.write(tmp, path, digest, np.concatenate([self.cumulative, self.p_uniform])):
-                        distance_cache.prune(directory, "envelopes", _ENVELOPE_FILES_KEPT)
-                    return True
+            return False
         # Plain read-only arrays over the mapping: np.memmap's Python hooks on every slice and take cost ~15 % of
         # a steady SanText+ batch.
         rows = np.asarray(found)
@@ -280,6 +270,12 @@ class ExponentialNeighbourSampler(Mechanism):
         self.p_uniform = rows[len(self.neighbours) :]
         self.ready[:] = True
         return True
+
+    def _all_envelopes(self) -> np.ndarray:
+        """Every word's envelope row, then every word's uniform-branch probability, as one array (the file's)."""
+        self._distances = table_distances(self.model, self.table)
+        self._envelopes(np.arange(self.model.size))
+        return np.concatenate([self.cumulative, self.p_uniform])
 
     def _rows_as_computed(self, found: np.ndarray) -> bool:
         """Whether the rows of words spread over the vocabulary (and their uniform-branch probabilities) are, bit
@@ -615,22 +611,13 @@ def table_distances(model: Model, table: NeighbourTable) -> np.ndarray | None:
         found = _TABLE_DISTANCES.get(id(table))
         if found is not None and found[0] is table:
             return found[1]
-        result = None
-        directory = distance_cache.cache_dir()
-        if directory is not None:
-            digest = _table_key(model, table)
-            path = distance_cache.path_for(directory, digest, "distances")
-            entries = len(table.neighbours)
-            result = distance_cache.read(path, digest, entries, lambda d: _same_as_computed(model, table, d))
-            if result is None:
-                with distance_cache.exclusive(path):
-                    # Another worker may have written it while this one waited for the lock.
-                    result = distance_cache.read(path, digest, entries, lambda d: _same_as_computed(model, table, d))
-                    if result is None:
-                        tmp = distance_cache.writable(directory, "distances")
-                        if tmp is not None:
-                            result = _all_distances(model, table)
-                            distance_cache.write(tmp, path, digest, result)
+        result = distance_cache.once_per_machine(
+            "distances",
+            _table_key(model, table),
+            len(table.neighbours),
+            lambda d: _same_as_computed(model, table, d),
+            lambda: _all_distances(model, table),
+        )
         _TABLE_DISTANCES[id(table)] = (table, result)
         return result
 
