@@ -343,3 +343,48 @@ def test_floors_come_from_the_machine_cache_written_once_and_checked(tmp_path, m
     assert machine_cache.write(tmp, f, digest, (expected + 1).astype(np.float64))
     assert brr.Codes(raw, 64).floors(np.arange(300)).tolist() == expected.tolist()
     assert np.frombuffer(f.read_bytes()[machine_cache._HEADER :], dtype="<f8").tolist() == expected.tolist()
+
+
+def test_shipped_floors_are_read_before_the_machine_cache_and_checked(tmp_path, monkeypatch):
+    """Floors the wheel ships (``engine.prebuilt``, ``distances.SHIPPED``) are used even with the machine's cache
+    off, and nothing is scanned but the check's sample; a shipped file whose values are not the codes' is not used."""
+    from dptext.engine import distances as machine_cache
+
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", "off")
+    monkeypatch.setattr(machine_cache, "SHIPPED", tmp_path)
+    rng = np.random.default_rng(12)
+    raw = rng.integers(0, 2**63, (300, 1), dtype=np.int64).astype(np.uint64)
+    codes = brr.Codes(raw, 64)
+    expected = codes.all_floors()
+    shipped = machine_cache.store(tmp_path, "floors", codes.floors_key(), expected)
+    assert shipped.stat().st_mode & 0o777 == 0o644  # readable by every user of an installed package
+    scanned = []
+    scan = brr.Codes._scanned_floors
+    monkeypatch.setattr(brr.Codes, "_scanned_floors", lambda self, ys: scanned.append(len(ys)) or scan(self, ys))
+    later = brr.Codes(raw, 64)
+    assert later.floors(np.arange(300)).tolist() == expected.astype(np.int64).tolist()
+    assert scanned and max(scanned) <= 16 and (later._floor_caps == later.floor_cap).all()
+    machine_cache.store(tmp_path, "floors", codes.floors_key(), expected + 1)  # a valid checksum, other values
+    scanned.clear()
+    assert brr.Codes(raw, 64).floors(np.arange(300)).tolist() == expected.astype(np.int64).tolist()
+    assert max(scanned) > 16  # computed here
+
+
+def test_the_package_ships_the_default_models_floors_at_the_default_bits(monkeypatch):
+    """The wheel's prebuilt/ holds the floors of the default model at the registry's default bits: a machine's
+    first BRR worker computes none (build_support/maven.py runs ``dptext.engine.prebuilt``)."""
+    from dptext.engine import distances as machine_cache
+    from dptext.engine import model
+    from dptext.engine.sanitizer import EngineSettings
+
+    try:
+        model.default_path()
+    except model.ModelError as e:
+        pytest.skip(str(e))
+    if not machine_cache.SHIPPED.is_dir():
+        pytest.skip("a source checkout: the build stages prebuilt/ into the package")
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", "off")
+    settings = EngineSettings.resolve({"mechanism": "brr"})
+    codes = settings.build_mechanism(model.load(settings.model)).codes
+    monkeypatch.setattr(brr.Codes, "all_floors", lambda self: pytest.fail("computed, not shipped"))
+    assert codes._machine_floors() is not None

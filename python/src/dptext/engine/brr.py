@@ -255,17 +255,22 @@ class Codes:
         """Every word's floor at the 3c cap from the machine's cache (``engine.distances``: keyed by the codes,
         written atomically, checked), computed whole and written by the first process on a machine to need them
         (~2 s on the default model at 256 bits) so that later workers' first batches compute none; None where no
-        cache directory can be written or used."""
-        h = hashlib.sha256(f"dptext-floors/1/{self.bits}/{self.floor_cap}/".encode())
-        h.update(np.ascontiguousarray(self.codes, dtype="<u8").tobytes())
+        cache directory can be written or used. The wheel ships the default model's at the default bits
+        (``engine.prebuilt``): no machine computes those."""
         found = machine_cache.once_per_machine(
-            "floors",
-            h.digest(),
-            self.size,
-            self._floors_as_computed,
-            lambda: self._scanned_floors(np.arange(self.size)).astype(np.float64),
+            "floors", self.floors_key(), self.size, self._floors_as_computed, self.all_floors
         )
         return None if found is None else np.asarray(found).astype(np.int64)
+
+    def floors_key(self) -> bytes:
+        """What the floors depend on: the codes, their number of bits and the cap (and this version's way)."""
+        h = hashlib.sha256(f"dptext-floors/1/{self.bits}/{self.floor_cap}/".encode())
+        h.update(np.ascontiguousarray(self.codes, dtype="<u8").tobytes())
+        return h.digest()
+
+    def all_floors(self) -> np.ndarray:
+        """Every word's floor at the 3c cap, as doubles (the cache's format)."""
+        return self._scanned_floors(np.arange(self.size)).astype(np.float64)
 
     def _floors_as_computed(self, found: np.ndarray) -> bool:
         """Whether the floors of words spread over the vocabulary are the ones a scan gives here."""

@@ -1,5 +1,6 @@
-"""Arrays of doubles computed once per machine: the exact distance of every entry of a neighbour table, a
-sampler's envelope rows for one epsilon and cap (``ExponentialNeighbourSampler``), BRR's floors (``brr.Codes``).
+"""Arrays of doubles computed once per machine (or shipped in the wheel: ``SHIPPED``): the exact distance of every
+entry of a neighbour table, a sampler's envelope rows for one epsilon and cap (``ExponentialNeighbourSampler``),
+BRR's floors (``brr.Codes``).
 
 SanText's and TEM's envelope rows need d(x, y) for each of a table's entries (8.9 M on the default model),
 in the JVM's summation order, then the exponentials of epsilon: the bulk of a Python worker's first batch.
@@ -32,6 +33,9 @@ from pathlib import Path
 import numpy as np
 
 ENV = "DPTEXT_MODEL_CACHE"
+# Files the wheel ships beside the default model, in this format and with these keys (``engine.prebuilt``): read
+# first, never written at run time.
+SHIPPED = Path(__file__).resolve().parent.parent / "models" / "prebuilt"
 _MAGIC = b"DPTEXT-DIST\x00"
 _VERSION = 1
 _HEADER = 128  # magic, version, entries, key, payload SHA-256; padded so the payload is 8-byte aligned
@@ -71,15 +75,16 @@ def path_for(directory: Path, digest: bytes, kind: str) -> Path:
     return directory / f"{kind}-{digest.hex()[:40]}.f64"
 
 
-def read(path: Path, digest: bytes, entries: int, check) -> np.ndarray | None:
-    """The distances in ``path``, mapped read-only, or ``None`` when the file is missing or fails a check
-    (``check(d)``: whether a sample of ``d`` matches a fresh computation)."""
-    if not _private(path.parent):
+def read(path: Path, digest: bytes, entries: int, check, shipped: bool = False) -> np.ndarray | None:
+    """The values in ``path``, mapped read-only, or ``None`` when the file is missing or fails a check
+    (``check(d)``: whether a sample of ``d`` matches a fresh computation). A ``shipped`` file (``SHIPPED``) is the
+    installed package's, as trusted as its code: whoever owns it."""
+    if not shipped and not _private(path.parent):
         return None
     try:
         with open(path, "rb") as f:
             st = os.fstat(f.fileno())
-            if not _owned_alone(st):
+            if not shipped and not _owned_alone(st):
                 return None
             if st.st_size != _HEADER + 8 * entries:
                 return None
@@ -182,11 +187,26 @@ def prune(directory: Path, kind: str, keep: int) -> None:
                 p.unlink()
 
 
+def store(directory: Path, kind: str, digest: bytes, values: np.ndarray) -> Path:
+    """Writes ``values`` as the file of ``kind`` with key ``digest`` in ``directory``, readable by all (the build
+    ships it: ``SHIPPED``)."""
+    tmp = writable(directory, kind)
+    path = path_for(directory, digest, kind)
+    if tmp is None or not write(tmp, path, digest, values):
+        raise OSError(f"cannot write {path}")
+    path.chmod(0o644)
+    return path
+
+
 def once_per_machine(kind: str, digest: bytes, entries: int, check, compute, keep: int | None = None):
-    """The ``entries`` values of ``kind`` with key ``digest``: mapped read-only from the machine's cache (``read``,
-    ``check`` as there), or ``compute()``d and written there by the one process holding the machine's lock
-    (the others then read its file); ``None`` where no cache directory can be used (the caller computes what it
-    needs in memory). After a write, the files of ``kind`` are pruned to the ``keep`` used last, if given."""
+    """The ``entries`` values of ``kind`` with key ``digest``: mapped read-only from the files the package ships
+    (``SHIPPED``), else from the machine's cache (``read``, ``check`` as there), else ``compute()``d and written
+    there by the one process holding the machine's lock (the others then read its file); ``None`` where no cache
+    directory can be used (the caller computes what it needs in memory). After a write, the files of ``kind`` are
+    pruned to the ``keep`` used last, if given."""
+    found = read(path_for(SHIPPED, digest, kind), digest, entries, check, shipped=True)
+    if found is not None:
+        return found
     directory = cache_dir()
     if directory is None:
         return None
