@@ -157,6 +157,27 @@ def test_diffractor(model, noise, lists, x):
     assert_fits(draw(mechanism, x), diffractor_conditional(mechanism, x))
 
 
+def test_diffractor_chains_are_the_plain_walk():
+    """``_chain`` against the walk written plainly (``Diffractor.chain``): rows of every length, empty ones
+    included, so the walk both steps to a row's first unvisited word and falls back to the lowest unvisited rank."""
+    rng = np.random.default_rng(5)
+    n = 300
+    lengths = rng.integers(0, 6, n)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    neighbours = np.concatenate([rng.choice(n, k, replace=False) for k in lengths]).astype(np.int32)
+    table = mechanisms.NeighbourTable(0, offsets, neighbours, np.zeros(n))
+    for start in (0, 17, n - 1):
+        visited, walk, current = set(), [], start
+        while True:
+            walk.append(current)
+            visited.add(current)
+            if len(walk) == n:
+                break
+            row = neighbours[offsets[current] : offsets[current + 1]].tolist()
+            current = next((y for y in row if y not in visited), min(set(range(n)) - visited))
+        assert mechanisms._chain(table, n, start) == walk
+
+
 @pytest.mark.parametrize("eps", [0.8, 0.05])
 def test_diffractor_geometric_floors_do_not_depend_on_the_log(model, monkeypatch, eps):
     # The geometric step takes floor(log u / -ε) from NumPy's log except within a margin of an integer, where it

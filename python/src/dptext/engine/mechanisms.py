@@ -1044,26 +1044,26 @@ def _largest_norms(vectors: np.ndarray, count: int) -> np.ndarray:
 def _chain(table: NeighbourTable, n: int, start: int) -> list[int]:
     """``Diffractor.chain``: from ``start``, step to the nearest unvisited word of the current word's row,
     or, when the row has none, to the lowest unvisited rank."""
-    offsets = table.offsets.tolist()
-    neighbours = table.neighbours.tolist()
-    visited = bytearray(n)
+    # Each word is stepped from once, so every row is read: as NumPy slices (the first unvisited entry is the
+    # first minimum of the row's visited flags), not as 8.9 M Python ints (~0.6 s on the default model).
+    offsets = table.offsets.astype(np.int64).tolist()
+    neighbours = table.neighbours
+    visited = np.zeros(n, dtype=bool)
     out = [0] * n
     lowest = 0
     current = start
     for step in range(n):
         out[step] = current
-        visited[current] = 1
+        visited[current] = True
         if step == n - 1:
             break
-        nxt = -1
-        for j in range(offsets[current], offsets[current + 1]):
-            y = neighbours[j]
-            if not visited[y]:
-                nxt = y
-                break
-        if nxt < 0:
-            while visited[lowest]:
-                lowest += 1
-            nxt = lowest
-        current = nxt
+        row = neighbours[offsets[current] : offsets[current + 1]]
+        seen = visited[row]
+        j = int(seen.argmin()) if len(row) else 0
+        if len(row) and not seen[j]:
+            current = int(row[j])
+            continue
+        while visited[lowest]:
+            lowest += 1
+        current = lowest
     return out
