@@ -157,15 +157,14 @@ def writable(directory: Path, kind: str):
 
 def write(tmp, path: Path, digest: bytes, d: np.ndarray) -> bool:
     """Writes ``d`` through the open temporary file ``tmp`` and moves it to ``path`` atomically: a reader sees
-    the whole file or none. Returns whether it did; failures leave no file behind."""
+    the whole file or none. Returns whether it did; failures leave no file behind. No fsync (~0.1 s per 72 MB):
+    a file the machine's crash left torn fails ``read``'s size or SHA-256 check and is computed again."""
     try:
         with tmp:
             payload = np.ascontiguousarray(d, dtype="<f8")
             header = struct.pack(_LAYOUT, _MAGIC, _VERSION, len(payload), digest, hashlib.sha256(payload.data).digest())
             tmp.write(header.ljust(_HEADER, b"\x00"))
             tmp.write(payload.data)
-            tmp.flush()
-            os.fsync(tmp.fileno())
         os.replace(tmp.name, path)
         return True
     except OSError:

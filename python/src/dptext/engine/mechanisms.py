@@ -51,16 +51,23 @@ _FEW_PAIRS = 512
 _ENTRIES_PER_BLOCK = 1 << 15
 
 
-def squared_distances(vectors64: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def squared_distances(vectors: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """d²(a_i, b_i) for each pair, in the JVM's order (``Embeddings.squaredDistance``): four running sums
     over k ≡ 0, 1, 2, 3 (mod 4), the tail into the first, then (s0 + s1) + (s2 + s3). Each sum is added
-    term by term, never pairwise, so the bits are the JVM's."""
+    term by term, never pairwise, so the bits are the JVM's. ``vectors``: the model's float32 vectors (rows
+    gathered in a third of the time) or their float64 copy; the differences are taken in double either way."""
     out = np.empty(len(a), dtype=np.float64)
     for start in range(0, len(a), _PAIRS_PER_CHUNK):
         end = min(len(a), start + _PAIRS_PER_CHUNK)
-        d = vectors64[a[start:end]]
-        d -= vectors64[b[start:end]]
-        out[start:end] = _summed_squares(d)
+        if end - start <= _FEW_PAIRS:
+            d = vectors[a[start:end]].astype(np.float64)
+            d -= vectors[b[start:end]]
+            out[start:end] = _summed_squares(d)
+        else:  # one column per pair: the running sums add whole rows
+            d = np.empty((vectors.shape[1], end - start))
+            a_rows, b_rows = vectors.take(a[start:end], axis=0), vectors.take(b[start:end], axis=0)
+            np.subtract(a_rows.T, b_rows.T, out=d, dtype=np.float64)  # (dtype: float32 vectors subtract in double)
+            out[start:end] = _summed_square_columns(d)
     return out
 
 
@@ -88,7 +95,7 @@ def squared_distance_below(model: Model, a: np.ndarray, b: np.ndarray, limit: np
     unsure = np.flatnonzero(~sure | ~(approx >= _SCREEN_SMALLEST) | ~np.isfinite(approx))
     if unsure.size:
         exact_limit = limit[unsure] if exact is None else exact(unsure)
-        below[unsure] = squared_distances(model.vectors64, a[unsure], b[unsure]) < exact_limit
+        below[unsure] = squared_distances(model.vectors, a[unsure], b[unsure]) < exact_limit
     return below
 
 
@@ -117,9 +124,26 @@ def _summed_squares(d: np.ndarray) -> np.ndarray:
     return (s[:, 0] + s[:, 1]) + (s[:, 2] + s[:, 3])
 
 
-def distances(vectors64: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _summed_square_columns(d: np.ndarray) -> np.ndarray:
+    """Per column of differences (``d``: dimensions x pairs, C-contiguous), Σ d_k² in the JVM's order (see
+    ``squared_distances``); squares ``d`` in place. Row-major rows would add 4-wide strided lanes (~5x slower)."""
+    m = d.shape[0]
+    full = (m // 4) * 4
+    np.multiply(d, d, out=d)
+    if full:
+        s = d[0:4].copy()
+        for k in range(4, full, 4):
+            s += d[k : k + 4]
+    else:
+        s = np.zeros((4, d.shape[1]), dtype=np.float64)
+    for k in range(full, m):
+        s[0] += d[k]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def distances(vectors: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """d(a_i, b_i) = sqrt(d²), as ``Embeddings.distance`` (sqrt is correctly rounded everywhere)."""
-    return np.sqrt(squared_distances(vectors64, a, b))
+    return np.sqrt(squared_distances(vectors, a, b))
 
 
 def pick_row(cumulative: np.ndarray, row_start: np.ndarray, row_length: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -274,8 +298,10 @@ class ExponentialNeighbourSampler(Mechanism):
     def _all_envelopes(self) -> np.ndarray:
         """Every word's envelope row, then every word's uniform-branch probability, as one array (the file's)."""
         self._distances = table_distances(self.model, self.table)
+        rows = np.empty(len(self.neighbours) + self.model.size)  # (computed in place: no 72 MB copy)
+        self.cumulative, self.p_uniform = rows[: len(self.neighbours)], rows[len(self.neighbours) :]
         self._envelopes(np.arange(self.model.size))
-        return np.concatenate([self.cumulative, self.p_uniform])
+        return rows
 
     def _rows_as_computed(self, found: np.ndarray) -> bool:
         """Whether the rows of words spread over the vocabulary (and their uniform-branch probabilities) are, bit
@@ -306,7 +332,7 @@ class ExponentialNeighbourSampler(Mechanism):
         # table's (``table_distances``), or None to compute the rows' from the vectors.
         positions, valid = _padded(self.offsets[xs], lengths)
         if distances is None:
-            d = _row_distances(self.model.vectors64, self.neighbours, xs, positions)
+            d = _row_distances(self.model.vectors, self.neighbours, xs, positions)
         else:
             d = distances[positions]
         if self.cap != math.inf:
@@ -656,7 +682,7 @@ def _all_distances(model: Model, table: NeighbourTable) -> np.ndarray:
     offsets = table.offsets.astype(np.int64)
     lengths = np.diff(offsets)
     out = np.empty(len(table.neighbours), dtype=np.float64)
-    v = model.vectors64
+    v = model.vectors
 
     def block(b):
         positions, valid = _padded(offsets[b[0]], b[1])
@@ -674,7 +700,7 @@ def _same_as_computed(model: Model, table: NeighbourTable, d: np.ndarray) -> boo
         return True
     at = np.unique(np.linspace(0, entries - 1, _CHECKED_ENTRIES).astype(np.int64))
     xs = np.searchsorted(table.offsets.astype(np.int64), at, side="right") - 1
-    fresh = distances(model.vectors64, xs, table.neighbours[at].astype(np.int64))
+    fresh = distances(model.vectors, xs, table.neighbours[at].astype(np.int64))
     return bool(np.array_equal(np.asarray(d[at]).view(np.int64), fresh.view(np.int64)))
 
 
@@ -727,9 +753,12 @@ def _row_distances(v: np.ndarray, neighbours: np.ndarray, xs: np.ndarray, positi
         return np.concatenate(
             [_row_distances(v, neighbours, xs[i : i + rows], positions[i : i + rows]) for i in range(0, n, rows)]
         )
-    diff = v[neighbours[positions].ravel()].reshape(n, k, -1)
-    diff -= v[xs][:, None, :]  # (x - y)² = (y - x)²: the same bits
-    return np.sqrt(_summed_squares(diff.reshape(n * k, -1))).reshape(n, k)
+    m = v.shape[1]
+    diff = np.empty((m, n, k))  # (one column per entry: see _summed_square_columns)
+    y = v.take(neighbours[positions].ravel(), axis=0).reshape(n, k, m)
+    # In double whatever the vectors' type; (y - x)² = (x - y)²: the same bits.
+    np.subtract(y.transpose(2, 0, 1), v.take(xs, axis=0).T[:, :, None], out=diff, dtype=np.float64)
+    return np.sqrt(_summed_square_columns(diff.reshape(m, n * k))).reshape(n, k)
 
 
 class SanText(Mechanism):
@@ -849,7 +878,7 @@ class CusText(Mechanism):
             groups = members[start[g][:, None] + np.arange(s)]  # (groups, s), a group's words in its order
             xs = np.repeat(groups, s, axis=1).ravel()  # row i of a group: its word i against each word j
             ys = np.tile(groups, (1, s)).ravel()
-            d = distances(model.vectors64, xs, ys).reshape(-1, s)  # one row per word x
+            d = distances(model.vectors, xs, ys).reshape(-1, s)  # one row per word x
             group = np.repeat(groups, s, axis=0)  # row x's group, in the group's order
             biggest = np.max(d, axis=1, initial=0.0)
             # Decreasing distance (increasing probability); ties: higher rank first.
@@ -882,7 +911,7 @@ def _groups(model: Model, table: NeighbourTable, k: int) -> tuple[np.ndarray, np
     neighbour row when the row settles it, else by a scan of every free word); the last < 2K words form one
     group."""
     n = model.size
-    v = model.vectors64
+    v = model.vectors
     offsets = table.offsets.tolist()
     neighbours = table.neighbours
     bounds = table.outside_bounds
