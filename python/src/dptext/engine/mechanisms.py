@@ -990,6 +990,40 @@ class Diffractor(Mechanism):
         j = self._geometric(streams, rows, p) if self.noise == "geometric" else self._tem(streams, rows, p)
         return self.order[li, j]
 
+    def sanitize_rows(self, streams, ranks: np.ndarray, first: np.ndarray) -> np.ndarray | None:
+        """Geometric noise: the rounds' draws, then every token's arithmetic at once. Each round draws, for the
+        next token of every row that has one, the list (``nextInt(L)``, when L > 1), the branch (``nextUniform``)
+        and, for the tokens that move, the side (``nextLong``) and the distance's log-uniform: what ``_draw``
+        draws, in its order, with the logs, floors, clamps and the lists' lookups left for one pass over all the
+        tokens after the last round (a round costs about half). TEM noise: ``_draw`` round by round."""
+        if self.noise != "geometric" or self.n == 1:
+            return None
+        ranks = np.asarray(ranks, dtype=np.int64)
+        lists = len(self.order)
+        li = np.zeros(len(ranks), dtype=np.int64)
+        moves = np.zeros(len(ranks), dtype=bool)
+        up = np.zeros(len(ranks), dtype=bool)
+        mantissa = np.ones(len(ranks))
+        scale = np.zeros(len(ranks))
+        position, end = first[:-1].copy(), first[1:]
+        active = np.flatnonzero(end > position)
+        while active.size:
+            at = position[active]
+            if lists > 1:
+                li[at] = streams.next_int(active, lists)
+            moved = np.flatnonzero(streams.next_uniform(active) >= self.zero_probability)
+            if moved.size:
+                r, t = active[moved], at[moved]
+                moves[t] = True
+                up[t] = streams.next_long(r) >= np.uint64(1 << 63)  # Java's nextLong() < 0
+                mantissa[t], scale[t] = streams.next_log_uniform_parts(r)
+            position[active] += 1
+            active = active[position[active] < end[active]]
+        p = self.position[li, ranks]
+        t = np.flatnonzero(moves)
+        p[t] = self._moved(p[t], up[t], self._over_epsilon(mantissa[t], scale[t]))
+        return self.order[li, p]
+
     def _geometric(self, streams, rows, p):
         n = self.n
         j = p.copy()
@@ -998,24 +1032,28 @@ class Diffractor(Mechanism):
         moves = streams.next_uniform(rows) >= self.zero_probability
         if not moves.any():
             return j
-        r, pm = rows[moves], p[moves]
+        r = rows[moves]
         up = streams.next_long(r) >= np.uint64(1 << 63)  # Java's nextLong() < 0
-        k = 1 + np.floor(self._log_uniform_over_epsilon(streams, r))
-        with np.errstate(invalid="ignore"):
-            upper = np.where(k >= n - 1 - pm, n - 1, pm + np.minimum(k, n).astype(np.int64))
-            lower = np.where(k >= pm, 0, pm - np.minimum(k, n).astype(np.int64))
-        j[moves] = np.where(up, upper, lower)
+        j[moves] = self._moved(p[moves], up, self._over_epsilon(*streams.next_log_uniform_parts(r)))
         return j
 
-    def _log_uniform_over_epsilon(self, streams, rows) -> np.ndarray:
-        """``nextLogUniform() / -ε`` where its floor is what is used: from NumPy's log wherever no integer lies
-        within the margin of it, else from fdlibm's (the JVM's), so every floor is the JVM's.
+    def _moved(self, p: np.ndarray, up: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """The position a moving token takes: k = 1 + ⌊q⌋ steps up or down from p, clamped to the list."""
+        n = self.n
+        k = 1 + np.floor(q)
+        with np.errstate(invalid="ignore"):
+            upper = np.where(k >= n - 1 - p, n - 1, p + np.minimum(k, n).astype(np.int64))
+            lower = np.where(k >= p, 0, p - np.minimum(k, n).astype(np.int64))
+        return np.where(up, upper, lower)
+
+    def _over_epsilon(self, mantissa: np.ndarray, scale: np.ndarray) -> np.ndarray:
+        """``nextLogUniform() / -ε`` (from its parts) where its floor is what is used: from NumPy's log wherever no
+        integer lies within the margin of it, else from fdlibm's (the JVM's), so every floor is the JVM's.
 
         NumPy's log is within a few ulps of fdlibm's on [1, 2), so the two quotients differ by less than
         |q|·2^-50 + 2^-50/ε (the log's error, and the subtraction's and the division's roundings); the margin
         |q|·2^-30 + 2^-40/ε is a thousand times that. fdlibm's log is ~50 NumPy calls: ~17 % of this mechanism's
         time before."""
-        mantissa, scale = streams.next_log_uniform_parts(rows)
         q = (np.log(mantissa) - scale) / -self.epsilon
         near = np.flatnonzero(~(np.abs(q - np.rint(q)) > np.abs(q) * _THRESHOLD_MARGIN + 2.0**-40 / self.epsilon))
         if near.size:
