@@ -81,3 +81,36 @@ def test_the_batch_path_is_not_taken_where_it_does_not_apply():
     assert text.batch_assembles(text.Vocabulary(["a", "b"]), "vocabulary")
     assert not text.batch_assembles(text.Vocabulary(["a", "b"]), "restore")
     assert not text.batch_assembles(text.Vocabulary(["a", ""]), "vocabulary")
+
+
+def test_a_table_past_its_size_carries_the_pieces_a_batch_needs(monkeypatch):
+    """Past ``_PIECE_TYPES`` distinct pieces, a batch starts a new table holding only its own pieces' entries, copied
+    from the old one: every batch still tokenizes and assembles as the text-by-text path does, the table stays near
+    the size of a batch's pieces, and the pieces carried over are not cut again."""
+    words = ["the", ".", "film", "do", "n't", "it", "a", "b", "!", "42", "ΟΔΟΣ"]
+    vocabulary = text.Vocabulary(words)
+    texts = _texts(words)
+    monkeypatch.setattr(text, "_PIECE_TYPES", 60)
+    rng = random.Random(7)
+    cut = []
+    run_entry = text._run_entry
+    monkeypatch.setattr(text, "_run_entry", lambda run, index: cut.append(run) or run_entry(run, index))
+    for _ in range(12):
+        chunk = rng.sample(texts, 150)
+        before = vocabulary._pieces
+        seen = set(before) if before is not None else set()
+        cut.clear()
+        batch = text.tokenize_batch(chunk, vocabulary)
+        assert not set(cut) & seen  # a piece the old table had is copied, not cut again
+        assert len(vocabulary._pieces) <= max(60, len(set(batch.pieces))) + len(set(batch.pieces))
+        tokenized = [text.tokenize(t, vocabulary) for t in chunk]
+        assert batch.ranks.tolist() == [r for tk in tokenized for r in tk.ranks]
+        outputs = np.array([rng.randrange(len(words)) for _ in range(len(batch.ranks))], dtype=np.int64)
+        got = text.assemble_batch(batch, outputs, np.zeros(0, dtype=np.int64), vocabulary, "keep", "<unk>")
+        o = 0
+        for t, tk, g in zip(chunk, tokenized, got, strict=True):
+            want = text.assemble(
+                tk, outputs[o : o + len(tk.ranks)].tolist(), [], vocabulary, "keep", "<unk>", "vocabulary"
+            )
+            assert g == want, t
+            o += len(tk.ranks)

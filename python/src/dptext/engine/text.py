@@ -831,7 +831,9 @@ def assemble(
 # Layout whitespace other than the space: a text without any is its runs joined by single spaces (``split(" ")``,
 # whose empty pieces stand for the runs of several spaces), which str.split cuts faster than the regex.
 _OTHER_SPACE = re.compile(f"[{_SPACE_CLASS.replace(' ', '')}]")
-_PIECE_TYPES = _RUN_CACHE  # distinct pieces a table keeps before a batch starts a new one
+# Distinct pieces a table keeps before a batch starts a new one with the pieces it needs (``_PieceTypes.carried``):
+# ~230 bytes a piece, so ~60 MB. Ten thousand IMDb reviews (a Spark Arrow batch's default rows) hold ~150,000.
+_PIECE_TYPES = 1 << 18
 
 
 class _Column:
@@ -907,10 +909,36 @@ class _PieceTypes(dict):
     def columns(self) -> tuple[np.ndarray, ...]:
         """The columns as they are now (ids given later do not move these entries)."""
         with self.lock:
-            return tuple(
-                c.data[: c.size]
-                for c in (self.tokens, self.vocabulary_tokens, self.first, self.rank, self.starts_word, self.ends_word)
-            )
+            return self._columns()
+
+    def _columns(self) -> tuple[np.ndarray, ...]:
+        return tuple(
+            c.data[: c.size]
+            for c in (self.tokens, self.vocabulary_tokens, self.first, self.rank, self.starts_word, self.ends_word)
+        )
+
+    def carried(self, pieces: list[str]) -> _PieceTypes:
+        """A new table holding the entries of ``pieces`` this one has, copied (not cut again), in the order they
+        were first seen: what a batch needs when this table has grown past ``_PIECE_TYPES``, so that memory stays
+        bounded and a batch with more distinct pieces than that does not cut every one of them again."""
+        new = _PieceTypes(self.index)
+        with self.lock:
+            ids = np.fromiter(map(self.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=len(pieces))
+            ids = np.unique(ids[ids >= 0])  # (ids follow first sight: sorted, they keep its order)
+            names = list(self)  # (a dict keeps insertion order: a piece's id is its position)
+            tokens, vocabulary_tokens, first, rank, starts_word, ends_word = self._columns()
+            counts = tokens[ids]
+            new_first = np.cumsum(counts) - counts
+            entries = np.repeat(first[ids] - new_first, counts) + np.arange(int(counts.sum()), dtype=np.int64)
+            new.update(zip([names[i] for i in ids.tolist()], range(len(ids)), strict=True))
+            new.tokens.extend(counts)
+            new.vocabulary_tokens.extend(vocabulary_tokens[ids])
+            new.first.extend(new_first)
+            new.rank.extend(rank[entries])
+            new.starts_word.extend(starts_word[entries])
+            new.ends_word.extend(ends_word[entries])
+            new.surfaces = [self.surfaces[i] for i in entries.tolist()]
+        return new
 
 
 class Batch:
@@ -934,7 +962,7 @@ class Batch:
 def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch:
     """``tokenize`` of every text, at once."""
     table = vocabulary._pieces
-    if table is None or len(table) > _PIECE_TYPES:
+    if table is None:
         table = vocabulary._pieces = _PieceTypes(vocabulary.index)
     pieces: list[str] = []
     joiners: list[str] = []
@@ -952,6 +980,8 @@ def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch:
             joiners.append("")
         sizes.append(len(cut))
         pieces += cut
+    if len(table) > _PIECE_TYPES:
+        table = vocabulary._pieces = table.carried(pieces)
     # One dict lookup per piece (-1 for a piece not seen yet), in C: a test and then a lookup for each piece cost
     # twice that, ~0.05 s per 450,000 pieces (the batches after the first have few new pieces, if any).
     types = np.fromiter(map(table.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=len(pieces))
