@@ -207,9 +207,9 @@ class Mechanism:
         """The outputs of every token of the batch at once, or ``None`` to be driven round by round (``step``).
 
         Row r's tokens are ``ranks[first[r]:first[r + 1]]``, in text order, and their draws are row r's of
-        ``streams``. Mechanisms whose JVM counterpart draws for all of a row's tokens before mapping any of
-        them to a word (the embedding-noise mechanisms and BRR: noise for every token, then one search)
-        answer here, in that order."""
+        ``streams``, in the JVM's order. Mechanisms whose JVM counterpart draws for all of a row's tokens before
+        mapping any of them to a word (the embedding-noise mechanisms and BRR: noise for every token, then one
+        search) answer here, and so does 1-Diffractor, whose draws never depend on an earlier token's word."""
         return None
 
     def prepare(self, words: np.ndarray) -> None:
