@@ -186,13 +186,13 @@ def prune(directory: Path, kind: str, keep: int) -> None:
                 p.unlink()
 
 
-def store(directory: Path, kind: str, digest: bytes, values: np.ndarray) -> Path:
+def store(directory: Path, kind: str, digest: bytes, values: np.ndarray) -> Path | None:
     """Writes ``values`` as the file of ``kind`` with key ``digest`` in ``directory``, readable by all (the build
-    ships it: ``SHIPPED``)."""
+    ships it: ``SHIPPED``); ``None`` when it cannot."""
     tmp = writable(directory, kind)
     path = path_for(directory, digest, kind)
     if tmp is None or not write(tmp, path, digest, values):
-        raise OSError(f"cannot write {path}")
+        return None
     path.chmod(0o644)
     return path
 

@@ -30,7 +30,10 @@ def write(directory: Path) -> list[Path]:
     if not isinstance(brr, Brr):
         raise AssertionError(type(brr))
     codes = brr.codes
-    return [distances.store(directory, "floors", codes.floors_key(), codes.all_floors())]
+    written = distances.store(directory, "floors", codes.floors_key(), codes.all_floors())
+    if written is None:  # (the build's own step: it stops with this line, no user meets it)
+        raise SystemExit(f"prebuilt: cannot write BRR's floors in {directory}")
+    return [written]
 
 
 def main(argv: list[str]) -> int:
