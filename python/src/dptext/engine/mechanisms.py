@@ -104,21 +104,16 @@ _SCREEN_SMALLEST = 1e-30  # far above float32's subnormals (2^-126 ~ 1.2e-38): t
 
 
 def _summed_squares(d: np.ndarray) -> np.ndarray:
-    """Per row of differences, Σ d_k² in the JVM's order (see ``squared_distances``); squares ``d`` in place."""
+    """Per row of differences, Σ d_k² in the JVM's order (see ``squared_distances``); may square ``d`` in place."""
     n, m = d.shape
+    if n > _FEW_PAIRS:  # many pairs: one column each, whole rows added (``_summed_square_columns``)
+        return _summed_square_columns(np.ascontiguousarray(d.T))
     full = (m // 4) * 4
     np.multiply(d, d, out=d)
     lanes = d[:, :full].reshape(n, full // 4, 4)
-    if not full:
-        s = np.zeros((n, 4), dtype=np.float64)
-    elif n <= _FEW_PAIRS:
-        # np.cumsum adds term by term along the axis (never pairwise, unlike np.sum): the last running sum of
-        # each lane is the JVM's, in one NumPy call instead of one per group of four (a round's few pairs).
-        s = np.cumsum(lanes, axis=1)[:, -1, :]
-    else:
-        s = lanes[:, 0, :].copy()  # many pairs: in place, without cumsum's n x m intermediate
-        for k in range(1, full // 4):
-            s += lanes[:, k, :]
+    # np.cumsum adds term by term along the axis (never pairwise, unlike np.sum): the last running sum of each
+    # lane is the JVM's, in one NumPy call instead of one per group of four (a round's few pairs).
+    s = np.cumsum(lanes, axis=1)[:, -1, :] if full else np.zeros((n, 4), dtype=np.float64)
     for k in range(full, m):
         s[:, 0] += d[:, k]
     return (s[:, 0] + s[:, 1]) + (s[:, 2] + s[:, 3])
