@@ -409,7 +409,12 @@ def _compare(texts: list[str], vocabulary: text.Vocabulary, answers: list[str]) 
 
 
 def _compare_batch(texts: list[str], vocabulary: text.Vocabulary, answers: list[str]) -> list[str]:
-    """The batch path (``tokenize_batch``, ``assemble_batch``: case policy vocabulary) on every text at once."""
+    """The batch path (``tokenize_batch``, ``assemble_batch``: case policy vocabulary) on every UTF-8 text at once
+    (Arrow holds no lone surrogate: a batch with one is refused, and the text-by-text path serves it)."""
+    utf8 = [i for i, t in enumerate(texts) if text._utf8_column([t]) is not None]
+    if len(utf8) < len(texts) and text.tokenize_batch(texts, vocabulary) is not None:
+        return ["batch: a text with a lone surrogate was taken"]
+    texts, answers = [texts[i] for i in utf8], [answers[i] for i in utf8]
     batch = text.tokenize_batch(texts, vocabulary)
     fields = [a.split("\t") for a in answers]
     ranks = [[int(x) for x in f[0].split(",")] if f[0] else [] for f in fields]

@@ -222,6 +222,7 @@ class PythonSanitizer:
         batch = None
         if text.batch_assembles(vocabulary, case):
             batch = text.tokenize_batch([texts[i] for i in live], vocabulary)
+        if batch is not None:
             counts, ranks, oov_counts = batch.counts, batch.ranks, batch.oov_counts
         else:
             tokenized = [text.tokenize(texts[i], vocabulary) for i in live]

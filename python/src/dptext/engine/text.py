@@ -33,6 +33,8 @@ import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from dptext.errors import DpTextError
 
@@ -531,7 +533,7 @@ class Vocabulary:
     def __init__(self, words: Sequence[str], model: str = "(a word list)") -> None:
         self._runs: dict[str, tuple] = {}  # run of non-whitespace -> its tokens, as _run_entry gives them
         self._pieces: _PieceTypes | None = None  # the batch path's table of pieces (tokenize_batch)
-        self._flags: tuple | None = None  # the words as an object array, and their ends' classes (assemble_batch)
+        self._flags: tuple | None = None  # the words as arrays, and their ends' classes (assemble_batch)
         self.words: list[str] = list(words)
         self.index: dict[str, int] = dict(zip(self.words, range(len(self.words)), strict=True))
         self.size = len(self.words)
@@ -543,18 +545,20 @@ class Vocabulary:
     def __len__(self) -> int:
         return self.size
 
-    def _word_flags(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """The words as an object array, whether each starts and ends with a word character; ``None`` when a word is
-        empty (``batch_assembles``)."""
+    def _word_flags(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, pa.Array] | None:
+        """The words as an object array, whether each starts and ends with a word character, and the words as an
+        Arrow column; ``None`` when a word is empty or not UTF-8 (a lone surrogate) (``batch_assembles``)."""
         if self._flags is None:
-            if any(not w for w in self.words):
-                self._flags = ()
-            else:
-                self._flags = (
-                    np.array(self.words, dtype=object),
-                    np.fromiter((is_word_char(w[0]) for w in self.words), dtype=bool, count=self.size),
-                    np.fromiter((is_word_char(w[-1]) for w in self.words), dtype=bool, count=self.size),
-                )
+            self._flags = ()
+            if all(self.words):
+                column = _utf8_column(self.words)
+                if column is not None:
+                    self._flags = (
+                        np.array(self.words, dtype=object),
+                        np.fromiter((is_word_char(w[0]) for w in self.words), dtype=bool, count=self.size),
+                        np.fromiter((is_word_char(w[-1]) for w in self.words), dtype=bool, count=self.size),
+                        column,
+                    )
         return self._flags or None
 
     def word(self, rank: int) -> str:
@@ -827,10 +831,12 @@ def assemble(
 # text for text. Each text is cut into pieces (runs of non-whitespace and the whitespace between them); a table gives
 # each distinct piece an id and keeps its tokens in arrays, so that the batch's ranks, counts and output words are
 # gathered by NumPy rather than walked token by token in Python (English text repeats its pieces: most are found).
+# Arrow (a dependency of PySpark's pandas UDFs, so present wherever they run) cuts the texts, finds the batch's
+# distinct pieces and joins the output texts in C++: per piece, a dict lookup and a Python string cost as much.
 
 # Layout whitespace other than the space: a text without any is its runs joined by single spaces (``split(" ")``,
-# whose empty pieces stand for the runs of several spaces), which str.split cuts faster than the regex.
-_OTHER_SPACE = re.compile(f"[{_SPACE_CLASS.replace(' ', '')}]")
+# whose empty pieces stand for the runs of several spaces), which Arrow cuts faster than the regex.
+_OTHER_SPACE_RE2 = "[" + re.sub(r"\\u([0-9a-f]{4})", r"\\x{\1}", _SPACE_CLASS.replace(" ", "")) + "]"
 # Distinct pieces a table keeps before a batch starts a new one with the pieces it needs (``_PieceTypes.carried``):
 # ~230 bytes a piece, so ~60 MB. Ten thousand IMDb reviews (a Spark Arrow batch's default rows) hold ~150,000.
 _PIECE_TYPES = 1 << 18
@@ -941,16 +947,27 @@ class _PieceTypes(dict):
         return new
 
 
+def _utf8_column(strings: Sequence[str]) -> pa.Array | None:
+    """``strings`` as an Arrow column, or ``None`` where one is not UTF-8 (a lone surrogate, which Python strings
+    can hold and Arrow's cannot): the batch path does not serve such texts, the text-by-text path does."""
+    try:
+        return pa.array(strings, type=pa.large_string())
+    except UnicodeEncodeError:
+        return None
+
+
 class Batch:
     """Texts cut into pieces (``tokenize_batch``): ``counts``, ``oov_counts`` and ``ranks`` as ``tokenize`` gives
-    them text by text (``ranks``: every text's vocabulary tokens' ranks, text after text)."""
+    them text by text (``ranks``: every text's vocabulary tokens' ranks, text after text). The pieces are held by
+    Arrow: ``distinct`` once each, ``piece_of`` each piece's entry there, ``piece_starts`` each text's first piece."""
 
     __slots__ = (
         "counts",
+        "distinct",
         "joiners",
         "oov_counts",
+        "piece_of",
         "piece_starts",
-        "pieces",
         "ranks",
         "table",
         "token_of",
@@ -959,42 +976,52 @@ class Batch:
     )
 
 
-def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch:
-    """``tokenize`` of every text, at once."""
+def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch | None:
+    """``tokenize`` of every text, at once; ``None`` where a text is not UTF-8 (``_utf8_column``)."""
+    column = _utf8_column(texts)
+    if column is None:
+        return None
     table = vocabulary._pieces
     if table is None:
         table = vocabulary._pieces = _PieceTypes(vocabulary.index)
-    pieces: list[str] = []
-    joiners: list[str] = []
-    sizes: list[int] = []
-    other_space = _OTHER_SPACE.search
-    split = _SPLIT.split
-    for t in texts:
-        # (An ASCII text without control characters has no layout whitespace but the space: str.isprintable, in C,
-        # tells it in a third of the regex's time.)
-        if (t.isascii() and t.isprintable()) or other_space(t) is None:
-            cut = t.split(" ")
-            joiners.append(" ")
-        else:
-            cut = split(t)  # runs at even positions, whitespace between: joined by ""
-            joiners.append("")
-        sizes.append(len(cut))
-        pieces += cut
+    # A text whose only layout whitespace is the space is its runs joined by single spaces, which Arrow cuts (in
+    # C++, with the empty pieces of str.split(" ")); the others are cut by the regex, runs at even positions and the
+    # whitespace between, joined by "". Their pieces go after all of Arrow's (whose cuts of those texts are not
+    # used): each text's pieces start at ``located`` in ``values``.
+    spaced = np.logical_not(pc.match_substring_regex(column, _OTHER_SPACE_RE2).to_numpy(zero_copy_only=False))
+    lists = pc.split_pattern(column, " ")
+    offsets = lists.offsets.to_numpy()
+    values = lists.flatten()
+    located, sizes = offsets[:-1] - offsets[0], np.diff(offsets)
+    if not spaced.all():
+        by_regex = np.flatnonzero(~spaced)
+        cut = pa.array([_SPLIT.split(texts[i]) for i in by_regex.tolist()], type=lists.type)
+        cut_offsets = cut.offsets.to_numpy()
+        located[by_regex] = len(values) + cut_offsets[:-1]
+        sizes[by_regex] = np.diff(cut_offsets)
+        values = pa.concat_arrays([values, cut.flatten()])
+    piece_starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=piece_starts[1:])
+    # Each distinct piece is looked up once (Arrow's hash in C++ finds them), -1 for one not seen yet.
+    encoded = values.dictionary_encode()
+    piece_of = encoded.indices.to_numpy()
+    if not spaced.all():
+        piece_of = piece_of[np.repeat(located - piece_starts[:-1], sizes) + np.arange(piece_starts[-1])]
+    distinct = encoded.dictionary.to_pylist()
     if len(table) > _PIECE_TYPES:
-        table = vocabulary._pieces = table.carried(pieces)
-    # One dict lookup per piece (-1 for a piece not seen yet), in C: a test and then a lookup for each piece cost
-    # twice that, ~0.05 s per 450,000 pieces (the batches after the first have few new pieces, if any).
-    types = np.fromiter(map(table.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=len(pieces))
-    new = np.flatnonzero(types < 0)
+        table = vocabulary._pieces = table.carried(distinct)
+    known = np.fromiter(map(table.get, distinct, itertools.repeat(-1)), dtype=np.int64, count=len(distinct))
+    new = np.flatnonzero(known < 0)
     if new.size:
-        unseen = [pieces[i] for i in new.tolist()]
-        table.add(dict.fromkeys(unseen))  # the new pieces, once each, in order of sight
-        types[new] = np.fromiter(map(table.__getitem__, unseen), dtype=np.int64, count=len(unseen))
-    tokens_of, vocabulary_of, first_of, rank, _, _ = table.columns()
+        unseen = [distinct[i] for i in new.tolist()]
+        table.add(unseen)
+        known[new] = np.fromiter(map(table.__getitem__, unseen), dtype=np.int64, count=len(unseen))
     b = Batch()
-    b.table, b.pieces, b.joiners = table, pieces, joiners
-    b.piece_starts = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=b.piece_starts[1:])
+    b.table, b.distinct = table, encoded.dictionary
+    b.piece_of, b.piece_starts = piece_of, piece_starts
+    types = known[piece_of]
+    b.joiners = pc.if_else(pa.array(spaced), pa.scalar(" ", pa.large_string()), pa.scalar("", pa.large_string()))
+    tokens_of, vocabulary_of, first_of, rank, _, _ = table.columns()
     b.tokens = tokens = tokens_of[types]
     vocabulary_tokens = vocabulary_of[types]
     starts = b.piece_starts[:-1]
@@ -1032,56 +1059,66 @@ def assemble_batch(
     if oov_policy not in _OOV_POLICIES:
         raise DpTextError.of("OOV_POLICY_UNKNOWN", value=oov_policy)
     _check_placeholder(placeholder)
-    words, word_starts, word_ends = vocabulary._word_flags()
+    words, word_starts, word_ends, word_column = vocabulary._word_flags()
     _, _, _, _, starts_word, ends_word = batch.table.columns()
+    # Each token's output as an entry of words + extras: a word's rank, or past the words an extra string (the
+    # placeholder, or a kept OOV surface once per table entry).
     vocab = batch.token_rank >= 0
     oov = ~vocab
+    source = np.empty(len(vocab), dtype=np.int64)
+    source[vocab] = outputs
     if oov_policy == "random":
-        chosen = np.empty(len(vocab), dtype=np.int64)
-        chosen[vocab] = outputs
-        chosen[oov] = oov_ranks
-        out_words = words[chosen]
-        out_starts = word_starts[chosen]
-        out_ends = word_ends[chosen]
-    else:
-        out_words = np.empty(len(vocab), dtype=object)
-        out_words[vocab] = words[outputs]
-        out_starts = np.empty(len(vocab), dtype=bool)
-        out_starts[vocab] = word_starts[outputs]
-        out_ends = np.empty(len(vocab), dtype=bool)
-        out_ends[vocab] = word_ends[outputs]
-        if oov_policy == "placeholder":
-            out_words[oov] = placeholder
-            out_starts[oov] = is_word_char(placeholder[0])
-            out_ends[oov] = is_word_char(placeholder[-1])
-        else:  # keep
-            kept = batch.token_of[oov]
-            out_words[oov] = np.array(batch.table.surfaces, dtype=object)[kept]
-            out_starts[oov] = starts_word[kept]
-            out_ends[oov] = ends_word[kept]
+        extras = []
+    elif oov_policy == "placeholder":
+        source[oov] = len(words)
+        extras = [placeholder]
+    else:  # keep
+        kept, source[oov] = np.unique(batch.token_of[oov], return_inverse=True)
+        source[oov] += len(words)
+        extras = [batch.table.surfaces[i] for i in kept.tolist()]
+    if oov_policy == "random":
+        source[oov] = oov_ranks
     tokens = batch.tokens
     first = np.cumsum(tokens) - tokens  # each piece's first token
-    # Each piece's first output (one gather: most pieces are one token), then the others: whitespace and empty pieces
-    # (no token; a few hundred in a thousand reviews) stay as they are, and runs of several tokens are joined below.
-    out = out_words.take(first, mode="clip") if len(out_words) else np.empty(len(tokens), dtype=object)
-    for i in np.flatnonzero(tokens == 0).tolist():
-        out[i] = batch.pieces[i]
+    # Each piece's output as an entry of words + extras + runs + the batch's distinct pieces: a one-token piece its
+    # token's output, whitespace and the empty piece (no token) themselves, a run of several tokens its joined outputs.
+    piece = np.empty(len(tokens), dtype=np.int64)
+    one = tokens == 1
+    piece[one] = source[first[one]]
     several = np.flatnonzero(tokens > 1)
+    runs: list[str] = []
     if several.size:
         # As ``assemble``: a space between two outputs that would fuse into one word where their input tokens did
         # not (no output is empty here, so the last non-empty output of the run is the previous token's).
+        extra_starts = np.fromiter((is_word_char(e[0]) for e in extras), dtype=bool, count=len(extras))
+        extra_ends = np.fromiter((is_word_char(e[-1]) for e in extras), dtype=bool, count=len(extras))
         at = np.flatnonzero(np.repeat(tokens > 1, tokens))
         run_first = np.cumsum(tokens[several]) - tokens[several]
         later = np.ones(len(at), dtype=bool)
         later[run_first] = False
         previous = at - 1
         entry, previous_entry = batch.token_of[at], batch.token_of[previous]
-        space = later & out_starts[at] & out_ends[previous] & ~(ends_word[previous_entry] & starts_word[entry])
-        parts = out_words[at]
+        out_starts = np.concatenate([word_starts, extra_starts])[source[at]]
+        out_ends = np.concatenate([word_ends, extra_ends])[source[previous]]
+        space = later & out_starts & out_ends & ~(ends_word[previous_entry] & starts_word[entry])
+        parts = _strings(source[at], words, extras)
         spaced = np.flatnonzero(space)
         if spaced.size:
             parts[spaced] = np.add(" ", parts[spaced])
-        out[several] = np.add.reduceat(parts, run_first)
-    texts = out.tolist()
-    bounds = batch.piece_starts.tolist()
-    return [j.join(texts[a:b]) for j, a, b in zip(batch.joiners, bounds, bounds[1:], strict=False)]
+        runs = np.add.reduceat(parts, run_first).tolist()
+        piece[several] = len(words) + len(extras) + np.arange(len(runs))
+    none = np.flatnonzero(tokens == 0)
+    piece[none] = len(words) + len(extras) + len(runs) + batch.piece_of[none]
+    strings = pa.concat_arrays([word_column, pa.array(extras + runs, type=pa.large_string()), batch.distinct])
+    texts = pa.LargeListArray.from_arrays(pa.array(batch.piece_starts), strings.take(pa.array(piece)))
+    return pc.binary_join(texts, batch.joiners).to_pylist()
+
+
+def _strings(entries: np.ndarray, words: np.ndarray, extras: list[str]) -> np.ndarray:
+    """The strings at ``entries`` of words + extras, as an object array."""
+    out = np.empty(len(entries), dtype=object)
+    word = entries < len(words)
+    out[word] = words[entries[word]]
+    if not word.all():
+        out[~word] = np.array(extras, dtype=object)[entries[~word] - len(words)]
+    return out
