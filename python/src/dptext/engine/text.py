@@ -533,7 +533,7 @@ class Vocabulary:
     def __init__(self, words: Sequence[str], model: str = "(a word list)") -> None:
         self._runs: dict[str, tuple] = {}  # run of non-whitespace -> its tokens, as _run_entry gives them
         self._pieces: _PieceTypes | None = None  # the batch path's table of pieces (tokenize_batch)
-        self._flags: tuple | None = None  # the words as arrays, and their ends' classes (assemble_batch)
+        self._flags: tuple | None = None  # the words' ends' classes, the words as Arrow (assemble_batch)
         self.words: list[str] = list(words)
         self.index: dict[str, int] = dict(zip(self.words, range(len(self.words)), strict=True))
         self.size = len(self.words)
@@ -545,19 +545,18 @@ class Vocabulary:
     def __len__(self) -> int:
         return self.size
 
-    def _word_flags(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, pa.Array] | None:
-        """The words as an object array, whether each starts and ends with a word character, and the words as an
-        Arrow column; ``None`` when a word is empty or not UTF-8 (a lone surrogate) (``batch_assembles``)."""
+    def _word_flags(self) -> tuple[np.ndarray, np.ndarray, pa.Array] | None:
+        """Whether each word starts and ends with a word character, and the words then the words after a space as
+        one Arrow column; ``None`` when a word is empty or not UTF-8 (a lone surrogate) (``batch_assembles``)."""
         if self._flags is None:
             self._flags = ()
             if all(self.words):
                 column = _utf8_column(self.words)
                 if column is not None:
                     self._flags = (
-                        np.array(self.words, dtype=object),
                         np.fromiter((is_word_char(w[0]) for w in self.words), dtype=bool, count=self.size),
                         np.fromiter((is_word_char(w[-1]) for w in self.words), dtype=bool, count=self.size),
-                        column,
+                        pa.concat_arrays([column, _after_space(column)]),
                     )
         return self._flags or None
 
@@ -956,19 +955,26 @@ def _utf8_column(strings: Sequence[str]) -> pa.Array | None:
         return None
 
 
+def _after_space(column: pa.Array) -> pa.Array:
+    """Each string of a large_string column after a space."""
+    space, nothing = pa.scalar(" ", pa.large_string()), pa.scalar("", pa.large_string())
+    return pc.binary_join_element_wise(space, column, nothing)
+
+
 class Batch:
     """Texts cut into pieces (``tokenize_batch``): ``counts``, ``oov_counts`` and ``ranks`` as ``tokenize`` gives
     them text by text (``ranks``: every text's vocabulary tokens' ranks, text after text). The pieces are held by
-    Arrow: ``distinct`` once each, ``piece_of`` each piece's entry there, ``piece_starts`` each text's first piece."""
+    Arrow: ``distinct`` once each, ``piece_of`` each piece's entry there, ``piece_starts`` each text's first piece;
+    ``spaced``: whether a text's pieces are joined by a space (else by "", whitespace being pieces)."""
 
     __slots__ = (
         "counts",
         "distinct",
-        "joiners",
         "oov_counts",
         "piece_of",
         "piece_starts",
         "ranks",
+        "spaced",
         "table",
         "token_of",
         "token_rank",
@@ -1020,7 +1026,7 @@ def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch | None
     b.table, b.distinct = table, encoded.dictionary
     b.piece_of, b.piece_starts = piece_of, piece_starts
     types = known[piece_of]
-    b.joiners = pc.if_else(pa.array(spaced), pa.scalar(" ", pa.large_string()), pa.scalar("", pa.large_string()))
+    b.spaced = spaced
     tokens_of, vocabulary_of, first_of, rank, _, _ = table.columns()
     b.tokens = tokens = tokens_of[types]
     vocabulary_tokens = vocabulary_of[types]
@@ -1055,70 +1061,87 @@ def assemble_batch(
 ) -> list[str]:
     """``assemble`` (case policy ``vocabulary``) of every text of ``batch``: ``outputs`` are the ranks for the
     batch's vocabulary tokens in order (``batch.ranks``), ``oov_ranks`` those for its OOV tokens in order (policy
-    ``random``). Requires ``batch_assembles``."""
+    ``random``). Requires ``batch_assembles``.
+
+    Each text is a run of atoms joined by "": per token its output, per piece without tokens (whitespace, the
+    empty piece) the piece itself; an atom is taken as is or after a space (a text's pieces joined by a space, or
+    two outputs of one piece that would fuse into a word where their inputs did not). Arrow gathers every atom from
+    words + extras + the same after a space, at once, and the texts are that column's bytes cut at their bounds."""
     if oov_policy not in _OOV_POLICIES:
         raise DpTextError.of("OOV_POLICY_UNKNOWN", value=oov_policy)
     _check_placeholder(placeholder)
-    words, word_starts, word_ends, word_column = vocabulary._word_flags()
+    word_starts, word_ends, word_column = vocabulary._word_flags()
     _, _, _, _, starts_word, ends_word = batch.table.columns()
+    n_words = len(word_starts)
     # Each token's output as an entry of words + extras: a word's rank, or past the words an extra string (the
-    # placeholder, or a kept OOV surface once per table entry).
+    # placeholder, or a kept OOV surface once per table entry; after them, the pieces without tokens).
     vocab = batch.token_rank >= 0
     oov = ~vocab
     source = np.empty(len(vocab), dtype=np.int64)
     source[vocab] = outputs
+    extras: list[str] = []
     if oov_policy == "random":
-        extras = []
+        source[oov] = oov_ranks
     elif oov_policy == "placeholder":
-        source[oov] = len(words)
+        source[oov] = n_words
         extras = [placeholder]
     else:  # keep
         kept, source[oov] = np.unique(batch.token_of[oov], return_inverse=True)
-        source[oov] += len(words)
+        source[oov] += n_words
         extras = [batch.table.surfaces[i] for i in kept.tolist()]
-    if oov_policy == "random":
-        source[oov] = oov_ranks
     tokens = batch.tokens
-    first = np.cumsum(tokens) - tokens  # each piece's first token
-    # Each piece's output as an entry of words + extras + runs + the batch's distinct pieces: a one-token piece its
-    # token's output, whitespace and the empty piece (no token) themselves, a run of several tokens its joined outputs.
-    piece = np.empty(len(tokens), dtype=np.int64)
-    one = tokens == 1
-    piece[one] = source[first[one]]
-    several = np.flatnonzero(tokens > 1)
-    runs: list[str] = []
-    if several.size:
+    atoms = np.maximum(tokens, 1)
+    atom_start = np.cumsum(atoms) - atoms  # each piece's first atom
+    none = np.flatnonzero(tokens == 0)
+    several = tokens > 1
+    if several.any():
         # As ``assemble``: a space between two outputs that would fuse into one word where their input tokens did
         # not (no output is empty here, so the last non-empty output of the run is the previous token's).
         extra_starts = np.fromiter((is_word_char(e[0]) for e in extras), dtype=bool, count=len(extras))
         extra_ends = np.fromiter((is_word_char(e[-1]) for e in extras), dtype=bool, count=len(extras))
-        at = np.flatnonzero(np.repeat(tokens > 1, tokens))
-        run_first = np.cumsum(tokens[several]) - tokens[several]
+        at = np.flatnonzero(np.repeat(several, tokens))
         later = np.ones(len(at), dtype=bool)
-        later[run_first] = False
-        previous = at - 1
+        runs = tokens[several]
+        later[np.cumsum(runs) - runs] = False
+        at, previous = at[later], at[later] - 1
         entry, previous_entry = batch.token_of[at], batch.token_of[previous]
         out_starts = np.concatenate([word_starts, extra_starts])[source[at]]
         out_ends = np.concatenate([word_ends, extra_ends])[source[previous]]
-        space = later & out_starts & out_ends & ~(ends_word[previous_entry] & starts_word[entry])
-        parts = _strings(source[at], words, extras)
-        spaced = np.flatnonzero(space)
-        if spaced.size:
-            parts[spaced] = np.add(" ", parts[spaced])
-        runs = np.add.reduceat(parts, run_first).tolist()
-        piece[several] = len(words) + len(extras) + np.arange(len(runs))
-    none = np.flatnonzero(tokens == 0)
-    piece[none] = len(words) + len(extras) + len(runs) + batch.piece_of[none]
-    strings = pa.concat_arrays([word_column, pa.array(extras + runs, type=pa.large_string()), batch.distinct])
-    texts = pa.LargeListArray.from_arrays(pa.array(batch.piece_starts), strings.take(pa.array(piece)))
-    return pc.binary_join(texts, batch.joiners).to_pylist()
-
-
-def _strings(entries: np.ndarray, words: np.ndarray, extras: list[str]) -> np.ndarray:
-    """The strings at ``entries`` of words + extras, as an object array."""
-    out = np.empty(len(entries), dtype=object)
-    word = entries < len(words)
-    out[word] = words[entries[word]]
-    if not word.all():
-        out[~word] = np.array(extras, dtype=object)[entries[~word] - len(words)]
-    return out
+        spaced_tokens = at[out_starts & out_ends & ~(ends_word[previous_entry] & starts_word[entry])]
+    else:
+        spaced_tokens = np.zeros(0, dtype=np.int64)
+    first_bare = n_words + len(extras)  # the pieces without tokens, after the OOV extras
+    if none.size:
+        kinds, kind = np.unique(batch.piece_of[none], return_inverse=True)
+        extras += batch.distinct.take(pa.array(kinds)).to_pylist()
+    entries = n_words + len(extras)  # (the same entries after a space follow)
+    # The tokens' atoms in order, around those of the pieces without tokens.
+    source[spaced_tokens] += entries
+    if none.size:
+        piece_atom = np.empty(int(atoms.sum()), dtype=np.int64)
+        token_atoms = np.ones(len(piece_atom), dtype=bool)
+        token_atoms[atom_start[none]] = False
+        piece_atom[token_atoms] = source
+        piece_atom[atom_start[none]] = first_bare + kind
+    else:
+        piece_atom = source
+    # A spaced text's pieces after its first are joined to the one before by a space.
+    joined = (
+        np.repeat(batch.spaced, np.diff(batch.piece_starts)) if not batch.spaced.all() else np.ones(len(tokens), bool)
+    )
+    joined[batch.piece_starts[:-1]] = False
+    piece_atom[atom_start[joined]] += entries
+    extra_column = pa.array(extras, type=pa.large_string())
+    strings = pa.concat_arrays(
+        [
+            word_column.slice(0, n_words),
+            extra_column,
+            word_column.slice(n_words),
+            _after_space(extra_column),
+        ]
+    )
+    gathered = strings.take(pa.array(piece_atom))
+    offsets = np.frombuffer(gathered.buffers()[1], dtype=np.int64)[gathered.offset :]
+    bounds = offsets[np.append(atom_start[batch.piece_starts[:-1]], len(piece_atom))]
+    texts = pa.LargeStringArray.from_buffers(len(bounds) - 1, pa.py_buffer(bounds), gathered.buffers()[2])
+    return texts.to_pylist()
