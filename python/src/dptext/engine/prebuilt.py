@@ -10,7 +10,7 @@ does not match the model or the code in use is ignored. The build writes them in
     python -m dptext.engine.prebuilt DIRECTORY
 
 SanText's, SanText+'s and TEM's tables are not shipped: their envelope rows are 72 MB per table and epsilon, and
-their distances keep ~0.65 of their 72 MB compressed (docs/python-and-connect.md, "Speed").
+their distances keep ~0.65 of their 72 MB compressed (docs/python-and-connect.md, "The Python engine").
 """
 
 from __future__ import annotations
