@@ -426,10 +426,13 @@ def _compare_batch(texts: list[str], vocabulary: text.Vocabulary, answers: list[
     outputs = np.array([o for rs in ranks for o in _outputs(rs, vocabulary.size)], dtype=np.int64)
     mismatches = []
     for k, oov in enumerate(OOV):
-        got = text.assemble_batch(batch, outputs, np.array(oov_ranks, dtype=np.int64), vocabulary, oov, "<unk>")
-        for n, (t, f, g) in enumerate(zip(texts, fields, got, strict=True)):
-            if g != _dec(f[4 + 2 * k]):  # (answers: random, placeholder, keep, each vocabulary then restore)
-                mismatches.append(f"batch {oov}: text {n} {t[:200]!r}: {g!r} != {_dec(f[4 + 2 * k])!r}")
+        for c, case in enumerate(CASE):  # (answers: random, placeholder, keep, each vocabulary then restore)
+            got = text.assemble_batch(
+                batch, outputs, np.array(oov_ranks, dtype=np.int64), vocabulary, oov, "<unk>", case
+            )
+            for n, (t, f, g) in enumerate(zip(texts, fields, got, strict=True)):
+                if g != _dec(f[4 + 2 * k + c]):
+                    mismatches.append(f"batch {oov}/{case}: text {n} {t[:200]!r}: {g!r} != {_dec(f[4 + 2 * k + c])!r}")
     return mismatches
 
 

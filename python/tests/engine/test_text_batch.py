@@ -34,8 +34,9 @@ def _texts(words: list[str]) -> list[str]:
     return [t for t in ["", " ", "  x  ", *texts] if text._utf8_column([t]) is not None]
 
 
+@pytest.mark.parametrize("case", ["vocabulary", "restore"])
 @pytest.mark.parametrize("oov", ["random", "placeholder", "keep"])
-def test_the_batch_path_gives_the_texts_of_the_text_by_text_path(oov):
+def test_the_batch_path_gives_the_texts_of_the_text_by_text_path(oov, case):
     words = [
         "the",
         ".",
@@ -62,16 +63,16 @@ def test_the_batch_path_gives_the_texts_of_the_text_by_text_path(oov):
     assert batch.ranks.tolist() == [r for tk in tokenized for r in tk.ranks]
     assert batch.counts.tolist() == [len(tk.ranks) for tk in tokenized]
     assert batch.oov_counts.tolist() == [tk.oov_count for tk in tokenized]
-    rng = random.Random(oov)
+    rng = random.Random(oov + case)
     outputs = [rng.randrange(len(words)) for _ in range(len(batch.ranks))]
     oov_ranks = [rng.randrange(len(words)) for _ in range(int(batch.oov_counts.sum()))]
     got = text.assemble_batch(
-        batch, np.array(outputs, dtype=np.int64), np.array(oov_ranks, dtype=np.int64), vocabulary, oov, "<unk>"
+        batch, np.array(outputs, dtype=np.int64), np.array(oov_ranks, dtype=np.int64), vocabulary, oov, "<unk>", case
     )
     o = q = 0
     for t, tk, g in zip(texts, tokenized, got, strict=True):
         want = text.assemble(
-            tk, outputs[o : o + len(tk.ranks)], oov_ranks[q : q + tk.oov_count], vocabulary, oov, "<unk>", "vocabulary"
+            tk, outputs[o : o + len(tk.ranks)], oov_ranks[q : q + tk.oov_count], vocabulary, oov, "<unk>", case
         )
         assert g == want, t
         o += len(tk.ranks)
@@ -80,7 +81,8 @@ def test_the_batch_path_gives_the_texts_of_the_text_by_text_path(oov):
 
 def test_the_batch_path_is_not_taken_where_it_does_not_apply():
     assert text.batch_assembles(text.Vocabulary(["a", "b"]), "vocabulary")
-    assert not text.batch_assembles(text.Vocabulary(["a", "b"]), "restore")
+    assert text.batch_assembles(text.Vocabulary(["a", "b"]), "restore")
+    assert not text.batch_assembles(text.Vocabulary(["a", "b"]), "title")
     assert not text.batch_assembles(text.Vocabulary(["a", ""]), "vocabulary")
     assert not text.batch_assembles(text.Vocabulary(["a", "\ud800"]), "vocabulary")  # not UTF-8: Arrow cannot hold it
     assert text.tokenize_batch(["a b", "a \udc00"], text.Vocabulary(["a", "b"])) is None

@@ -246,7 +246,9 @@ class PythonSanitizer:
         if batch is not None:
             # Row after row, each row's OOV replacements in text order.
             oov_ranks = oov[np.arange(oov.shape[1]) < oov_counts[:, None]]
-            for j, t in enumerate(text.assemble_batch(batch, outputs, oov_ranks, vocabulary, policy, placeholder)):
+            for j, t in enumerate(
+                text.assemble_batch(batch, outputs, oov_ranks, vocabulary, policy, placeholder, case)
+            ):
                 out[live[j]] = t
             return out
         for j, tk in enumerate(tokenized):

@@ -533,7 +533,7 @@ class Vocabulary:
     def __init__(self, words: Sequence[str], model: str = "(a word list)") -> None:
         self._runs: dict[str, tuple] = {}  # run of non-whitespace -> its tokens, as _run_entry gives them
         self._pieces: _PieceTypes | None = None  # the batch path's table of pieces (tokenize_batch)
-        self._flags: tuple | None = None  # the words' ends' classes, the words as Arrow (assemble_batch)
+        self._flags: dict[bool, tuple] = {}  # the words' ends' classes, the words as Arrow (assemble_batch)
         self.words: list[str] = list(words)
         self.index: dict[str, int] = dict(zip(self.words, range(len(self.words)), strict=True))
         self.size = len(self.words)
@@ -545,20 +545,30 @@ class Vocabulary:
     def __len__(self) -> int:
         return self.size
 
-    def _word_flags(self) -> tuple[np.ndarray, np.ndarray, pa.Array] | None:
-        """Whether each word starts and ends with a word character, and the words then the words after a space as
-        one Arrow column; ``None`` when a word is empty or not UTF-8 (a lone surrogate) (``batch_assembles``)."""
-        if self._flags is None:
-            self._flags = ()
+    def _word_flags(self, restore: bool = False) -> tuple[np.ndarray, np.ndarray, pa.Array] | None:
+        """The words (with ``restore``, then the words in ALL CAPS, then Capitalised: ``_recased``), whether each
+        starts and ends with a word character, and them then them after a space as one Arrow column; ``None`` when a
+        word is empty or not UTF-8 (a lone surrogate) (``batch_assembles``)."""
+        found = self._flags.get(restore)
+        if found is None:
+            found = ()
             if all(self.words):
-                column = _utf8_column(self.words)
+                words = self.words
+                if restore:
+                    words = [
+                        *words,
+                        *(_recased(_ALL_CAPS, w) for w in words),
+                        *(_recased(_CAPITALISED, w) for w in words),
+                    ]
+                column = _utf8_column(words)
                 if column is not None:
-                    self._flags = (
-                        np.fromiter((is_word_char(w[0]) for w in self.words), dtype=bool, count=self.size),
-                        np.fromiter((is_word_char(w[-1]) for w in self.words), dtype=bool, count=self.size),
+                    found = (
+                        np.fromiter((is_word_char(w[0]) for w in words), dtype=bool, count=len(words)),
+                        np.fromiter((is_word_char(w[-1]) for w in words), dtype=bool, count=len(words)),
                         pa.concat_arrays([column, _after_space(column)]),
                     )
-        return self._flags or None
+            self._flags[restore] = found
+        return found or None
 
     def word(self, rank: int) -> str:
         return self.words[rank]
@@ -703,30 +713,43 @@ def tokenize(text: str, vocabulary: Vocabulary) -> Tokenized:
     return Tokenized(pieces, ranks, oov)
 
 
+# A surface's capitalisation, as ``TextSanitizer.restoreCase`` reads it: none to copy, ALL CAPS, Capitalised.
+_AS_IS, _ALL_CAPS, _CAPITALISED = 0, 1, 2
+
+
 def _restore_case(surface: str, word: str) -> str:
     """``TextSanitizer.restoreCase``: ALL CAPS (more than one UTF-16 unit) or Capitalised, from the surface."""
+    return _recased(_case_of(surface), word)
+
+
+def _case_of(surface: str) -> int:
+    """The capitalisation ``restoreCase`` copies from ``surface``: ``_ALL_CAPS`` (more than one UTF-16 unit, every
+    letter upper case), ``_CAPITALISED`` (an upper-case first unit) or ``_AS_IS`` (no letter, or neither)."""
     if surface.isascii():
         if surface.isupper():  # has a letter and all letters are upper case
-            if len(surface) > 1:
-                return java_upper(word)
-        elif not ("A" <= surface[0] <= "Z"):
-            return word
-        # (here surface[0] is an upper-case letter)
-    else:
-        has_letter = False
-        all_upper = True
-        for ch in surface:
-            if _is_letter_unit(ch):
-                has_letter = True
-                if not _is_upper_unit(ch):
-                    all_upper = False
-        if not has_letter:
-            return word
-        # (len(surface) > 1 in UTF-16 units: equal to the code point count when the surface has a BMP letter.)
-        if all_upper and len(surface) > 1:
-            return java_upper(word)
-        if not _is_upper_unit(surface[0]):
-            return word
+            return _ALL_CAPS if len(surface) > 1 else _CAPITALISED
+        return _CAPITALISED if "A" <= surface[0] <= "Z" else _AS_IS
+    has_letter = False
+    all_upper = True
+    for ch in surface:
+        if _is_letter_unit(ch):
+            has_letter = True
+            if not _is_upper_unit(ch):
+                all_upper = False
+    if not has_letter:
+        return _AS_IS
+    # (len(surface) > 1 in UTF-16 units: equal to the code point count when the surface has a BMP letter.)
+    if all_upper and len(surface) > 1:
+        return _ALL_CAPS
+    return _CAPITALISED if _is_upper_unit(surface[0]) else _AS_IS
+
+
+def _recased(case: int, word: str) -> str:
+    """``word`` with the capitalisation ``case`` (``_case_of``), as ``restoreCase`` writes it."""
+    if case == _AS_IS:
+        return word
+    if case == _ALL_CAPS:
+        return java_upper(word)
     if not word or word[0] > "\uffff":
         # Java upper-cases word.substring(0, 1): half of a surrogate pair, which it leaves as it is.
         return word
@@ -862,8 +885,9 @@ class _Column:
 
 class _PieceTypes(dict):
     """Piece -> id, an id given on first sight (``__missing__``), with the piece's tokens in columns: per id its
-    token count, vocabulary-token count and first token; per token its rank (-1 out of vocabulary), surface and
-    whether the surface starts and ends with a word character. Whitespace (and the empty piece) has no tokens."""
+    token count, vocabulary-token count and first token; per token its rank (-1 out of vocabulary), surface,
+    whether the surface starts and ends with a word character, and the capitalisation case policy ``restore`` copies
+    from it (``_case_of``). Whitespace (and the empty piece) has no tokens."""
 
     def __init__(self, index: dict[str, int]) -> None:
         super().__init__()
@@ -875,6 +899,7 @@ class _PieceTypes(dict):
         self.rank = _Column(np.int64)
         self.starts_word = _Column(bool)
         self.ends_word = _Column(bool)
+        self.case = _Column(np.int8)
         self.surfaces: list[str] = []
 
     def __missing__(self, piece: str) -> int:
@@ -888,7 +913,7 @@ class _PieceTypes(dict):
             size = len(self)
             rank_size = self.rank.size
             tokens, vocabulary_tokens, first = [], [], []
-            rank, starts_word, ends_word, surfaces = [], [], [], []
+            rank, starts_word, ends_word, case, surfaces = [], [], [], [], []
             for piece in pieces:
                 if piece in self:
                     continue
@@ -900,6 +925,7 @@ class _PieceTypes(dict):
                     rank.append(r)
                     starts_word.append(is_word_char(surface[0]))
                     ends_word.append(is_word_char(surface[-1]))
+                    case.append(_case_of(surface))
                     surfaces.append(surface)
                 self[piece] = size
                 size += 1
@@ -909,6 +935,7 @@ class _PieceTypes(dict):
             self.rank.extend(rank)
             self.starts_word.extend(starts_word)
             self.ends_word.extend(ends_word)
+            self.case.extend(case)
             self.surfaces.extend(surfaces)
 
     def columns(self) -> tuple[np.ndarray, ...]:
@@ -919,7 +946,15 @@ class _PieceTypes(dict):
     def _columns(self) -> tuple[np.ndarray, ...]:
         return tuple(
             c.data[: c.size]
-            for c in (self.tokens, self.vocabulary_tokens, self.first, self.rank, self.starts_word, self.ends_word)
+            for c in (
+                self.tokens,
+                self.vocabulary_tokens,
+                self.first,
+                self.rank,
+                self.starts_word,
+                self.ends_word,
+                self.case,
+            )
         )
 
     def carried(self, pieces: list[str]) -> _PieceTypes:
@@ -931,7 +966,7 @@ class _PieceTypes(dict):
             ids = np.fromiter(map(self.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=len(pieces))
             ids = np.unique(ids[ids >= 0])  # (ids follow first sight: sorted, they keep its order)
             names = list(self)  # (a dict keeps insertion order: a piece's id is its position)
-            tokens, vocabulary_tokens, first, rank, starts_word, ends_word = self._columns()
+            tokens, vocabulary_tokens, first, rank, starts_word, ends_word, case = self._columns()
             counts = tokens[ids]
             new_first = np.cumsum(counts) - counts
             entries = np.repeat(first[ids] - new_first, counts) + np.arange(int(counts.sum()), dtype=np.int64)
@@ -942,6 +977,7 @@ class _PieceTypes(dict):
             new.rank.extend(rank[entries])
             new.starts_word.extend(starts_word[entries])
             new.ends_word.extend(ends_word[entries])
+            new.case.extend(case[entries])
             new.surfaces = [self.surfaces[i] for i in entries.tolist()]
         return new
 
@@ -1027,7 +1063,7 @@ def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch | None
     b.piece_of, b.piece_starts = piece_of, piece_starts
     types = known[piece_of]
     b.spaced = spaced
-    tokens_of, vocabulary_of, first_of, rank, _, _ = table.columns()
+    tokens_of, vocabulary_of, first_of, rank, _, _, _ = table.columns()
     b.tokens = tokens = tokens_of[types]
     vocabulary_tokens = vocabulary_of[types]
     starts = b.piece_starts[:-1]
@@ -1046,9 +1082,9 @@ def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch | None
 
 
 def batch_assembles(vocabulary: Vocabulary, case_policy: str) -> bool:
-    """Whether ``assemble_batch`` serves these settings: case policy ``vocabulary`` and no empty word (where
-    ``assemble`` looks back past an empty output for the last non-empty one)."""
-    return case_policy == "vocabulary" and vocabulary._word_flags() is not None
+    """Whether ``assemble_batch`` serves these settings: a known case policy and no empty word (where ``assemble``
+    looks back past an empty output for the last non-empty one)."""
+    return case_policy in _CASE_POLICIES and vocabulary._word_flags(case_policy == "restore") is not None
 
 
 def assemble_batch(
@@ -1058,10 +1094,11 @@ def assemble_batch(
     vocabulary: Vocabulary,
     oov_policy: str,
     placeholder: str,
+    case_policy: str = "vocabulary",
 ) -> list[str]:
-    """``assemble`` (case policy ``vocabulary``) of every text of ``batch``: ``outputs`` are the ranks for the
-    batch's vocabulary tokens in order (``batch.ranks``), ``oov_ranks`` those for its OOV tokens in order (policy
-    ``random``). Requires ``batch_assembles``.
+    """``assemble`` of every text of ``batch``: ``outputs`` are the ranks for the batch's vocabulary tokens in order
+    (``batch.ranks``), ``oov_ranks`` those for its OOV tokens in order (policy ``random``). Requires
+    ``batch_assembles``.
 
     Each text is a run of atoms joined by "": per token its output, per piece without tokens (whitespace, the
     empty piece) the piece itself; an atom is taken as is or after a space (a text's pieces joined by a space, or
@@ -1070,11 +1107,15 @@ def assemble_batch(
     if oov_policy not in _OOV_POLICIES:
         raise DpTextError.of("OOV_POLICY_UNKNOWN", value=oov_policy)
     _check_placeholder(placeholder)
-    word_starts, word_ends, word_column = vocabulary._word_flags()
-    _, _, _, _, starts_word, ends_word = batch.table.columns()
+    if case_policy not in _CASE_POLICIES:
+        raise DpTextError.of("CASE_POLICY_UNKNOWN", value=case_policy)
+    restore = case_policy == "restore"
+    word_starts, word_ends, word_column = vocabulary._word_flags(restore)
+    _, _, _, _, starts_word, ends_word, case = batch.table.columns()
     n_words = len(word_starts)
-    # Each token's output as an entry of words + extras: a word's rank, or past the words an extra string (the
-    # placeholder, or a kept OOV surface once per table entry; after them, the pieces without tokens).
+    # Each token's output as an entry of words + extras: a word's rank (with case policy restore, in the block of
+    # its surface's capitalisation: ``_word_flags``), or past the words an extra string (the placeholder, or a kept
+    # OOV surface once per table entry; after them, the pieces without tokens).
     vocab = batch.token_rank >= 0
     oov = ~vocab
     source = np.empty(len(vocab), dtype=np.int64)
@@ -1089,6 +1130,9 @@ def assemble_batch(
         kept, source[oov] = np.unique(batch.token_of[oov], return_inverse=True)
         source[oov] += n_words
         extras = [batch.table.surfaces[i] for i in kept.tolist()]
+    if restore:  # (the outputs that are words: every token's under policy random, else the vocabulary tokens')
+        recased = slice(None) if oov_policy == "random" else vocab
+        source[recased] += vocabulary.size * case[batch.token_of[recased]].astype(np.int64)
     tokens = batch.tokens
     atoms = np.maximum(tokens, 1)
     atom_start = np.cumsum(atoms) - atoms  # each piece's first atom
