@@ -8,7 +8,8 @@
 # reviews the JVM's TEM measured 1.1 M tokens/s against 5-6 M over 10,000).
 # The embedding-noise mechanisms (a search of the whole vocabulary per token: ~50x slower per token on both
 # engines) run on the first noise-reviews reviews.
-# DPTEXT_BENCH_MECHANISMS (a space-separated subset), DPTEXT_BENCH_MODEL and DPTEXT_BENCH_PYTHON override the defaults.
+# DPTEXT_BENCH_MECHANISMS (a space-separated subset; also santext:casePolicy=restore and 1-diffractor:casePolicy=restore,
+# not run by default), DPTEXT_BENCH_MODEL and DPTEXT_BENCH_PYTHON override the defaults.
 # Needs the Python module built (./mvnw -B -ntp -DskipTests -Ppython-wheel package, or its test phase),
 # whose venv (python/target/venv) holds the engine; DPTEXT_SKIP_BUILD=1 as in scripts/bench/lib/bench-build.sh.
 set -euo pipefail
@@ -39,6 +40,8 @@ declare -A SETTINGS=(
   [vickrey-topk]='{"mechanism":"vickrey-topk","t":"0;0.5;1"}'
   [brr]='{"mechanism":"brr"}'
   [brr:epsilon=1,bits=64]='{"mechanism":"brr","epsilon":"1","bits":"64"}'
+  [santext:casePolicy=restore]='{"mechanism":"santext","casePolicy":"restore"}'
+  [1-diffractor:casePolicy=restore]='{"mechanism":"1-diffractor","casePolicy":"restore"}'
 )
 MECHANISMS="${DPTEXT_BENCH_MECHANISMS:-santext santext+ tem custext 1-diffractor laplace mahalanobis vickrey vickrey-topk brr brr:epsilon=1,bits=64}"
 for round in $(seq 1 "$ROUNDS"); do
