@@ -409,7 +409,7 @@ def _compare(texts: list[str], vocabulary: text.Vocabulary, answers: list[str]) 
 
 
 def _compare_batch(texts: list[str], vocabulary: text.Vocabulary, answers: list[str]) -> list[str]:
-    """The batch path (``tokenize_batch``, ``assemble_batch``: case policy vocabulary) on every UTF-8 text at once
+    """The batch path (``tokenize_batch``, ``assemble_batch``: both case policies) on every UTF-8 text at once
     (Arrow holds no lone surrogate: a batch with one is refused, and the text-by-text path serves it)."""
     utf8 = [i for i, t in enumerate(texts) if text._utf8_column([t]) is not None]
     if len(utf8) < len(texts) and text.tokenize_batch(texts, vocabulary) is not None:
