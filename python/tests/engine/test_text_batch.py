@@ -111,11 +111,10 @@ def test_a_table_past_its_size_carries_the_pieces_a_batch_needs(monkeypatch):
         tokenized = [text.tokenize(t, vocabulary) for t in chunk]
         assert batch.ranks.tolist() == [r for tk in tokenized for r in tk.ranks]
         outputs = np.array([rng.randrange(len(words)) for _ in range(len(batch.ranks))], dtype=np.int64)
-        got = text.assemble_batch(batch, outputs, np.zeros(0, dtype=np.int64), vocabulary, "keep", "<unk>")
-        o = 0
-        for t, tk, g in zip(chunk, tokenized, got, strict=True):
-            want = text.assemble(
-                tk, outputs[o : o + len(tk.ranks)].tolist(), [], vocabulary, "keep", "<unk>", "vocabulary"
-            )
-            assert g == want, t
-            o += len(tk.ranks)
+        for case in ("vocabulary", "restore"):  # (restore reads the carried entries' capitalisation)
+            got = text.assemble_batch(batch, outputs, np.zeros(0, dtype=np.int64), vocabulary, "keep", "<unk>", case)
+            o = 0
+            for t, tk, g in zip(chunk, tokenized, got, strict=True):
+                want = text.assemble(tk, outputs[o : o + len(tk.ranks)].tolist(), [], vocabulary, "keep", "<unk>", case)
+                assert g == want, t
+                o += len(tk.ranks)
