@@ -884,7 +884,7 @@ class _Column:
 
 
 class _PieceTypes(dict):
-    """Piece -> id, an id given on first sight (``__missing__``), with the piece's tokens in columns: per id its
+    """Piece -> id, an id given on first sight (``add``), with the piece's tokens in columns: per id its
     token count, vocabulary-token count and first token; per token its rank (-1 out of vocabulary), surface,
     whether the surface starts and ends with a word character, and the capitalisation case policy ``restore`` copies
     from it (``_case_of``). Whitespace (and the empty piece) has no tokens."""
@@ -902,13 +902,10 @@ class _PieceTypes(dict):
         self.case = _Column(np.int8)
         self.surfaces: list[str] = []
 
-    def __missing__(self, piece: str) -> int:
-        self.add([piece])
-        return self[piece]
-
-    def add(self, pieces) -> None:
+    def add(self, pieces: list[str]) -> np.ndarray:
         """Gives each of ``pieces`` not seen yet an id, in order, with its tokens: the columns grow once for all
-        (a batch's new pieces, ~30,000 in a first batch of 1,000 reviews, cost ~5x less than one at a time)."""
+        (a batch's new pieces, ~30,000 in a first batch of 1,000 reviews, cost ~5x less than one at a time).
+        Returns every piece's id (another thread may have given some)."""
         with self.lock:
             size = len(self)
             rank_size = self.rank.size
@@ -937,6 +934,7 @@ class _PieceTypes(dict):
             self.ends_word.extend(ends_word)
             self.case.extend(case)
             self.surfaces.extend(surfaces)
+            return np.fromiter(map(self.__getitem__, pieces), dtype=np.int64, count=len(pieces))
 
     def columns(self) -> tuple[np.ndarray, ...]:
         """The columns as they are now (ids given later do not move these entries)."""
@@ -1055,9 +1053,7 @@ def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch | None
     known = np.fromiter(map(table.get, distinct, itertools.repeat(-1)), dtype=np.int64, count=len(distinct))
     new = np.flatnonzero(known < 0)
     if new.size:
-        unseen = [distinct[i] for i in new.tolist()]
-        table.add(unseen)
-        known[new] = np.fromiter(map(table.__getitem__, unseen), dtype=np.int64, count=len(unseen))
+        known[new] = table.add([distinct[i] for i in new.tolist()])
     b = Batch()
     b.table, b.distinct = table, encoded.dictionary
     b.piece_of, b.piece_starts = piece_of, piece_starts
