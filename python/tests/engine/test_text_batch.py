@@ -118,3 +118,33 @@ def test_a_table_past_its_size_carries_the_pieces_a_batch_needs(monkeypatch):
                 want = text.assemble(tk, outputs[o : o + len(tk.ranks)].tolist(), [], vocabulary, "keep", "<unk>", case)
                 assert g == want, t
                 o += len(tk.ranks)
+
+
+def test_pieces_cut_by_arrow_have_the_tokens_cut_one_by_one():
+    """``_PieceTypes.add`` cuts the simple pieces (``_SIMPLE_PIECE``: ASCII marks, at most one run of ASCII letters and
+    digits among them) with Arrow and the others one by one: each column, for every piece, is what cutting every
+    piece one by one gives (the ranks exact or lower case, the capitalisation, the surfaces, the ids)."""
+    words = ["the", "mr", ".", "...", "(", "'s", "it", "us", "a", "'", '"', "42", "e.g", "o'neil", "n't", ",", "x1"]
+    vocabulary = text.Vocabulary(words)
+    rng = random.Random(11)
+    marks = [c for c in map(chr, range(33, 127)) if not c.isalnum()]
+    cores = [*words, "The", "THE", "Mr", "MR", "A", "X1", "1x", "abc", "ABC", "Abc", "aBC", "7", "é", "it's", "a.b"]
+
+    def run() -> str:
+        if rng.random() < 0.8:
+            return rng.choice(marks) * rng.choice([0, 0, 1, 1, 2, 3])
+        return "".join(rng.choices(marks, k=rng.randint(1, 3)))
+
+    pieces = [p for t in _texts(words) for p in t.split(" ")]
+    pieces += [run() + rng.choice(cores) + run() for _ in range(3000)]
+    pieces = list(dict.fromkeys(p for p in pieces if text._utf8_column([p]) is not None))
+    column = text._utf8_column(pieces)
+    assert text._simple_pieces(column, text._utf8_column(words), vocabulary.index).matched.mean() > 0.5  # (most)
+    by_arrow, one_by_one = text._PieceTypes(vocabulary.index), text._PieceTypes(vocabulary.index)
+    more = [*pieces[:50], "brand", "brand", "(brand).", "Brand...", "BRAND", "", "?!", "-"]  # seen, new, one twice
+    for batch in (pieces, more):
+        assert np.array_equal(by_arrow.add(batch, text._utf8_column(batch)), one_by_one.add(batch))
+        for a, b in zip(by_arrow.columns(), one_by_one.columns(), strict=True):
+            assert np.array_equal(a, b)
+        assert by_arrow.surfaces == one_by_one.surfaces
+        assert list(by_arrow) == list(one_by_one)

@@ -862,6 +862,15 @@ _OTHER_SPACE_RE2 = "[" + re.sub(r"\\u([0-9a-f]{4})", r"\\x{\1}", _SPACE_CLASS.re
 # Distinct pieces a table keeps before a batch starts a new one with the pieces it needs (``_PieceTypes.carried``):
 # ~230 bytes a piece, so ~60 MB. Ten thousand IMDb reviews (a Spark Arrow batch's default rows) hold ~150,000.
 _PIECE_TYPES = 1 << 18
+# The pieces ``_PieceTypes.add`` cuts with Arrow, all at once (~75 % of a batch's new pieces): at most one run of ASCII
+# word characters (letters and digits), with ASCII marks before and after ("movie", "Mr.", "(funny", "hair).", "/>The",
+# "--"). ``_tokenize_run`` gives such a piece its atoms as tokens, as they are: the word, and each run of one repeated
+# mark; a merge or a clitic needs a second word. The marks are the printable ASCII characters that are neither word
+# characters nor whitespace.
+_ASCII = [chr(c) for c in range(33, 127)]
+_ASCII_WORD = "[" + "".join(f"\\x{{{ord(c):02x}}}" for c in _ASCII if is_word_char(c)) + "]"
+_ASCII_MARK = "[" + "".join(f"\\x{{{ord(c):02x}}}" for c in _ASCII if not is_word_char(c) and not _SPLIT.match(c)) + "]"
+_SIMPLE_PIECE = f"^(?P<before>{_ASCII_MARK}*)(?P<word>{_ASCII_WORD}*)(?P<after>{_ASCII_MARK}*)$"
 
 
 class _Column:
@@ -889,9 +898,12 @@ class _PieceTypes(dict):
     whether the surface starts and ends with a word character, and the capitalisation case policy ``restore`` copies
     from it (``_case_of``). Whitespace (and the empty piece) has no tokens."""
 
-    def __init__(self, index: dict[str, int]) -> None:
+    def __init__(self, index: dict[str, int], words: pa.Array | None = None) -> None:
         super().__init__()
         self.index = index
+        # The vocabulary as an Arrow column in rank order (``index``'s keys), for ``_simple_pieces``; None where a
+        # word is not UTF-8, and every piece is cut one by one.
+        self.words = _utf8_column(list(index)) if words is None else words
         self.lock = threading.Lock()
         self.tokens = _Column(np.int64)
         self.vocabulary_tokens = _Column(np.int64)
@@ -902,39 +914,72 @@ class _PieceTypes(dict):
         self.case = _Column(np.int8)
         self.surfaces: list[str] = []
 
-    def add(self, pieces: list[str]) -> np.ndarray:
+    def add(self, pieces: list[str], column: pa.Array | None = None) -> np.ndarray:
         """Gives each of ``pieces`` not seen yet an id, in order, with its tokens: the columns grow once for all
-        (a batch's new pieces, ~30,000 in a first batch of 1,000 reviews, cost ~5x less than one at a time).
-        Returns every piece's id (another thread may have given some)."""
+        (a batch's new pieces, ~150,000 in a first batch of 10,000 reviews). ``column``: the same pieces as Arrow,
+        whose simple ones (``_simple_pieces``) are then cut all at once. Returns every piece's id (another thread
+        may have given some)."""
         with self.lock:
             size = len(self)
-            rank_size = self.rank.size
-            tokens, vocabulary_tokens, first = [], [], []
-            rank, starts_word, ends_word, case, surfaces = [], [], [], [], []
-            for piece in pieces:
-                if piece in self:
-                    continue
-                found = () if not piece or _SPLIT.match(piece) else _run_entry(piece, self.index)[0]
-                tokens.append(len(found))
-                vocabulary_tokens.append(sum(1 for _, r in found if r >= 0))
-                first.append(rank_size + len(rank))
-                for surface, r in found:
-                    rank.append(r)
-                    starts_word.append(is_word_char(surface[0]))
-                    ends_word.append(is_word_char(surface[-1]))
-                    case.append(_case_of(surface))
-                    surfaces.append(surface)
-                self[piece] = size
-                size += 1
-            self.tokens.extend(tokens)
-            self.vocabulary_tokens.extend(vocabulary_tokens)
-            self.first.extend(first)
-            self.rank.extend(rank)
-            self.starts_word.extend(starts_word)
-            self.ends_word.extend(ends_word)
-            self.case.extend(case)
-            self.surfaces.extend(surfaces)
+            seen = set()
+            fresh = []  # positions in ``pieces`` of the pieces to add, each once, in order
+            for i, piece in enumerate(pieces):
+                if piece not in self and piece not in seen:
+                    seen.add(piece)
+                    fresh.append(i)
+            new = [pieces[i] for i in fresh]
+            simple = None
+            if column is not None and self.words is not None and new:
+                simple = _simple_pieces(column.take(pa.array(fresh, type=pa.int64())), self.words, self.index)
+            self._append(new, simple)
+            self.update(zip(new, range(size, size + len(new)), strict=True))
             return np.fromiter(map(self.__getitem__, pieces), dtype=np.int64, count=len(pieces))
+
+    def _append(self, pieces: list[str], simple: _Simple | None) -> None:
+        """The tokens of ``pieces`` (new, distinct) onto the columns, in order: the simple ones' from ``simple``,
+        the others' cut one by one."""
+        n = len(pieces)
+        is_simple = np.zeros(n, dtype=bool) if simple is None else simple.matched
+        counts = np.zeros(n, dtype=np.int64)
+        vocabulary_counts = np.zeros(n, dtype=np.int64)
+        if simple is not None:
+            counts[is_simple] = simple.counts
+            vocabulary_counts[is_simple] = simple.vocabulary_counts
+        others = np.flatnonzero(~is_simple)
+        rank, starts_word, ends_word, case, surfaces = [], [], [], [], []
+        for i in others.tolist():
+            piece = pieces[i]
+            found = () if not piece or _SPLIT.match(piece) else _run_entry(piece, self.index)[0]
+            counts[i] = len(found)
+            vocabulary_counts[i] = sum(1 for _, r in found if r >= 0)
+            for surface, r in found:
+                rank.append(r)
+                starts_word.append(is_word_char(surface[0]))
+                ends_word.append(is_word_char(surface[-1]))
+                case.append(_case_of(surface))
+                surfaces.append(surface)
+        local_first = np.cumsum(counts) - counts
+        total = int(counts.sum())
+        token_rank = np.empty(total, dtype=np.int64)
+        token_starts = np.empty(total, dtype=bool)
+        token_ends = np.empty(total, dtype=bool)
+        token_case = np.empty(total, dtype=np.int8)
+        token_surface = np.empty(total, dtype=object)
+        other_counts = counts[others]
+        at = np.repeat(local_first[others] - (np.cumsum(other_counts) - other_counts), other_counts)
+        at += np.arange(len(at), dtype=np.int64)
+        token_rank[at], token_starts[at], token_ends[at], token_case[at] = rank, starts_word, ends_word, case
+        token_surface[at] = surfaces
+        if simple is not None:
+            simple.write(local_first[is_simple], token_rank, token_starts, token_ends, token_case, token_surface)
+        self.tokens.extend(counts)
+        self.vocabulary_tokens.extend(vocabulary_counts)
+        self.first.extend(self.rank.size + local_first)
+        self.rank.extend(token_rank)
+        self.starts_word.extend(token_starts)
+        self.ends_word.extend(token_ends)
+        self.case.extend(token_case)
+        self.surfaces.extend(token_surface.tolist())
 
     def columns(self) -> tuple[np.ndarray, ...]:
         """The columns as they are now (ids given later do not move these entries)."""
@@ -959,7 +1004,7 @@ class _PieceTypes(dict):
         """A new table holding the entries of ``pieces`` this one has, copied (not cut again), in the order they
         were first seen: what a batch needs when this table has grown past ``_PIECE_TYPES``, so that memory stays
         bounded and a batch with more distinct pieces than that does not cut every one of them again."""
-        new = _PieceTypes(self.index)
+        new = _PieceTypes(self.index, self.words)
         with self.lock:
             ids = np.fromiter(map(self.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=len(pieces))
             ids = np.unique(ids[ids >= 0])  # (ids follow first sight: sorted, they keep its order)
@@ -978,6 +1023,72 @@ class _PieceTypes(dict):
             new.case.extend(case[entries])
             new.surfaces = [self.surfaces[i] for i in entries.tolist()]
         return new
+
+
+class _Simple:
+    """The simple pieces among some (``_simple_pieces``): which they are (``matched``), each one's token count and
+    vocabulary-token count, and their tokens: the runs of the marks before, the word if any, the runs of the marks
+    after."""
+
+    __slots__ = ("counts", "marks", "matched", "vocabulary_counts", "word")
+
+    def write(self, first, rank, starts_word, ends_word, case, surface) -> None:
+        """Writes the simple pieces' tokens into the token columns, each piece's from its ``first`` entry on."""
+        (before, after), (runs, run_rank, run_surface, run_start) = self.marks
+        has_word, word_rank, word_case, word_surface = self.word
+        for group, at in ((before, first), (after, first + runs[before] + has_word)):
+            n = runs[group]
+            within = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
+            p = np.repeat(at, n) + within
+            r = np.repeat(run_start[group], n) + within
+            rank[p], surface[p] = run_rank[r], run_surface[r]
+            starts_word[p], ends_word[p], case[p] = False, False, _AS_IS
+        p = (first + runs[before])[has_word]
+        rank[p], starts_word[p], ends_word[p], case[p], surface[p] = word_rank, True, True, word_case, word_surface
+
+
+def _simple_pieces(column: pa.Array, words: pa.Array, index: dict[str, int]) -> _Simple:
+    """Which of ``column``'s pieces are simple (``_SIMPLE_PIECE``), and their tokens, computed by Arrow: a word's rank
+    as ``_rank`` gives it (exact, then lower case: ASCII has no U+2019) and its capitalisation as ``_case_of`` reads
+    it; a word starts and ends with a word character, a run of marks does not, and has no letter. The runs of the
+    few distinct strings of marks, and their ranks, are found one string at a time."""
+    parts = pc.extract_regex(column, _SIMPLE_PIECE)
+    valid = parts.is_valid()
+    parts = parts.filter(valid)
+    s = _Simple()
+    s.matched = valid.to_numpy(zero_copy_only=False).copy()
+    # The strings of marks before and after the word, each distinct one cut into runs of one mark (``_ATOM``).
+    groups = pa.concat_arrays([parts.field("before"), parts.field("after")]).dictionary_encode()
+    codes = groups.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    cut = [[m.group() for m in _ATOM.finditer(g)] for g in groups.dictionary.to_pylist()]
+    runs = np.fromiter(map(len, cut), dtype=np.int64, count=len(cut))
+    flat = [run for c in cut for run in c]
+    run_rank = np.fromiter((_rank(run, index) for run in flat), dtype=np.int64, count=len(flat))
+    run_surface = np.empty(len(flat), dtype=object)
+    run_surface[:] = flat
+    run_start = np.cumsum(runs) - runs
+    known_runs = np.bincount(np.repeat(np.arange(len(cut)), runs), weights=run_rank >= 0, minlength=len(cut))
+    known_runs = known_runs.astype(np.int64)
+    before, after = codes[: len(parts)], codes[len(parts) :]
+    s.marks = ((before, after), (runs, run_rank, run_surface, run_start))
+    word = parts.field("word")
+    has_word = pc.binary_length(word).to_numpy(zero_copy_only=False) > 0
+    word = word.filter(pa.array(has_word))
+    exact = pc.index_in(word, value_set=words)
+    lower = pc.index_in(pc.ascii_lower(word), value_set=words)
+    rank = pc.coalesce(exact, lower, pa.scalar(-1, exact.type)).to_numpy(zero_copy_only=False).astype(np.int64)
+    length = pc.binary_length(word).to_numpy(zero_copy_only=False)
+    upper = ~pc.match_substring_regex(word, "[a-z]").to_numpy(zero_copy_only=False)
+    upper &= pc.match_substring_regex(word, "[A-Z]").to_numpy(zero_copy_only=False)  # isupper(): a letter, no lower
+    first_upper = pc.match_substring_regex(word, "^[A-Z]").to_numpy(zero_copy_only=False)
+    case = np.where(upper & (length > 1), _ALL_CAPS, np.where(upper | first_upper, _CAPITALISED, _AS_IS))
+    surface = np.empty(len(word), dtype=object)
+    surface[:] = word.to_pylist()
+    s.word = (has_word, rank, case.astype(np.int8), surface)
+    s.counts = runs[before] + has_word + runs[after]
+    s.vocabulary_counts = known_runs[before] + known_runs[after]
+    s.vocabulary_counts[has_word] += rank >= 0
+    return s
 
 
 def _utf8_column(strings: Sequence[str]) -> pa.Array | None:
@@ -1053,7 +1164,7 @@ def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch | None
     known = np.fromiter(map(table.get, distinct, itertools.repeat(-1)), dtype=np.int64, count=len(distinct))
     new = np.flatnonzero(known < 0)
     if new.size:
-        known[new] = table.add([distinct[i] for i in new.tolist()])
+        known[new] = table.add([distinct[i] for i in new.tolist()], encoded.dictionary.take(pa.array(new)))
     b = Batch()
     b.table, b.distinct = table, encoded.dictionary
     b.piece_of, b.piece_starts = piece_of, piece_starts
