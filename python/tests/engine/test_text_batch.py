@@ -121,9 +121,10 @@ def test_a_table_past_its_size_carries_the_pieces_a_batch_needs(monkeypatch):
 
 
 def test_pieces_cut_by_arrow_have_the_tokens_cut_one_by_one():
-    """``_PieceTypes.add`` cuts the simple pieces (``_SIMPLE_PIECE``: ASCII marks, at most one run of ASCII letters and
+    """``_PieceTypes.add`` cuts the simple pieces (``_SIMPLE_PIECE``: ASCII marks, at most two runs of ASCII letters and
     digits among them) with Arrow and the others one by one: each column, for every piece, is what cutting every
-    piece one by one gives (the ranks exact or lower case, the capitalisation, the surfaces, the ids)."""
+    piece one by one gives (the merges and clitics, the ranks exact or lower case, the capitalisation, the surfaces,
+    the ids)."""
     words = ["the", "mr", ".", "...", "(", "'s", "it", "us", "a", "'", '"', "42", "e.g", "o'neil", "n't", ",", "x1"]
     vocabulary = text.Vocabulary(words)
     rng = random.Random(11)
@@ -135,13 +136,21 @@ def test_pieces_cut_by_arrow_have_the_tokens_cut_one_by_one():
             return rng.choice(marks) * rng.choice([0, 0, 1, 1, 2, 3])
         return "".join(rng.choices(marks, k=rng.randint(1, 3)))
 
+    def middle() -> str:
+        return rng.choice(["'", "'", "-", ".", ",", "/", ":", "''", "...", ".<", "!", "'-"])
+
     pieces = [p for t in _texts(words) for p in t.split(" ")]
     pieces += [run() + rng.choice(cores) + run() for _ in range(3000)]
+    # Two words: merged where the vocabulary has them ("o'neil", "e.g"), else a clitic ("n't", "'s", "'re", ...), else
+    # three atoms.
+    seconds = ["s", "S", "re", "ll", "ve", "m", "d", "t", "T", "neil", "g", "b", "x1", "10"]
+    firsts = ["do", "DO", "an", "n", "N", "it", "IT", "o", "O", "e", "a", "x1", "4"]
+    pieces += [run() + rng.choice(firsts) + middle() + rng.choice(seconds) + run() for _ in range(3000)]
     pieces = list(dict.fromkeys(p for p in pieces if text._utf8_column([p]) is not None))
     column = text._utf8_column(pieces)
     assert text._simple_pieces(column, text._utf8_column(words), vocabulary.index).matched.mean() > 0.5  # (most)
     by_arrow, one_by_one = text._PieceTypes(vocabulary.index), text._PieceTypes(vocabulary.index)
-    more = [*pieces[:50], "brand", "brand", "(brand).", "Brand...", "BRAND", "", "?!", "-"]  # seen, new, one twice
+    more = [*pieces[:50], "brand", "brand", "(brand).", "Brand...", "BRAND", "?!", "-", ""]  # seen, new, one twice
     for batch in (pieces, more):
         assert np.array_equal(by_arrow.add(batch, text._utf8_column(batch)), one_by_one.add(batch))
         for a, b in zip(by_arrow.columns(), one_by_one.columns(), strict=True):

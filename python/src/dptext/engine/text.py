@@ -862,15 +862,18 @@ _OTHER_SPACE_RE2 = "[" + re.sub(r"\\u([0-9a-f]{4})", r"\\x{\1}", _SPACE_CLASS.re
 # Distinct pieces a table keeps before a batch starts a new one with the pieces it needs (``_PieceTypes.carried``):
 # ~230 bytes a piece, so ~60 MB. Ten thousand IMDb reviews (a Spark Arrow batch's default rows) hold ~150,000.
 _PIECE_TYPES = 1 << 18
-# The pieces ``_PieceTypes.add`` cuts with Arrow, all at once (~75 % of a batch's new pieces): at most one run of ASCII
-# word characters (letters and digits), with ASCII marks before and after ("movie", "Mr.", "(funny", "hair).", "/>The",
-# "--"). ``_tokenize_run`` gives such a piece its atoms as tokens, as they are: the word, and each run of one repeated
-# mark; a merge or a clitic needs a second word. The marks are the printable ASCII characters that are neither word
-# characters nor whitespace.
+# The pieces ``_PieceTypes.add`` cuts with Arrow, all at once (~98 % of a batch's new pieces): at most two runs of ASCII
+# word characters (letters and digits) among ASCII marks ("movie", "Mr.", "(funny", "hair).", "/>The", "--", "it's",
+# "Ice-T,", "well...<br"); ``_simple_pieces`` applies ``_tokenize_run``'s rules to two words. The marks are the
+# printable ASCII characters that are neither word characters nor whitespace.
 _ASCII = [chr(c) for c in range(33, 127)]
 _ASCII_WORD = "[" + "".join(f"\\x{{{ord(c):02x}}}" for c in _ASCII if is_word_char(c)) + "]"
 _ASCII_MARK = "[" + "".join(f"\\x{{{ord(c):02x}}}" for c in _ASCII if not is_word_char(c) and not _SPLIT.match(c)) + "]"
-_SIMPLE_PIECE = f"^(?P<before>{_ASCII_MARK}*)(?P<word>{_ASCII_WORD}*)(?P<after>{_ASCII_MARK}*)$"
+_SIMPLE_PIECE = (
+    f"^(?P<before>{_ASCII_MARK}*)(?P<first>{_ASCII_WORD}*)(?P<middle>{_ASCII_MARK}*)(?P<second>{_ASCII_WORD}*)"
+    f"(?P<after>{_ASCII_MARK}*)$"
+)
+_ASCII_CONNECTORS = sorted(c for c in _CONNECTORS if c.isascii())
 
 
 class _Column:
@@ -971,7 +974,12 @@ class _PieceTypes(dict):
         token_rank[at], token_starts[at], token_ends[at], token_case[at] = rank, starts_word, ends_word, case
         token_surface[at] = surfaces
         if simple is not None:
-            simple.write(local_first[is_simple], token_rank, token_starts, token_ends, token_case, token_surface)
+            count = simple.counts
+            at = np.repeat(local_first[is_simple] - (np.cumsum(count) - count), count)
+            at += np.arange(len(at), dtype=np.int64)
+            rank_of, starts_of, ends_of, case_of, surface_of = simple.pool
+            token_rank[at], token_starts[at], token_ends[at] = (a[simple.tokens] for a in (rank_of, starts_of, ends_of))
+            token_case[at], token_surface[at] = case_of[simple.tokens], surface_of[simple.tokens]
         self.tokens.extend(counts)
         self.vocabulary_tokens.extend(vocabulary_counts)
         self.first.extend(self.rank.size + local_first)
@@ -1026,68 +1034,113 @@ class _PieceTypes(dict):
 
 
 class _Simple:
-    """The simple pieces among some (``_simple_pieces``): which they are (``matched``), each one's token count and
-    vocabulary-token count, and their tokens: the runs of the marks before, the word if any, the runs of the marks
-    after."""
+    """The simple pieces among some (``_simple_pieces``): which they are (``matched``); per simple piece its token
+    count (``counts``) and vocabulary-token count; its tokens, piece after piece, as entries of a pool of distinct
+    surfaces (``tokens``); and per pool entry the token's rank, whether it starts and ends with a word character, its
+    capitalisation (``_case_of``) and its surface (``pool``)."""
 
-    __slots__ = ("counts", "marks", "matched", "vocabulary_counts", "word")
-
-    def write(self, first, rank, starts_word, ends_word, case, surface) -> None:
-        """Writes the simple pieces' tokens into the token columns, each piece's from its ``first`` entry on."""
-        (before, after), (runs, run_rank, run_surface, run_start) = self.marks
-        has_word, word_rank, word_case, word_surface = self.word
-        for group, at in ((before, first), (after, first + runs[before] + has_word)):
-            n = runs[group]
-            within = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
-            p = np.repeat(at, n) + within
-            r = np.repeat(run_start[group], n) + within
-            rank[p], surface[p] = run_rank[r], run_surface[r]
-            starts_word[p], ends_word[p], case[p] = False, False, _AS_IS
-        p = (first + runs[before])[has_word]
-        rank[p], starts_word[p], ends_word[p], case[p], surface[p] = word_rank, True, True, word_case, word_surface
+    __slots__ = ("counts", "matched", "pool", "tokens", "vocabulary_counts")
 
 
 def _simple_pieces(column: pa.Array, words: pa.Array, index: dict[str, int]) -> _Simple:
-    """Which of ``column``'s pieces are simple (``_SIMPLE_PIECE``), and their tokens, computed by Arrow: a word's rank
-    as ``_rank`` gives it (exact, then lower case: ASCII has no U+2019) and its capitalisation as ``_case_of`` reads
-    it; a word starts and ends with a word character, a run of marks does not, and has no letter. The runs of the
-    few distinct strings of marks, and their ranks, are found one string at a time."""
+    """Which of ``column``'s pieces are simple (``_SIMPLE_PIECE``), and their tokens as ``_tokenize_run`` cuts them,
+    by Arrow: the runs of each string of marks (found once per distinct string), and each word; where two words are
+    joined by one connector, their merge when it is a vocabulary word, else where the connector is an apostrophe the
+    clitic ("n't", "'s", "'re", "'ll", "'ve", "'m", "'d"), else the three atoms."""
     parts = pc.extract_regex(column, _SIMPLE_PIECE)
     valid = parts.is_valid()
     parts = parts.filter(valid)
     s = _Simple()
     s.matched = valid.to_numpy(zero_copy_only=False).copy()
-    # The strings of marks before and after the word, each distinct one cut into runs of one mark (``_ATOM``).
-    groups = pa.concat_arrays([parts.field("before"), parts.field("after")]).dictionary_encode()
-    codes = groups.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    cut = [[m.group() for m in _ATOM.finditer(g)] for g in groups.dictionary.to_pylist()]
+    n = len(parts)
+    before, first, middle, second, after = (parts.field(f) for f in ("before", "first", "middle", "second", "after"))
+
+    def numpy(a: pa.Array) -> np.ndarray:
+        return a.to_numpy(zero_copy_only=False)
+
+    def text(value: str) -> pa.Scalar:
+        return pa.scalar(value, pa.large_string())
+
+    def join(*strings: pa.Array) -> pa.Array:
+        return pc.binary_join_element_wise(*strings, text(""))
+
+    def rank(strings: pa.Array) -> np.ndarray:  # (``_rank``: exact, then lower case)
+        exact = pc.index_in(strings, value_set=words)
+        lower = pc.index_in(pc.ascii_lower(strings), value_set=words)
+        return numpy(pc.coalesce(exact, lower, pa.scalar(-1, exact.type))).astype(np.int64)
+
+    has_first = numpy(pc.binary_length(first)) > 0
+    has_second = numpy(pc.binary_length(second)) > 0
+    joined = has_first & has_second & numpy(pc.is_in(middle, value_set=pa.array(_ASCII_CONNECTORS, pa.large_string())))
+    merged = np.zeros(n, dtype=bool)
+    merge = join(first, middle, second)
+    at = np.flatnonzero(joined)
+    merged[at] = rank(merge.take(pa.array(at))) >= 0
+    apostrophe = joined & ~merged & numpy(pc.equal(middle, text("'")))
+    suffix = pc.ascii_lower(second)
+    not_ = apostrophe & numpy(pc.equal(suffix, text("t")))
+    not_ &= numpy(pc.match_substring_regex(first, ".[nN]$"))  # (a stem of at least one character)
+    clitic = apostrophe & ~not_ & numpy(pc.is_in(suffix, value_set=pa.array(sorted(_CLITICS), pa.large_string())))
+    one = merged | not_ | clitic  # the middle is one token (the merge, or the clitic) and the second word none
+    # The tokens' surfaces, a pool of five parts: the distinct strings of marks' runs, the first words (their stems
+    # where "n't" follows), the middles that are one token, the second words.
+    marks = pa.concat_arrays([before, middle, after]).dictionary_encode()
+    codes = numpy(marks.indices).astype(np.int64)
+    cut = [[m.group() for m in _ATOM.finditer(g)] for g in marks.dictionary.to_pylist()]
     runs = np.fromiter(map(len, cut), dtype=np.int64, count=len(cut))
-    flat = [run for c in cut for run in c]
-    run_rank = np.fromiter((_rank(run, index) for run in flat), dtype=np.int64, count=len(flat))
-    run_surface = np.empty(len(flat), dtype=object)
-    run_surface[:] = flat
     run_start = np.cumsum(runs) - runs
-    known_runs = np.bincount(np.repeat(np.arange(len(cut)), runs), weights=run_rank >= 0, minlength=len(cut))
-    known_runs = known_runs.astype(np.int64)
-    before, after = codes[: len(parts)], codes[len(parts) :]
-    s.marks = ((before, after), (runs, run_rank, run_surface, run_start))
-    word = parts.field("word")
-    has_word = pc.binary_length(word).to_numpy(zero_copy_only=False) > 0
-    word = word.filter(pa.array(has_word))
-    exact = pc.index_in(word, value_set=words)
-    lower = pc.index_in(pc.ascii_lower(word), value_set=words)
-    rank = pc.coalesce(exact, lower, pa.scalar(-1, exact.type)).to_numpy(zero_copy_only=False).astype(np.int64)
-    length = pc.binary_length(word).to_numpy(zero_copy_only=False)
-    upper = ~pc.match_substring_regex(word, "[a-z]").to_numpy(zero_copy_only=False)
-    upper &= pc.match_substring_regex(word, "[A-Z]").to_numpy(zero_copy_only=False)  # isupper(): a letter, no lower
-    first_upper = pc.match_substring_regex(word, "^[A-Z]").to_numpy(zero_copy_only=False)
-    case = np.where(upper & (length > 1), _ALL_CAPS, np.where(upper | first_upper, _CAPITALISED, _AS_IS))
-    surface = np.empty(len(word), dtype=object)
-    surface[:] = word.to_pylist()
-    s.word = (has_word, rank, case.astype(np.int8), surface)
-    s.counts = runs[before] + has_word + runs[after]
-    s.vocabulary_counts = known_runs[before] + known_runs[after]
-    s.vocabulary_counts[has_word] += rank >= 0
+    stem = pc.if_else(pa.array(not_), pc.utf8_slice_codeunits(first, 0, -1), first)
+    special = pc.if_else(
+        pa.array(merged),
+        merge,
+        pc.if_else(
+            pa.array(not_),
+            join(pc.utf8_slice_codeunits(first, -1), middle, second),
+            join(middle, second),
+        ),
+    )
+    firsts, middles, seconds = has_first & ~merged, one, has_second & ~one
+    pool = pa.concat_arrays(
+        [
+            pa.array([r for c in cut for r in c], pa.large_string()),
+            stem.filter(pa.array(firsts)),
+            special.filter(pa.array(middles)),
+            second.filter(pa.array(seconds)),
+        ]
+    )
+    base = np.cumsum([0, int(runs.sum()), int(firsts.sum()), int(middles.sum())])
+    # Each piece's tokens, segment after segment: the runs before, the first word, the middle (one token, or its
+    # runs), the second word, the runs after.
+    b, m, a = codes[:n], codes[n : 2 * n], codes[2 * n :]
+    segments = [
+        (runs[b], run_start[b]),
+        (firsts.astype(np.int64), base[1] + np.cumsum(firsts) - 1),
+        (np.where(one, 1, runs[m]), np.where(one, base[2] + np.cumsum(middles) - 1, run_start[m])),
+        (seconds.astype(np.int64), base[3] + np.cumsum(seconds) - 1),
+        (runs[a], run_start[a]),
+    ]
+    s.counts = sum(count for count, _ in segments)
+    piece_start = np.cumsum(s.counts) - s.counts
+    s.tokens = np.empty(int(s.counts.sum()), dtype=np.int64)
+    done = np.zeros(n, dtype=np.int64)
+    for count, entry in segments:
+        within = np.arange(int(count.sum()), dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+        s.tokens[np.repeat(piece_start + done, count) + within] = np.repeat(entry, count) + within
+        done += count
+    length = numpy(pc.binary_length(pool))
+    upper = ~numpy(pc.match_substring_regex(pool, "[a-z]")) & numpy(pc.match_substring_regex(pool, "[A-Z]"))
+    capital = numpy(pc.match_substring_regex(pool, "^[A-Z]"))  # (``_case_of`` on ASCII: isupper(), then A-Z first)
+    surface = np.empty(len(pool), dtype=object)
+    surface[:] = pool.to_pylist()
+    s.pool = (
+        rank(pool),
+        numpy(pc.match_substring_regex(pool, "^" + _ASCII_WORD)),
+        numpy(pc.match_substring_regex(pool, _ASCII_WORD + "$")),
+        np.where(upper & (length > 1), _ALL_CAPS, np.where(upper | capital, _CAPITALISED, _AS_IS)).astype(np.int8),
+        surface,
+    )
+    known = s.pool[0][s.tokens] >= 0
+    s.vocabulary_counts = np.bincount(np.repeat(np.arange(n), s.counts), weights=known, minlength=n).astype(np.int64)
     return s
 
 
