@@ -278,3 +278,74 @@ def test_a_damaged_or_foreign_envelope_file_is_recomputed(small_model, tmp_path,
     assert sampler.cumulative.flags.writeable  # recomputed, not read
     mechanisms._TABLE_DISTANCES.clear()
     assert np.array_equal(_outputs(small_model), without)  # from the rewritten file
+
+
+def _custext_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.iterdir() if p.name.startswith("custext-"))
+
+
+def _custext_outputs(model: Model, k: int = 4, epsilon: float = 2.0) -> np.ndarray:
+    mechanism = mechanisms.CusText(model, epsilon, k, None, False)
+    rows = np.arange(400)
+    return mechanism.sample(RowStreams.from_seed(rows * 7919 + 1), rows, rows % model.size)
+
+
+def test_custext_tables_are_written_once_per_k_and_epsilon_then_mapped_with_the_same_rows(
+    small_model, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", "off")
+    computed = mechanisms.CusText(small_model, 2.0, 4, None, False)
+    without = _custext_outputs(small_model)
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(tmp_path))
+    first = mechanisms.CusText(small_model, 2.0, 4, None, False)  # computes and writes
+    (f,) = _custext_files(tmp_path)
+    monkeypatch.setattr(mechanisms, "_groups", lambda *a: pytest.fail("groups computed again"))
+    later = mechanisms.CusText(small_model, 2.0, 4, None, True)  # another process, CusText+: maps the file
+    assert not later.cumulative.flags.writeable  # the file's pages
+    for got in (first, later):
+        assert np.array_equal(got.row_offset, computed.row_offset)
+        assert np.array_equal(got.outputs, computed.outputs)
+        assert np.array_equal(np.asarray(got.cumulative).view(np.int64), computed.cumulative.view(np.int64))
+    assert np.array_equal(_custext_outputs(small_model), without)
+    assert _custext_files(tmp_path) == [f]
+    monkeypatch.undo()
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(tmp_path))
+    for k, epsilon in ((4, 1.0), (5, 2.0)):  # one file per K and epsilon
+        mechanisms.CusText(small_model, epsilon, k, None, False)
+    assert len(_custext_files(tmp_path)) == 3
+
+
+@pytest.mark.parametrize("damage", ["flipped", "other-group", "other-rows", "truncated"])
+def test_a_damaged_or_foreign_custext_file_is_recomputed(small_model, tmp_path, monkeypatch, damage):
+    """A file whose checksum holds but whose groups or rows are not what this code builds (another version's) fails
+    the check: a group built from the ones before it differs, or a checked group's row differs bit for bit."""
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", "off")
+    without = _custext_outputs(small_model)
+    monkeypatch.setenv("DPTEXT_MODEL_CACHE", str(tmp_path))
+    _custext_outputs(small_model)
+    (f,) = _custext_files(tmp_path)
+    raw = bytearray(f.read_bytes())
+    if damage == "flipped":
+        raw[-100] ^= 0x10
+    elif damage == "truncated":
+        raw = raw[:-8]
+    else:
+        values = np.frombuffer(bytes(raw[cache._HEADER :]), dtype="<f8").copy()
+        n = small_model.size
+        if damage == "other-group":  # the first group's last word and the second group's first other word swapped
+            values[[3, 5]] = values[[5, 3]]
+        else:  # word 0's row (its group is checked) moved by an ulp: after 120 members, 31 starts, 480 outputs
+            assert n == 120
+            values[631:635] = np.nextafter(values[631:635], -np.inf)
+        digest = mechanisms._custext_key(small_model, small_model.table(0, "custext"), 4, 2.0)
+        assert cache.write(cache.writable(tmp_path, "custext"), f, digest, values)
+        raw = bytearray(f.read_bytes())
+    f.write_bytes(bytes(raw))
+    computed = []
+    groups = mechanisms._groups
+    monkeypatch.setattr(mechanisms, "_groups", lambda *a: computed.append(1) or groups(*a))
+    assert np.array_equal(_custext_outputs(small_model), without)
+    assert computed  # recomputed, not read
+    computed.clear()
+    assert np.array_equal(_custext_outputs(small_model), without)  # from the rewritten file
+    assert not computed

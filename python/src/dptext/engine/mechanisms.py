@@ -868,33 +868,7 @@ class CusText(Mechanism):
                     rank = index.get(word.strip(), -1)
                     if rank >= 0:
                         self.verbatim[rank] = True
-        members, start, group_of = _groups(model, model.table(0, self.name), k)
-        sizes = np.diff(start)[group_of]
-        self.row_offset = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        self.outputs = np.empty(self.row_offset[-1], dtype=np.int64)
-        self.cumulative = np.empty(self.row_offset[-1], dtype=np.float64)
-        # The rows of every group of one size at once (all groups have K words but the last): a few NumPy calls
-        # for the 25,000 rows of the default model instead of a few per word.
-        counts = np.diff(start)
-        for s in np.unique(counts).tolist():
-            g = np.flatnonzero(counts == s)
-            groups = members[start[g][:, None] + np.arange(s)]  # (groups, s), a group's words in its order
-            # Row i of a group: its word i against each word j (one word's row, as a neighbour table's: the same
-            # bits as ``distances``, in ~half the time).
-            own_group = np.repeat(np.arange(len(g)) * s, s)[:, None] + np.arange(s)
-            d = _row_distances(model.vectors, groups.ravel(), groups.ravel(), own_group)  # one row per word x
-            group = np.repeat(groups, s, axis=0)  # row x's group, in the group's order
-            biggest = np.max(d, axis=1, initial=0.0)
-            # Decreasing distance (increasing probability); ties: higher rank first.
-            order = np.lexsort((-group, -d), axis=-1)
-            dx = np.take_along_axis(d, order, axis=-1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                w = fdlibm.exp(-0.5 * epsilon * (dx / biggest[:, None]))
-            w[~(biggest > 0)] = 1.0
-            running = np.cumsum(w, axis=1)  # (along a row: term by term, as the JVM's loop)
-            at = self.row_offset[groups.ravel()][:, None] + np.arange(s)
-            self.outputs[at] = np.take_along_axis(group, order, axis=-1)
-            self.cumulative[at] = running / running[:, -1:]
+        self.row_offset, self.outputs, self.cumulative = _custext_tables(model, model.table(0, self.name), k, epsilon)
 
     def step(self, streams, rows, words, fresh):
         return np.ones(len(rows), dtype=bool), self._draw(streams, rows, words)
@@ -910,54 +884,167 @@ class CusText(Mechanism):
         return out
 
 
-def _groups(model: Model, table: NeighbourTable, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``CusText.Groups.build``: in rank order, each free word x takes its K - 1 nearest free words (from its
-    neighbour row when the row settles it, else by a scan of every free word); the last < 2K words form one
-    group."""
+# Per machine (8 MB each on the default model at K = 20), like the envelope files; a miss costs ~0.4 s.
+_CUSTEXT_FILES_KEPT = 4
+_CHECKED_GROUPS = 8
+
+
+def _custext_tables(model: Model, table: NeighbourTable, k: int, epsilon: float):
+    """CusText's rows (``row_offset``, ``outputs``, ``cumulative``: word x's row is ``row_offset[x]`` to
+    ``row_offset[x + 1]``): mapped from the machine's cache (``engine.distances``), where the first process on a
+    machine to need this model, table, K and epsilon computed them and wrote its groups and rows; computed here
+    where no cache directory can be used."""
     n = model.size
-    v = model.vectors
-    offsets = table.offsets.tolist()
-    neighbours = table.neighbours
-    bounds = table.outside_bounds
+    groups = max(1, n // k)  # (groups of K while 2K or more words are free, then one of the rest)
+    last = n - (groups - 1) * k
+    rows = (groups - 1) * k * k + last * last
+    layout = (n, groups + 1, rows, rows)
+    found = distance_cache.once_per_machine(
+        "custext",
+        _custext_key(model, table, k, epsilon),
+        sum(layout),
+        lambda f: _custext_as_computed(model, table, k, epsilon, _unpacked(f, layout)),
+        lambda: np.concatenate([a.astype(np.float64) for a in _custext_computed(model, table, k, epsilon)]),
+        keep=_CUSTEXT_FILES_KEPT,
+    )
+    tables = _custext_computed(model, table, k, epsilon) if found is None else _unpacked(found, layout)
+    members, start, outputs, cumulative = tables
+    return _row_offsets(members, start), outputs, cumulative
+
+
+def _custext_key(model: Model, table: NeighbourTable, k: int, epsilon: float) -> bytes:
+    """What CusText's groups and rows depend on: the vectors and table (``_table_key``), the table's bounds on the
+    words outside each row, K and epsilon, and how they are computed (this version)."""
+    h = hashlib.sha256(b"dptext-custext/1/")
+    h.update(_table_key(model, table))
+    h.update(np.ascontiguousarray(table.outside_bounds, dtype="<f8").tobytes())
+    h.update(np.array([k], dtype="<i8").tobytes())
+    h.update(np.array([epsilon], dtype="<f8").tobytes())
+    return h.digest()
+
+
+def _unpacked(found: np.ndarray, layout: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+    """The cache file's members, group starts, outputs (as integers) and cumulative rows (a view of the file)."""
+    ends = np.cumsum(layout)
+    members, start, outputs, cumulative = np.split(np.asarray(found), ends[:-1])
+    return members.astype(np.int64), start.astype(np.int64), outputs.astype(np.int64), cumulative
+
+
+def _custext_computed(model: Model, table: NeighbourTable, k: int, epsilon: float) -> tuple[np.ndarray, ...]:
+    """CusText's groups (``_groups``) and every word's row (``_group_rows``)."""
+    members, start = _groups(model, table, k)
+    row_offset = _row_offsets(members, start)
+    outputs = np.empty(row_offset[-1], dtype=np.int64)
+    cumulative = np.empty(row_offset[-1], dtype=np.float64)
+    _group_rows(model, members, start, np.arange(len(start) - 1), epsilon, row_offset, outputs, cumulative)
+    return members, start, outputs, cumulative
+
+
+def _custext_as_computed(model: Model, table: NeighbourTable, k: int, epsilon: float, tables) -> bool:
+    """Whether a cache file holds the groups and rows computed here: its words a partition into groups, each of
+    groups spread over it built from the groups before it as ``_groups`` builds it (x the first word they leave
+    free, then ``_picks``), and those groups' rows bit for bit ``_group_rows``'."""
+    members, start, outputs, cumulative = tables
+    n = model.size
+    if not np.array_equal(np.sort(members), np.arange(n)) or start[0] != 0 or np.any(np.diff(start) < 1):
+        return False
+    checked = np.unique(np.linspace(0, len(start) - 2, _CHECKED_GROUPS).astype(np.int64))
+    for g in checked.tolist():
+        taken = np.zeros(n, dtype=bool)
+        taken[members[: start[g]]] = True
+        x = int(members[start[g]])
+        if taken[x] or taken[:x].sum() != x:  # (x is the first free word)
+            return False
+        if not np.array_equal(_picks(model, table, k, x, taken), members[start[g] + 1 : start[g + 1]]):
+            return False
+    row_offset = _row_offsets(members, start)
+    fresh_outputs = np.empty(row_offset[-1], dtype=np.int64)  # (pages are allocated only where the sample's rows are)
+    fresh_cumulative = np.empty(row_offset[-1], dtype=np.float64)
+    _group_rows(model, members, start, checked, epsilon, row_offset, fresh_outputs, fresh_cumulative)
+    words = np.concatenate([members[start[g] : start[g + 1]] for g in checked.tolist()])
+    at = np.concatenate([np.arange(row_offset[x], row_offset[x + 1]) for x in words.tolist()])
+    return bool(
+        np.array_equal(outputs[at], fresh_outputs[at])
+        and np.array_equal(np.asarray(cumulative[at]).view(np.int64), fresh_cumulative[at].view(np.int64))
+    )
+
+
+def _row_offsets(members: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Where each word's row starts (rank order), its row one entry per word of its group."""
+    counts = np.diff(start)
+    size = np.empty(len(members), dtype=np.int64)
+    size[members] = np.repeat(counts, counts)
+    return np.concatenate([[0], np.cumsum(size)]).astype(np.int64)
+
+
+def _group_rows(model, members, start, gs, epsilon, row_offset, outputs, cumulative) -> None:
+    """The rows of the words of groups ``gs``: a word's group by decreasing distance to it (ties: higher rank
+    first), and the running sums of exp(-ε·d/(2·its largest d)), normalised (``CusText.java``). The groups of one
+    size at once (all have K words but the last): a few NumPy calls for the default model's 25,000 rows."""
+    counts = np.diff(start)
+    for s in np.unique(counts[gs]).tolist():
+        g = gs[counts[gs] == s]
+        groups = members[start[g][:, None] + np.arange(s)]  # (groups, s), a group's words in its order
+        # Row i of a group: its word i against each word j (one word's row, as a neighbour table's: the same bits as
+        # ``distances``, in ~half the time).
+        own_group = np.repeat(np.arange(len(g)) * s, s)[:, None] + np.arange(s)
+        d = _row_distances(model.vectors, groups.ravel(), groups.ravel(), own_group)  # one row per word x
+        group = np.repeat(groups, s, axis=0)  # row x's group, in the group's order
+        biggest = np.max(d, axis=1, initial=0.0)
+        order = np.lexsort((-group, -d), axis=-1)
+        dx = np.take_along_axis(d, order, axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            w = fdlibm.exp(-0.5 * epsilon * (dx / biggest[:, None]))
+        w[~(biggest > 0)] = 1.0
+        running = np.cumsum(w, axis=1)  # (along a row: term by term, as the JVM's loop)
+        at = row_offset[groups.ravel()][:, None] + np.arange(s)
+        outputs[at] = np.take_along_axis(group, order, axis=-1)
+        cumulative[at] = running / running[:, -1:]
+
+
+def _groups(model: Model, table: NeighbourTable, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``CusText.Groups.build``: in rank order, each free word x takes its K - 1 nearest free words (``_picks``);
+    the last < 2K words form one group. Returns the words group after group, and each group's start there."""
+    n = model.size
     taken = np.zeros(n, dtype=bool)
-    group_of = np.empty(n, dtype=np.int64)
     members = np.empty(n, dtype=np.int64)
     starts = []
     placed = 0
-    want = k - 1
     for x in range(n):
         if taken[x]:
             continue
-        g = len(starts)
         starts.append(placed)
-        if n - placed < 2 * k:
-            rest = np.flatnonzero(~taken[x:]) + x
-            taken[rest] = True
-            group_of[rest] = g
-            members[placed : placed + len(rest)] = rest
-            placed += len(rest)
-            break
-        row = neighbours[offsets[x] : offsets[x + 1]]
-        free = row[(row != x) & ~taken[row]][:want]
-        settled = len(free) == want and (
-            bounds[x] == np.inf or distances(v, np.array([x]), free[-1:].astype(np.int64))[0] < bounds[x]
-        )
-        if settled:
-            picks = free.astype(np.int64)
-        else:
-            candidates = np.flatnonzero(~taken)
-            candidates = candidates[candidates != x]
-            d = _row_distances(v, candidates, np.array([x]), np.arange(len(candidates))[None, :])[0]  # (x's row)
-            picks = candidates[np.lexsort((candidates, d))[:want]]
+        picks = _picks(model, table, k, x, taken)
         taken[x] = True
-        group_of[x] = g
-        members[placed] = x
-        placed += 1
         taken[picks] = True
-        group_of[picks] = g
-        members[placed : placed + want] = picks
-        placed += want
-    return members, np.array([*starts, n], dtype=np.int64), group_of
+        members[placed] = x
+        members[placed + 1 : placed + 1 + len(picks)] = picks
+        placed += 1 + len(picks)
+        if placed == n:
+            break
+    return members, np.array([*starts, n], dtype=np.int64)
+
+
+def _picks(model: Model, table: NeighbourTable, k: int, x: int, taken: np.ndarray) -> np.ndarray:
+    """The words that join x (the first free word) in its group, ``taken`` the words of the groups before: every
+    free word where fewer than 2K are free, else the K - 1 nearest free words, (distance, rank) first, from x's
+    neighbour row when the row settles it, else by a scan of every free word."""
+    n = model.size
+    want = k - 1
+    if n - int(np.count_nonzero(taken)) < 2 * k:
+        rest = np.flatnonzero(~taken)
+        return rest[rest != x]
+    row = table.neighbours[int(table.offsets[x]) : int(table.offsets[x + 1])]
+    free = row[(row != x) & ~taken[row]][:want]
+    bound = table.outside_bounds[x]
+    if len(free) == want and (
+        bound == np.inf or distances(model.vectors, np.array([x]), free[-1:].astype(np.int64))[0] < bound
+    ):
+        return free.astype(np.int64)
+    candidates = np.flatnonzero(~taken)
+    candidates = candidates[candidates != x]
+    d = _row_distances(model.vectors, candidates, np.array([x]), np.arange(len(candidates))[None, :])[0]  # (x's row)
+    return candidates[np.lexsort((candidates, d))[:want]]
 
 
 class Diffractor(Mechanism):
