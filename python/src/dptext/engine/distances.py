@@ -1,6 +1,6 @@
 """Arrays of doubles computed once per machine (or shipped in the wheel: ``SHIPPED``): the exact distance of every
 entry of a neighbour table, a sampler's envelope rows for one epsilon and cap (``ExponentialNeighbourSampler``),
-BRR's floors (``brr.Codes``).
+CusText's groups and rows for one K and epsilon (``mechanisms._custext_tables``), BRR's floors (``brr.Codes``).
 
 SanText's and TEM's envelope rows need d(x, y) for each of a table's entries (8.9 M on the default model),
 in the JVM's summation order, then the exponentials of epsilon: the bulk of a Python worker's first batch.
