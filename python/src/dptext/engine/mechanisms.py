@@ -904,7 +904,7 @@ def _custext_tables(model: Model, table: NeighbourTable, k: int, epsilon: float)
         _custext_key(model, table, k, epsilon),
         sum(layout),
         lambda f: _custext_as_computed(model, table, k, epsilon, _unpacked(f, layout)),
-        lambda: np.concatenate([a.astype(np.float64) for a in _custext_computed(model, table, k, epsilon)]),
+        lambda: _packed(_custext_computed(model, table, k, epsilon), layout),
         keep=_CUSTEXT_FILES_KEPT,
     )
     tables = _custext_computed(model, table, k, epsilon) if found is None else _unpacked(found, layout)
@@ -921,6 +921,13 @@ def _custext_key(model: Model, table: NeighbourTable, k: int, epsilon: float) ->
     h.update(np.array([k], dtype="<i8").tobytes())
     h.update(np.array([epsilon], dtype="<f8").tobytes())
     return h.digest()
+
+
+def _packed(tables: tuple[np.ndarray, ...], layout: tuple[int, ...]) -> np.ndarray:
+    """Members, group starts, outputs and cumulative rows as the cache file's one array of doubles."""
+    if tuple(len(a) for a in tables) != layout:
+        raise AssertionError(f"CusText's tables have lengths {[len(a) for a in tables]}, not {list(layout)}")
+    return np.concatenate([a.astype(np.float64) for a in tables])
 
 
 def _unpacked(found: np.ndarray, layout: tuple[int, ...]) -> tuple[np.ndarray, ...]:
@@ -946,7 +953,9 @@ def _custext_as_computed(model: Model, table: NeighbourTable, k: int, epsilon: f
     free, then ``_picks``), and those groups' rows bit for bit ``_group_rows``'."""
     members, start, outputs, cumulative = tables
     n = model.size
-    if not np.array_equal(np.sort(members), np.arange(n)) or start[0] != 0 or np.any(np.diff(start) < 1):
+    if not np.array_equal(np.sort(members), np.arange(n)) or start[0] != 0 or start[-1] != n:
+        return False
+    if np.any(np.diff(start) < 1):
         return False
     checked = np.unique(np.linspace(0, len(start) - 2, _CHECKED_GROUPS).astype(np.int64))
     for g in checked.tolist():
