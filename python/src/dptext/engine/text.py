@@ -968,15 +968,11 @@ class _PieceTypes(dict):
         token_ends = np.empty(total, dtype=bool)
         token_case = np.empty(total, dtype=np.int8)
         token_surface = np.empty(total, dtype=object)
-        other_counts = counts[others]
-        at = np.repeat(local_first[others] - (np.cumsum(other_counts) - other_counts), other_counts)
-        at += np.arange(len(at), dtype=np.int64)
+        at = _ranges(local_first[others], counts[others])
         token_rank[at], token_starts[at], token_ends[at], token_case[at] = rank, starts_word, ends_word, case
         token_surface[at] = surfaces
         if simple is not None:
-            count = simple.counts
-            at = np.repeat(local_first[is_simple] - (np.cumsum(count) - count), count)
-            at += np.arange(len(at), dtype=np.int64)
+            at = _ranges(local_first[is_simple], simple.counts)
             rank_of, starts_of, ends_of, case_of, surface_of = simple.pool
             token_rank[at], token_starts[at], token_ends[at] = (a[simple.tokens] for a in (rank_of, starts_of, ends_of))
             token_case[at], token_surface[at] = case_of[simple.tokens], surface_of[simple.tokens]
@@ -1020,7 +1016,7 @@ class _PieceTypes(dict):
             tokens, vocabulary_tokens, first, rank, starts_word, ends_word, case = self._columns()
             counts = tokens[ids]
             new_first = np.cumsum(counts) - counts
-            entries = np.repeat(first[ids] - new_first, counts) + np.arange(int(counts.sum()), dtype=np.int64)
+            entries = _ranges(first[ids], counts)
             new.update(zip([names[i] for i in ids.tolist()], range(len(ids)), strict=True))
             new.tokens.extend(counts)
             new.vocabulary_tokens.extend(vocabulary_tokens[ids])
@@ -1124,8 +1120,7 @@ def _simple_pieces(column: pa.Array, words: pa.Array, index: dict[str, int]) -> 
     s.tokens = np.empty(int(s.counts.sum()), dtype=np.int64)
     done = np.zeros(n, dtype=np.int64)
     for count, entry in segments:
-        within = np.arange(int(count.sum()), dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
-        s.tokens[np.repeat(piece_start + done, count) + within] = np.repeat(entry, count) + within
+        s.tokens[_ranges(piece_start + done, count)] = _ranges(entry, count)
         done += count
     length = numpy(pc.binary_length(pool))
     upper = ~numpy(pc.match_substring_regex(pool, "[a-z]")) & numpy(pc.match_substring_regex(pool, "[A-Z]"))
@@ -1142,6 +1137,11 @@ def _simple_pieces(column: pa.Array, words: pa.Array, index: dict[str, int]) -> 
     known = s.pool[0][s.tokens] >= 0
     s.vocabulary_counts = np.bincount(np.repeat(np.arange(n), s.counts), weights=known, minlength=n).astype(np.int64)
     return s
+
+
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """range(starts[i], starts[i] + counts[i]) for each i, one after another."""
+    return np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()), dtype=np.int64)
 
 
 def _utf8_column(strings: Sequence[str]) -> pa.Array | None:
@@ -1233,9 +1233,7 @@ def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch | None
     else:
         b.counts = b.oov_counts = np.zeros(0, dtype=np.int64)
     # Each token of the batch, in text order: its entry in the table's token columns.
-    before = np.cumsum(tokens) - tokens
-    total = int(tokens.sum())
-    b.token_of = np.repeat(first_of[types] - before, tokens) + np.arange(total, dtype=np.int64)
+    b.token_of = _ranges(first_of[types], tokens)
     b.token_rank = rank[b.token_of]
     b.ranks = b.token_rank[b.token_rank >= 0]
     return b
