@@ -58,14 +58,24 @@ def test_the_batch_path_gives_the_texts_of_the_text_by_text_path(oov, case):
     ]
     vocabulary = text.Vocabulary(words)
     texts = _texts(words)
-    batch = text.tokenize_batch(texts, vocabulary)
+    # A first batch (each distinct piece looked up, all new), then one of those texts and as many others: the table's
+    # pieces give the second's ids (Arrow's index_in) and its new pieces are added.
+    half = len(texts) // 2
+    for chunk in (texts[:half], texts[half // 2 :]):
+        batch = text.tokenize_batch(chunk, vocabulary)
+        _assert_as_text_by_text(chunk, batch, vocabulary, oov, case)
+    assert len(batch.distinct) == len(vocabulary._pieces)  # (the second batch's ids were the table's)
+
+
+def _assert_as_text_by_text(texts, batch, vocabulary, oov, case):
+    n_words = vocabulary.size
     tokenized = [text.tokenize(t, vocabulary) for t in texts]
     assert batch.ranks.tolist() == [r for tk in tokenized for r in tk.ranks]
     assert batch.counts.tolist() == [len(tk.ranks) for tk in tokenized]
     assert batch.oov_counts.tolist() == [tk.oov_count for tk in tokenized]
     rng = random.Random(oov + case)
-    outputs = [rng.randrange(len(words)) for _ in range(len(batch.ranks))]
-    oov_ranks = [rng.randrange(len(words)) for _ in range(int(batch.oov_counts.sum()))]
+    outputs = [rng.randrange(n_words) for _ in range(len(batch.ranks))]
+    oov_ranks = [rng.randrange(n_words) for _ in range(int(batch.oov_counts.sum()))]
     got = text.assemble_batch(
         batch, np.array(outputs, dtype=np.int64), np.array(oov_ranks, dtype=np.int64), vocabulary, oov, "<unk>", case
     )
@@ -107,7 +117,8 @@ def test_a_table_past_its_size_carries_the_pieces_a_batch_needs(monkeypatch):
         cut.clear()
         batch = text.tokenize_batch(chunk, vocabulary)
         assert not set(cut) & seen  # a piece the old table had is copied, not cut again
-        assert len(vocabulary._pieces) <= max(60, len(batch.distinct)) + len(batch.distinct)
+        pieces = len(np.unique(batch.piece_of))  # (the batch's distinct pieces)
+        assert len(vocabulary._pieces) <= max(60, pieces) + pieces
         tokenized = [text.tokenize(t, vocabulary) for t in chunk]
         assert batch.ranks.tolist() == [r for tk in tokenized for r in tk.ranks]
         outputs = np.array([rng.randrange(len(words)) for _ in range(len(batch.ranks))], dtype=np.int64)

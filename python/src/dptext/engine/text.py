@@ -916,6 +916,8 @@ class _PieceTypes(dict):
         self.ends_word = _Column(bool)
         self.case = _Column(np.int8)
         self.surfaces: list[str] = []
+        # The pieces in id order as Arrow chunks (``pieces_column``), None once a piece is not UTF-8.
+        self._chunks: list[pa.Array] | None = []
 
     def add(self, pieces: list[str], column: pa.Array | None = None) -> np.ndarray:
         """Gives each of ``pieces`` not seen yet an id, in order, with its tokens: the columns grow once for all
@@ -932,8 +934,16 @@ class _PieceTypes(dict):
                     fresh.append(i)
             new = [pieces[i] for i in fresh]
             simple = None
-            if column is not None and self.words is not None and new:
-                simple = _simple_pieces(column.take(pa.array(fresh, type=pa.int64())), self.words, self.index)
+            new_column = None
+            if new:
+                if column is not None:
+                    new_column = column.take(pa.array(fresh, type=pa.int64()))
+                    if self.words is not None:
+                        simple = _simple_pieces(new_column, self.words, self.index)
+                else:
+                    new_column = _utf8_column(new)
+                if self._chunks is not None:
+                    self._chunks = None if new_column is None else [*self._chunks, new_column]
             self._append(new, simple)
             self.update(zip(new, range(size, size + len(new)), strict=True))
             return np.fromiter(map(self.__getitem__, pieces), dtype=np.int64, count=len(pieces))
@@ -985,6 +995,16 @@ class _PieceTypes(dict):
         self.case.extend(token_case)
         self.surfaces.extend(token_surface.tolist())
 
+    def pieces_column(self) -> pa.Array | None:
+        """Every piece as a large_string column, the piece of id i at i (Arrow's ``index_in`` gives a batch's ids
+        from it in C++); None where a piece is not UTF-8."""
+        with self.lock:
+            if self._chunks is None:
+                return None
+            if len(self._chunks) != 1:
+                self._chunks = [pa.concat_arrays(self._chunks) if self._chunks else pa.array([], pa.large_string())]
+            return self._chunks[0]
+
     def columns(self) -> tuple[np.ndarray, ...]:
         """The columns as they are now (ids given later do not move these entries)."""
         with self.lock:
@@ -1009,9 +1029,11 @@ class _PieceTypes(dict):
         were first seen: what a batch needs when this table has grown past ``_PIECE_TYPES``, so that memory stays
         bounded and a batch with more distinct pieces than that does not cut every one of them again."""
         new = _PieceTypes(self.index, self.words)
+        column = self.pieces_column()
         with self.lock:
             ids = np.fromiter(map(self.get, pieces, itertools.repeat(-1)), dtype=np.int64, count=len(pieces))
             ids = np.unique(ids[ids >= 0])  # (ids follow first sight: sorted, they keep its order)
+            new._chunks = None if column is None else [column.take(pa.array(ids))]
             names = list(self)  # (a dict keeps insertion order: a piece's id is its position)
             tokens, vocabulary_tokens, first, rank, starts_word, ends_word, case = self._columns()
             counts = tokens[ids]
@@ -1206,22 +1228,36 @@ def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch | None
         values = pa.concat_arrays([values, cut.flatten()])
     piece_starts = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(sizes, out=piece_starts[1:])
-    # Each distinct piece is looked up once (Arrow's hash in C++ finds them), -1 for one not seen yet.
-    encoded = values.dictionary_encode()
-    piece_of = encoded.indices.to_numpy()
+    b = Batch()
+    known_pieces = table.pieces_column() if 0 < len(table) <= _PIECE_TYPES else None
+    if known_pieces is not None:
+        # Every piece's id, by Arrow's hash of the table's pieces in C++; the pieces not seen yet, once each, are
+        # added (a later batch's are a few; every piece of a first batch is new, and goes the other way).
+        found = pc.index_in(values, value_set=known_pieces)
+        piece_of = found.fill_null(-1).to_numpy().astype(np.int64)
+        if found.null_count:
+            missing = np.flatnonzero(piece_of < 0)
+            encoded = values.take(pa.array(missing)).dictionary_encode()
+            added = table.add(encoded.dictionary.to_pylist(), encoded.dictionary)
+            piece_of[missing] = added[encoded.indices.to_numpy()]
+            known_pieces = table.pieces_column()
+        b.distinct, known = known_pieces, None  # (the pieces' entries are their ids)
+    else:
+        # Each distinct piece is looked up once (Arrow's hash in C++ finds them), -1 for one not seen yet.
+        encoded = values.dictionary_encode()
+        distinct = encoded.dictionary.to_pylist()
+        if len(table) > _PIECE_TYPES:
+            table = vocabulary._pieces = table.carried(distinct)
+        known = np.fromiter(map(table.get, distinct, itertools.repeat(-1)), dtype=np.int64, count=len(distinct))
+        new = np.flatnonzero(known < 0)
+        if new.size:
+            known[new] = table.add([distinct[i] for i in new.tolist()], encoded.dictionary.take(pa.array(new)))
+        b.distinct, piece_of = encoded.dictionary, encoded.indices.to_numpy()
     if not spaced.all():
         piece_of = piece_of[np.repeat(located - piece_starts[:-1], sizes) + np.arange(piece_starts[-1])]
-    distinct = encoded.dictionary.to_pylist()
-    if len(table) > _PIECE_TYPES:
-        table = vocabulary._pieces = table.carried(distinct)
-    known = np.fromiter(map(table.get, distinct, itertools.repeat(-1)), dtype=np.int64, count=len(distinct))
-    new = np.flatnonzero(known < 0)
-    if new.size:
-        known[new] = table.add([distinct[i] for i in new.tolist()], encoded.dictionary.take(pa.array(new)))
-    b = Batch()
-    b.table, b.distinct = table, encoded.dictionary
+    b.table = table
     b.piece_of, b.piece_starts = piece_of, piece_starts
-    types = known[piece_of]
+    types = piece_of if known is None else known[piece_of]
     b.spaced = spaced
     tokens_of, vocabulary_of, first_of, rank, _, _, _ = table.columns()
     b.tokens = tokens = tokens_of[types]
