@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The Python engine against the JVM's sanitizer, side by side, one thread each, on the same IMDb reviews,
-# ids, key and model file (the default model, as the wheel ships it): tokens per second of CPU time after a
-# first pass (which computes the mechanism's tables), alternating JVM and Python per mechanism and round.
+# ids, key and model file (the default model, as the wheel ships it): tokens per second of CPU time in a third
+# pass (the first computes the mechanism's tables; the second, printed too, still pays one-time costs), alternating
+# JVM and Python per mechanism and round.
 # Results go to BENCHMARKS.md by hand.
 #   scripts/bench/python-engine.sh [reviews=10000] [rounds=2] [noise-reviews=300]
-# 10,000 reviews: a Spark Arrow batch's default rows, and a second pass long enough for the JVM's C2 code (over 2,000
+# 10,000 reviews: a Spark Arrow batch's default rows, and a pass long enough for the JVM's C2 code (over 2,000
 # reviews the JVM's TEM measured 1.1 M tokens/s against 5-6 M over 10,000).
 # The embedding-noise mechanisms (a search of the whole vocabulary per token: ~50x slower per token on both
 # engines) run on the first noise-reviews reviews.
