@@ -1254,7 +1254,7 @@ def tokenize_batch(texts: Sequence[str], vocabulary: Vocabulary) -> Batch | None
             known[new] = table.add([distinct[i] for i in new.tolist()], encoded.dictionary.take(pa.array(new)))
         b.distinct, piece_of = encoded.dictionary, encoded.indices.to_numpy()
     if not spaced.all():
-        piece_of = piece_of[np.repeat(located - piece_starts[:-1], sizes) + np.arange(piece_starts[-1])]
+        piece_of = piece_of[_ranges(located, sizes)]
     b.table = table
     b.piece_of, b.piece_starts = piece_of, piece_starts
     types = piece_of if known is None else known[piece_of]
